@@ -1,0 +1,59 @@
+//! The DialogueDown **playbook**: the compiled, versioned JSON graph a compiler emits and a runner
+//! plays (format version 0).
+//!
+//! This crate owns the playbook's wire spelling and nothing else. It holds:
+//!
+//! - the types of the format — [`Playbook`], its [`Node`]s, [`Edge`]s, speech [`Fragment`]s,
+//!   [`Condition`]s and [`Weight`]s — one Rust type per kind in `playbook-0.schema.json`;
+//! - a [`Reader`] that parses a document and runs the checkers of "Playbook Reader Rules" in
+//!   order, refusing with a [`ReadError`] that names the offending value by its JSON path;
+//! - a writer ([`write`], [`write_compact`], [`to_json`]) whose output reads back equal;
+//! - a [`fingerprint`]: SHA-256 of the canonical form, so a save can tell which playbook it
+//!   belongs to;
+//! - the reading helpers every consumer needs: the plain-text flattening of speech
+//!   ([`plain_text`]), and a line's [`segments`] and keys.
+//!
+//! ```
+//! let json = r#"{
+//!   "format": { "version": 0, "requires": ["core"], "uses": [] },
+//!   "script": "hello.dialogue.md",
+//!   "entry": 0,
+//!   "anchors": {},
+//!   "speakers": [{ "name": "Alice", "tags": [] }],
+//!   "nodes": [
+//!     { "kind": "line", "id": 0, "speaker": 0,
+//!       "speech": [{ "kind": "text", "text": "Hello." }],
+//!       "out": [{ "kind": "succession", "target": 1 }] },
+//!     { "kind": "end", "id": 1, "out": [] }
+//!   ]
+//! }"#;
+//! let playbook = stagehand_playbook::read(json).expect("a valid playbook");
+//! assert_eq!(playbook.nodes.len(), 2);
+//! let again = stagehand_playbook::read(&stagehand_playbook::write(&playbook)).unwrap();
+//! assert_eq!(playbook, again);
+//! ```
+
+mod condition;
+mod document;
+mod edge;
+mod fingerprint;
+mod node;
+mod reader;
+mod speech;
+mod template;
+mod text;
+mod writer;
+
+pub use condition::{Condition, Weight};
+pub use document::{Capability, Format, Playbook, Speaker, SpeakerTag, FORMAT_VERSION, SCHEMA_URL};
+pub use edge::{Edge, EdgeKind};
+pub use fingerprint::{fingerprint, Fingerprint};
+pub use node::{Node, NodeKind};
+pub use reader::{
+    read, BranchArmOrderChecker, CapabilityChecker, Checker, Document, JsonPath, NodePositionChecker,
+    OutwardShapeChecker, ReadError, Reader, ReferenceChecker, Refusal, Rule, VersionChecker,
+};
+pub use speech::{Fragment, Speech, Style};
+pub use template::{for_each_key, has_keys, segments, Segment, Segments};
+pub use text::{placeholder_for, plain_text, plain_text_with};
+pub use writer::{to_json, write, write_compact};

@@ -1,0 +1,189 @@
+//! The reader: a gatekeeper before it is a parser.
+//!
+//! Reading runs in stages, each assuming what the one before it proved:
+//!
+//! 1. the text must be JSON ([`ReadError::Syntax`], with a line and column);
+//! 2. the `format` header is read alone and handed to every checker's
+//!    [`check_header`](Checker::check_header) — the version settles before the capabilities,
+//!    and both before the rest of the document is read, because a document of an unknown version
+//!    may be shaped in ways this build would misread;
+//! 3. the document is read into the typed model ([`Rule::Shape`]), ignoring unknown properties;
+//! 4. every checker's [`check`](Checker::check) runs, in order: node position, references,
+//!    outward shape, branch arm order.
+//!
+//! Every refusal names the offending value by its JSON path and says what was expected.
+
+mod checkers;
+mod parse;
+mod path;
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+pub use checkers::{
+    BranchArmOrderChecker, CapabilityChecker, NodePositionChecker, OutwardShapeChecker, ReferenceChecker,
+    VersionChecker,
+};
+pub use path::JsonPath;
+
+use crate::document::{Capability, Format, Playbook, FORMAT_VERSION};
+
+/// Why a reader would not load a document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The text is not JSON at all.
+    #[error("not a JSON document: {message} at line {line}, column {column}")]
+    Syntax {
+        /// What the JSON parser found wrong.
+        message: String,
+        /// The line, counting from 1.
+        line: usize,
+        /// The column, counting from 1.
+        column: usize,
+    },
+    /// The document is JSON, and one of the reader's rules refuses it.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+}
+
+/// A refusal by one of the reader's rules, naming the offending value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct Refusal {
+    /// The rule that refused.
+    pub rule: Rule,
+    /// Where the offending value sits in the document.
+    pub path: JsonPath,
+    /// What was found, and what was expected.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal under `rule` at `path`.
+    pub fn new(rule: Rule, path: JsonPath, message: impl Into<String>) -> Self {
+        Refusal { rule, path, message: message.into() }
+    }
+}
+
+/// The rule a refusal comes from, in the order the reader applies them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// `format.version` outside the range this build reads.
+    Version,
+    /// A name in `format.requires` this build does not support.
+    Capability,
+    /// A value of the wrong type, a missing field, or an unknown kind.
+    Shape,
+    /// A node whose `id` is not its position.
+    NodePosition,
+    /// An entry, anchor, edge target or speaker index that lands nowhere, or a speaker id used
+    /// twice.
+    Reference,
+    /// A node whose ways out break the outward-shape rule.
+    OutwardShape,
+    /// A branch that lacks a gated arm, or puts its else before another arm.
+    BranchArmOrder,
+}
+
+/// The document as the structural checkers see it: the typed playbook, plus the ids its nodes
+/// claimed (which the model does not keep, because a node's id is its position).
+#[derive(Debug, Clone, Copy)]
+pub struct Document<'a> {
+    /// The playbook as read.
+    pub playbook: &'a Playbook,
+    /// The `id` each node claimed, by position.
+    pub claimed_ids: &'a [u64],
+}
+
+/// One rule of the reader. A checker refuses at the first thing it finds wrong.
+pub trait Checker: Send + Sync {
+    /// Checks the `format` header, before the rest of the document is read.
+    fn check_header(&self, _format: &Format) -> Result<(), Refusal> {
+        Ok(())
+    }
+
+    /// Checks the typed document.
+    fn check(&self, _document: &Document<'_>) -> Result<(), Refusal> {
+        Ok(())
+    }
+}
+
+/// A playbook reader: JSON in, a checked [`Playbook`] out.
+pub struct Reader {
+    checkers: Vec<Box<dyn Checker>>,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader::new()
+    }
+}
+
+impl fmt::Debug for Reader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader").field("checkers", &self.checkers.len()).finish()
+    }
+}
+
+impl Reader {
+    /// The standard reader: format version 0, the `core` capability, and every structural rule,
+    /// in order.
+    pub fn new() -> Self {
+        Reader::with_checkers(Reader::default_checkers(FORMAT_VERSION..=FORMAT_VERSION, &[Capability::CORE]))
+    }
+
+    /// A reader that applies exactly these checkers, in this order.
+    pub fn with_checkers(checkers: Vec<Box<dyn Checker>>) -> Self {
+        Reader { checkers }
+    }
+
+    /// The standard checkers, for the given version range and supported capabilities.
+    pub fn default_checkers(versions: RangeInclusive<u64>, capabilities: &[&str]) -> Vec<Box<dyn Checker>> {
+        vec![
+            Box::new(VersionChecker::new(versions)),
+            Box::new(CapabilityChecker::new(capabilities.iter().map(|c| (*c).to_owned()))),
+            Box::new(NodePositionChecker),
+            Box::new(ReferenceChecker),
+            Box::new(OutwardShapeChecker),
+            Box::new(BranchArmOrderChecker),
+        ]
+    }
+
+    /// Reads and checks a document.
+    pub fn read(&self, json: &str) -> Result<Playbook, ReadError> {
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|error| ReadError::Syntax {
+            message: syntax_message(&error),
+            line: error.line(),
+            column: error.column(),
+        })?;
+        self.read_value(&value)
+    }
+
+    /// Reads and checks a document already parsed as JSON.
+    pub fn read_value(&self, value: &serde_json::Value) -> Result<Playbook, ReadError> {
+        let format = parse::format_header(value)?;
+        for checker in &self.checkers {
+            checker.check_header(&format)?;
+        }
+        let (playbook, claimed_ids) = parse::document(value, format)?;
+        let document = Document { playbook: &playbook, claimed_ids: &claimed_ids };
+        for checker in &self.checkers {
+            checker.check(&document)?;
+        }
+        Ok(playbook)
+    }
+}
+
+fn syntax_message(error: &serde_json::Error) -> String {
+    // serde_json appends " at line L column C"; the error carries those separately.
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// Reads and checks a document with the standard [`Reader`].
+pub fn read(json: &str) -> Result<Playbook, ReadError> {
+    Reader::new().read(json)
+}
