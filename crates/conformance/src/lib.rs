@@ -1,1 +1,34 @@
-//! placeholder
+//! Stagehand's conformance harness: reads fixture-0 cases, holds each playable session against
+//! an engine turn by turn, and judges each readable case by its verdict.
+//!
+//! A case is a folder holding `fixture.json` and the document it names. [`discover`] finds
+//! cases under a path; a [`Harness`] runs one and reports an [`Outcome`]: conformed, diverged
+//! (with the first difference), not yet playable (with everything missing), or broken.
+//!
+//! Sessions are held strictly, as the corpus asks: each `expect` takes the runtime's **next**
+//! message, never searching ahead; a send while the runtime's messages are unread, a run that
+//! ends before the session, and a session that ends before the run are each their own failure.
+//!
+//! ```no_run
+//! use stagehand_conformance::{discover, Harness};
+//! let cases = discover(&["conformance/dialoguedown/playable".into()]).unwrap();
+//! let harness = Harness::new();
+//! for case in &cases {
+//!     println!("{}: {}", case.name, harness.run(case));
+//! }
+//! ```
+
+mod case;
+mod engine;
+mod fixture;
+mod session;
+
+pub use case::{discover, Case, Compiler, Harness, Loader, Outcome, SOURCE};
+pub use engine::{command, Engine, RunnerEngine};
+pub use fixture::{Expect, Fixture, FixtureError, FixtureKind, PerformClaim, Send, SpeechClaim, Turn};
+pub use session::{hold, show, Divergence};
+
+/// The repository's root, for tests that read the vendored corpus.
+pub fn repository_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}

@@ -50,10 +50,10 @@ pub use edge::{Edge, EdgeKind};
 pub use fingerprint::{fingerprint, Fingerprint};
 pub use node::{Node, NodeKind};
 pub use reader::{
-    read, BranchArmOrderChecker, CapabilityChecker, Checker, Document, JsonPath, NodePositionChecker,
+    read, speech_from_json, BranchArmOrderChecker, CapabilityChecker, Checker, Document, JsonPath, NodePositionChecker,
     OutwardShapeChecker, ReadError, Reader, ReferenceChecker, Refusal, Rule, VersionChecker,
 };
 pub use speech::{Fragment, Speech, Style};
 pub use template::{for_each_key, has_keys, segments, Segment, Segments};
 pub use text::{placeholder_for, plain_text, plain_text_with};
-pub use writer::{to_json, write, write_compact};
+pub use writer::{speech_to_json, to_json, write, write_compact};

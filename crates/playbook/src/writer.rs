@@ -165,8 +165,12 @@ fn edge(edge: &Edge) -> Value {
     Value::Object(map)
 }
 
-/// Speech as JSON: the fragments, each a tagged object.
-pub(crate) fn speech(fragments: &[Fragment]) -> Value {
+/// Speech as JSON: the fragments, each a tagged object, as the playbook writes them.
+pub fn speech_to_json(fragments: &[Fragment]) -> Value {
+    speech(fragments)
+}
+
+fn speech(fragments: &[Fragment]) -> Value {
     Value::Array(fragments.iter().map(fragment).collect())
 }
 

@@ -183,6 +183,12 @@ fn syntax_message(error: &serde_json::Error) -> String {
     }
 }
 
+/// Reads a piece of speech (a JSON array of fragments) on its own, as fixtures and saves write
+/// it. Paths in a refusal are relative to the array (`$[2].children[0]`).
+pub fn speech_from_json(value: &serde_json::Value) -> Result<crate::Speech, Refusal> {
+    parse::speech_alone(value)
+}
+
 /// Reads and checks a document with the standard [`Reader`].
 pub fn read(json: &str) -> Result<Playbook, ReadError> {
     Reader::new().read(json)

@@ -280,6 +280,11 @@ fn edge(value: &Value, here: &Here<'_>) -> Read<Edge> {
     })
 }
 
+/// Reads speech (a fragment list) on its own, as fixtures and saves write it.
+pub(crate) fn speech_alone(value: &Value) -> Read<Speech> {
+    speech(value, &Here::Root)
+}
+
 fn speech(value: &Value, here: &Here<'_>) -> Read<Speech> {
     array(value, here)?.iter().enumerate().map(|(i, value)| fragment(value, &Here::Index(here, i))).collect()
 }

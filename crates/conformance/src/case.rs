@@ -1,0 +1,221 @@
+//! Finding cases, opening their documents, and judging them.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use stagehand_playbook::{Playbook, Reader};
+
+use crate::engine::{Engine, RunnerEngine};
+use crate::fixture::{Expect, Fixture, FixtureKind, Send as SendTurn, Turn};
+use crate::session::hold;
+
+/// One case on disk: a folder holding `fixture.json`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Case {
+    /// The case's name: its folder's name.
+    pub name: String,
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+/// What a case came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The engine held the session, or the reader reached the verdict.
+    Conformed,
+    /// The engine or reader disagreed; the first difference.
+    Diverged(String),
+    /// The case needs something this build has yet to learn; what, in full.
+    NotYetPlayable(Vec<String>),
+    /// The case itself is broken (a fixture that does not read, a missing document).
+    Broken(String),
+}
+
+impl Outcome {
+    /// Whether the case conformed.
+    pub fn passed(&self) -> bool {
+        matches!(self, Outcome::Conformed)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Conformed => f.write_str("conformed"),
+            Outcome::Diverged(why) => write!(f, "diverged: {why}"),
+            Outcome::NotYetPlayable(missing) => write!(f, "not yet playable: needs {}", missing.join("; ")),
+            Outcome::Broken(why) => write!(f, "broken case: {why}"),
+        }
+    }
+}
+
+/// Finds the cases under each path: a folder holding `fixture.json` is a case; any other folder
+/// is searched for cases (recursively), in name order.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            return Err(format!("{}: not a folder of conformance cases", path.display()));
+        }
+        collect(path, &mut cases).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(cases)
+}
+
+fn collect(dir: &Path, cases: &mut Vec<Case>) -> std::io::Result<()> {
+    if dir.join("fixture.json").is_file() {
+        let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+        cases.push(Case { name, dir: dir.to_path_buf() });
+        return Ok(());
+    }
+    let mut children: Vec<PathBuf> =
+        std::fs::read_dir(dir)?.filter_map(|entry| entry.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+    children.sort();
+    for child in children {
+        collect(&child, cases)?;
+    }
+    Ok(())
+}
+
+/// Turns a script into a playbook (the DialogueDown compiler, when the binary wires it in).
+pub type Compiler = Arc<dyn Fn(&str, &str) -> Result<Playbook, String> + Send + Sync>;
+
+/// Opens documents other than playbooks (a ChatMapper project, say) as engines.
+pub trait Loader: Send + Sync {
+    /// Opens `path` (already read as `bytes`) for playing with entropy `seed`; `None` when this
+    /// loader does not read such documents.
+    fn open(&self, path: &Path, bytes: &[u8], seed: u64) -> Option<Result<Box<dyn Engine>, String>>;
+}
+
+/// Runs cases: the playbook reader and runner built in, a compiler and other loaders plugged in.
+#[derive(Clone, Default)]
+pub struct Harness {
+    compiler: Option<Compiler>,
+    loaders: Vec<Arc<dyn Loader>>,
+}
+
+impl fmt::Debug for Harness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Harness")
+            .field("compiler", &self.compiler.is_some())
+            .field("loaders", &self.loaders.len())
+            .finish()
+    }
+}
+
+/// The script a case may carry beside its playbook.
+pub const SOURCE: &str = "source.dialogue.md";
+
+impl Harness {
+    /// A harness that reads playbooks and plays them with the runner.
+    pub fn new() -> Self {
+        Harness::default()
+    }
+
+    /// Compiles `source.dialogue.md` for a playable case whose playbook is missing.
+    pub fn with_compiler(mut self, compiler: Compiler) -> Self {
+        self.compiler = Some(compiler);
+        self
+    }
+
+    /// Tries `loader` on every document, before reading it as a playbook.
+    pub fn with_loader(mut self, loader: Arc<dyn Loader>) -> Self {
+        self.loaders.push(loader);
+        self
+    }
+
+    /// Runs one case.
+    pub fn run(&self, case: &Case) -> Outcome {
+        let fixture_path = case.dir.join("fixture.json");
+        let fixture = match std::fs::read_to_string(&fixture_path) {
+            Err(e) => return Outcome::Broken(format!("{}: {e}", fixture_path.display())),
+            Ok(text) => match Fixture::parse(&text) {
+                Ok(fixture) => fixture,
+                Err(e) => return Outcome::Broken(format!("{}: {e}", fixture_path.display())),
+            },
+        };
+        let document = case.dir.join(&fixture.document);
+        match &fixture.kind {
+            FixtureKind::Readable { accept } => match std::fs::read(&document) {
+                Err(e) => Outcome::Broken(format!("{}: {e}", document.display())),
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    match (Reader::new().read(&text), accept) {
+                        (Ok(_), true) | (Err(_), false) => Outcome::Conformed,
+                        (Ok(_), false) => {
+                            Outcome::Diverged("the reader accepted a document the fixture refuses".into())
+                        }
+                        (Err(e), true) => {
+                            Outcome::Diverged(format!("the reader refused a document the fixture accepts: {e}"))
+                        }
+                    }
+                }
+            },
+            FixtureKind::Playable { session } => {
+                let missing = yet_to_learn(session);
+                if !missing.is_empty() {
+                    return Outcome::NotYetPlayable(missing);
+                }
+                let mut engine = match self.open(case, &document, fixture.seed) {
+                    Ok(engine) => engine,
+                    Err(outcome) => return outcome,
+                };
+                match hold(session, engine.as_mut(), fixture.final_state.as_ref()) {
+                    Ok(()) => Outcome::Conformed,
+                    Err(divergence) => {
+                        Outcome::Diverged(format!("at turn {}: {}", divergence.turn, divergence.message))
+                    }
+                }
+            }
+        }
+    }
+
+    fn open(&self, case: &Case, document: &Path, seed: u64) -> Result<Box<dyn Engine>, Outcome> {
+        let playbook = match std::fs::read(document) {
+            Ok(bytes) => {
+                for loader in &self.loaders {
+                    if let Some(opened) = loader.open(document, &bytes, seed) {
+                        return opened.map_err(|e| Outcome::Broken(format!("{}: {e}", document.display())));
+                    }
+                }
+                Reader::new()
+                    .read(&String::from_utf8_lossy(&bytes))
+                    .map_err(|e| Outcome::Broken(format!("{} does not load: {e}", document.display())))?
+            }
+            Err(_) => {
+                let source = case.dir.join(SOURCE);
+                let Some(compiler) = &self.compiler else {
+                    return Err(Outcome::NotYetPlayable(vec![format!(
+                        "{} (missing) or a compiler for {SOURCE}",
+                        document.display()
+                    )]));
+                };
+                let text = std::fs::read_to_string(&source).map_err(|e| {
+                    Outcome::Broken(format!("neither {} nor {}: {e}", document.display(), source.display()))
+                })?;
+                compiler(&text, SOURCE).map_err(|e| Outcome::Diverged(format!("{SOURCE} does not compile: {e}")))?
+            }
+        };
+        Ok(Box::new(RunnerEngine::new(playbook, seed)))
+    }
+}
+
+/// What a session needs that this build has yet to learn, gathered before a step is taken.
+fn yet_to_learn(session: &[Turn]) -> Vec<String> {
+    let mut missing = Vec::new();
+    for turn in session {
+        let need = match turn {
+            Turn::Send(SendTurn::Describe) => Some("the describe send (its reply's shape is not settled)"),
+            Turn::Expect(Expect::Unsettled("invalidated")) => Some("the invalidated expectation"),
+            Turn::Expect(Expect::Unsettled(_)) => Some("the at/out expectations of describe"),
+            _ => None,
+        };
+        if let Some(need) = need {
+            if !missing.iter().any(|m| m == need) {
+                missing.push(need.to_owned());
+            }
+        }
+    }
+    missing
+}

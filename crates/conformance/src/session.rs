@@ -1,0 +1,221 @@
+//! Holding a session: play each turn against the state the one before it left, and compare each
+//! reply with the next expectation — never searching ahead.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+use stagehand_playbook::{plain_text, speech_to_json, Fragment};
+use stagehand_runner::{Command, OwnedEvent};
+
+use crate::engine::{command, Engine};
+use crate::fixture::{Expect, PerformClaim, Send, SpeechClaim, Turn};
+
+/// Where a session and the engine parted ways.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    /// The turn (from 0) at which they parted, or the session's length when the end was the
+    /// problem.
+    pub turn: usize,
+    /// What happened, and what the session expected.
+    pub message: String,
+}
+
+/// Holds `session` against `engine`. A session that does not open with `start` is begun for it.
+pub fn hold(session: &[Turn], engine: &mut dyn Engine, final_claims: Option<&Value>) -> Result<(), Divergence> {
+    let mut unread: VecDeque<OwnedEvent> = VecDeque::new();
+    let diverge = |turn: usize, message: String| Err(Divergence { turn, message });
+    if !matches!(session.first(), Some(Turn::Send(Send::Start(_)))) {
+        unread.extend(engine.send(Command::start()));
+    }
+    for (turn, entry) in session.iter().enumerate() {
+        match entry {
+            Turn::Send(send) => {
+                if let Some(event) = unread.front() {
+                    return diverge(
+                        turn,
+                        format!("the runtime said {} before this send, and the session expected nothing", show(event)),
+                    );
+                }
+                match command(send) {
+                    Ok(command) => unread.extend(engine.send(command)),
+                    Err((reason, explanation)) => unread.push_back(OwnedEvent::Refused { reason, explanation }),
+                }
+            }
+            Turn::Expect(expect) => match unread.pop_front() {
+                None if engine.is_finished() => {
+                    return diverge(turn, format!("the run ended early: the session still expects {}", claim(expect)))
+                }
+                None => {
+                    return diverge(
+                        turn,
+                        format!("the runtime said nothing more, and the session expects {}", claim(expect)),
+                    )
+                }
+                Some(event) => {
+                    if let Err(difference) = matches(expect, &event) {
+                        return diverge(turn, difference);
+                    }
+                }
+            },
+        }
+    }
+    if let Some(event) = unread.front() {
+        return diverge(
+            session.len(),
+            format!("the session ended with events unread: the runtime went on to say {}", show(event)),
+        );
+    }
+    if !engine.is_finished() {
+        return diverge(session.len(), "the session ended before the run did".to_owned());
+    }
+    if let Some(claims) = final_claims {
+        let observed = engine.observe().unwrap_or(Value::Null);
+        if let Some(difference) = subset(claims, &observed, "final") {
+            return diverge(session.len(), difference);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `claim` holds of `observed`: objects compare key by key for the keys claimed, other
+/// values by equality (numbers as numbers). Returns the first difference.
+fn subset(claim: &Value, observed: &Value, path: &str) -> Option<String> {
+    match (claim, observed) {
+        (Value::Object(claims), Value::Object(seen)) => claims.iter().find_map(|(key, value)| match seen.get(key) {
+            Some(actual) => subset(value, actual, &format!("{path}.{key}")),
+            None => Some(format!("{path}.{key}: claimed {value}, but the engine has no such value")),
+        }),
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
+        (a, b) if a == b => None,
+        (a, b) => Some(format!("{path}: claimed {a}, but the engine has {b}")),
+    }
+}
+
+fn speech_holds(claim: &SpeechClaim, speech: &[Fragment]) -> bool {
+    match claim {
+        SpeechClaim::Plain(text) => plain_text(speech) == *text,
+        SpeechClaim::Fragments(fragments) => fragments.as_slice() == speech,
+    }
+}
+
+fn show_speech(speech: &[Fragment]) -> String {
+    format!("{:?} ({})", plain_text(speech), speech_to_json(speech))
+}
+
+fn show_claim(claim: &SpeechClaim) -> String {
+    match claim {
+        SpeechClaim::Plain(text) => format!("{text:?}"),
+        SpeechClaim::Fragments(fragments) => speech_to_json(fragments).to_string(),
+    }
+}
+
+/// An event, as a failure reports it.
+pub fn show(event: &OwnedEvent) -> String {
+    match event {
+        OwnedEvent::Said { speaker, speech } => {
+            format!("said by {} {}", speaker.as_deref().unwrap_or("the default speaker"), show_speech(speech))
+        }
+        OwnedEvent::Continued { speech } => format!("continued {}", show_speech(speech)),
+        OwnedEvent::Ended => "ended".to_owned(),
+        OwnedEvent::Refused { reason, explanation } => format!("refused {reason} ({explanation})"),
+        OwnedEvent::Perform { effect } => format!("perform {}", speech_to_json(std::slice::from_ref(effect))),
+        OwnedEvent::Resolve { questions } => {
+            format!("resolve {:?}", questions.iter().map(|(key, _)| key.as_str()).collect::<Vec<_>>())
+        }
+        OwnedEvent::Offer { ordered, options } => format!(
+            "offer (ordered: {ordered}) [{}]",
+            options
+                .iter()
+                .map(|(label, available)| format!(
+                    "{:?}{}",
+                    plain_text(label),
+                    if *available { "" } else { " (unavailable)" }
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn claim(expect: &Expect) -> String {
+    match expect {
+        Expect::Said { speaker, speech } => {
+            format!("said by {} {}", speaker.as_deref().unwrap_or("the default speaker"), show_claim(speech))
+        }
+        Expect::Continued { speech } => format!("continued {}", show_claim(speech)),
+        Expect::Offer { ordered, options } => format!(
+            "offer (ordered: {ordered}) [{}]",
+            options
+                .iter()
+                .map(|(label, available)| format!(
+                    "{}{}",
+                    show_claim(label),
+                    if *available { "" } else { " (unavailable)" }
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Expect::Perform(PerformClaim::Default { action }) => format!("perform default-command {action:?}"),
+        Expect::Perform(PerformClaim::Custom { name, .. }) => format!("perform custom-command {name:?}"),
+        Expect::Resolve(keys) => format!("resolve {keys:?}"),
+        Expect::Ended => "ended".to_owned(),
+        Expect::Refused(reason) => format!("refused {reason}"),
+        Expect::Unsettled(name) => (*name).to_owned(),
+    }
+}
+
+/// Compares one expectation with one event, naming every field that differs.
+fn matches(expect: &Expect, event: &OwnedEvent) -> Result<(), String> {
+    let mismatch = || Err(format!("expected {}, but the runtime said {}", claim(expect), show(event)));
+    match (expect, event) {
+        (Expect::Said { speaker, speech }, OwnedEvent::Said { speaker: said_by, speech: said }) => {
+            let mut differences = Vec::new();
+            if speaker != said_by {
+                differences.push(format!(
+                    "the speaker is {}, not {}",
+                    said_by.as_deref().unwrap_or("the default speaker"),
+                    speaker.as_deref().unwrap_or("the default speaker")
+                ));
+            }
+            if !speech_holds(speech, said) {
+                differences.push(format!("the speech is {}, not {}", show_speech(said), show_claim(speech)));
+            }
+            if differences.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("said differs: {}", differences.join("; ")))
+            }
+        }
+        (Expect::Continued { speech }, OwnedEvent::Continued { speech: said }) if speech_holds(speech, said) => Ok(()),
+        (Expect::Offer { ordered, options }, OwnedEvent::Offer { ordered: offered_ordered, options: offered }) => {
+            let same = ordered == offered_ordered
+                && options.len() == offered.len()
+                && options
+                    .iter()
+                    .zip(offered)
+                    .all(|((label, available), (shown, open))| available == open && speech_holds(label, shown));
+            if same {
+                Ok(())
+            } else {
+                mismatch()
+            }
+        }
+        (Expect::Perform(PerformClaim::Default { action }), OwnedEvent::Perform { effect }) if matches!(effect, Fragment::DefaultCommand { action: a } if a == action) => {
+            Ok(())
+        }
+        (Expect::Perform(PerformClaim::Custom { name, args }), OwnedEvent::Perform { effect })
+            if matches!(effect, Fragment::CustomCommand { name: n, args: a }
+                if n == name && args.as_ref().is_none_or(|claimed| claimed == a)) =>
+        {
+            Ok(())
+        }
+        (Expect::Resolve(keys), OwnedEvent::Resolve { questions })
+            if keys.len() == questions.len() && keys.iter().zip(questions).all(|(k, (q, _))| k == q) =>
+        {
+            Ok(())
+        }
+        (Expect::Ended, OwnedEvent::Ended) => Ok(()),
+        (Expect::Refused(reason), OwnedEvent::Refused { reason: given, .. }) if reason == given => Ok(()),
+        _ => mismatch(),
+    }
+}

@@ -1,0 +1,190 @@
+//! The context a run needs and never changes: the playbook, and what the runner read off each
+//! node once, at load, so a step never has to gather it again.
+
+use std::ops::Range;
+
+use stagehand_playbook::{segments, Edge, Fragment, Node, Playbook, Weight};
+
+use crate::protocol::{AnswerKind, Question};
+
+/// What a run needs and never changes.
+///
+/// Building one walks every node once to gather the keys each moment asks (so `Resolve` can
+/// borrow them, and a step allocates nothing to ask), and to find a key a node needs in two
+/// ways. That work is proportional to the playbook and done once; stepping is not.
+#[derive(Debug, Clone)]
+pub struct PlayContext<'p> {
+    playbook: &'p Playbook,
+    questions: Vec<Question<'p>>,
+    plans: Vec<NodePlan<'p>>,
+    segments: Vec<Range<u32>>,
+}
+
+/// What the runner read off one node.
+#[derive(Debug, Clone)]
+struct NodePlan<'p> {
+    /// A key this node needs in two ways, if any.
+    conflict: Option<(&'p str, AnswerKind, AnswerKind)>,
+    /// The questions asked before playing from each segment, as ranges into `questions`,
+    /// themselves a range into `segments`.
+    to_play: Range<u32>,
+    /// The questions asked before leaving, as a range into `questions`.
+    to_leave: Range<u32>,
+}
+
+impl<'p> PlayContext<'p> {
+    /// Reads a playbook for playing.
+    pub fn new(playbook: &'p Playbook) -> Self {
+        let mut context = PlayContext {
+            playbook,
+            questions: Vec::new(),
+            plans: Vec::with_capacity(playbook.nodes.len()),
+            segments: Vec::new(),
+        };
+        for node in &playbook.nodes {
+            let plan = context.plan(node);
+            context.plans.push(plan);
+        }
+        context
+    }
+
+    /// The playbook being played.
+    pub fn playbook(&self) -> &'p Playbook {
+        self.playbook
+    }
+
+    /// The questions asked before playing `node` from `segment`, in the order the node needs
+    /// them, each key once. Empty for a node or segment that asks nothing (or does not exist).
+    pub fn questions_to_play(&self, node: usize, segment: usize) -> &[Question<'p>] {
+        let Some(plan) = self.plans.get(node) else { return &[] };
+        let first = plan.to_play.start as usize;
+        let last = plan.to_play.end as usize;
+        match first.checked_add(segment) {
+            Some(at) if at < last => self.slice(self.segments[at].clone()),
+            _ => &[],
+        }
+    }
+
+    /// The questions asked before leaving `node`: the conditions on its ways out.
+    pub fn questions_to_leave(&self, node: usize) -> &[Question<'p>] {
+        self.plans.get(node).map_or(&[], |plan| self.slice(plan.to_leave.clone()))
+    }
+
+    /// The questions a moment at a node asks.
+    pub fn questions(&self, node: usize, moment: crate::Moment) -> &[Question<'p>] {
+        match moment {
+            crate::Moment::ToPlay(segment) => self.questions_to_play(node, segment),
+            crate::Moment::ToLeave => self.questions_to_leave(node),
+        }
+    }
+
+    /// A key `node` needs in two ways, with both kinds, if there is one.
+    pub fn conflict(&self, node: usize) -> Option<(&'p str, AnswerKind, AnswerKind)> {
+        self.plans.get(node).and_then(|plan| plan.conflict)
+    }
+
+    fn slice(&self, range: Range<u32>) -> &[Question<'p>] {
+        &self.questions[range.start as usize..range.end as usize]
+    }
+
+    fn push_group(&mut self, group: &[Question<'p>]) -> Range<u32> {
+        let start = self.questions.len() as u32;
+        for question in group {
+            if !self.questions[start as usize..].iter().any(|q| q.key == question.key) {
+                self.questions.push(*question);
+            }
+        }
+        start..self.questions.len() as u32
+    }
+
+    fn plan(&mut self, node: &'p Node) -> NodePlan<'p> {
+        let mut play_groups: Vec<Vec<Question<'p>>> = Vec::new();
+        let mut leave: Vec<Question<'p>> = Vec::new();
+        let truth = |key: &'p str| Question { key, kind: AnswerKind::Truth };
+        match node {
+            Node::Line { speech, condition, out, .. } => {
+                for (i, segment) in segments(speech).enumerate() {
+                    let mut group = Vec::new();
+                    if i == 0 {
+                        group.extend(condition.as_ref().map(|c| truth(c.key_name())));
+                    }
+                    text_keys(segment.words, &mut group);
+                    play_groups.push(group);
+                }
+                divert_keys(out, &mut leave);
+            }
+            Node::Control { condition, out, .. } => {
+                play_groups.push(condition.as_ref().map(|c| truth(c.key_name())).into_iter().collect());
+                divert_keys(out, &mut leave);
+            }
+            Node::Choice { out, .. } => {
+                let mut group = Vec::new();
+                for edge in out {
+                    if let Edge::Option { label, condition, .. } = edge {
+                        group.extend(condition.as_ref().map(|c| truth(c.key_name())));
+                        text_keys(label, &mut group);
+                    }
+                }
+                play_groups.push(group);
+            }
+            Node::RandomChoice { out } => {
+                let mut group = Vec::new();
+                for edge in out {
+                    if let Edge::RandomOption { weight, condition, .. } = edge {
+                        group.extend(condition.as_ref().map(|c| truth(c.key_name())));
+                        if let Weight::Query { key } = weight {
+                            group.push(Question { key, kind: AnswerKind::Number });
+                        }
+                    }
+                }
+                play_groups.push(group);
+            }
+            Node::Branch { out } => {
+                play_groups.push(Vec::new());
+                for edge in out {
+                    if let Edge::Branch { condition: Some(c), .. } = edge {
+                        leave.push(truth(c.key_name()));
+                    }
+                }
+            }
+            Node::End => play_groups.push(Vec::new()),
+        }
+        let conflict = find_conflict(play_groups.iter().flatten().chain(leave.iter()));
+        let first = self.segments.len() as u32;
+        for group in &play_groups {
+            let range = self.push_group(group);
+            self.segments.push(range);
+        }
+        let to_play = first..self.segments.len() as u32;
+        let to_leave = self.push_group(&leave);
+        NodePlan { conflict, to_play, to_leave }
+    }
+}
+
+fn text_keys<'p>(speech: &'p [Fragment], into: &mut Vec<Question<'p>>) {
+    stagehand_playbook::for_each_key(speech, &mut |key| into.push(Question { key, kind: AnswerKind::Text }));
+}
+
+fn divert_keys<'p>(out: &'p [Edge], into: &mut Vec<Question<'p>>) {
+    for edge in out {
+        if let Edge::Divert { condition: Some(c), .. } = edge {
+            into.push(Question { key: c.key_name(), kind: AnswerKind::Truth });
+        }
+    }
+}
+
+fn find_conflict<'a, 'p: 'a>(
+    questions: impl Iterator<Item = &'a Question<'p>>,
+) -> Option<(&'p str, AnswerKind, AnswerKind)> {
+    let mut seen: std::collections::HashMap<&'p str, AnswerKind> = std::collections::HashMap::new();
+    for question in questions {
+        match seen.get(question.key) {
+            Some(&kind) if kind != question.kind => return Some((question.key, kind, question.kind)),
+            Some(_) => {}
+            None => {
+                seen.insert(question.key, question.kind);
+            }
+        }
+    }
+    None
+}

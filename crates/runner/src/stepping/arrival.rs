@@ -1,0 +1,96 @@
+//! Arriving: a walk. Visit a node, and carry on only while it hands the host nothing; the first
+//! node that asks for something is where the run stands.
+
+use stagehand_playbook::Node;
+
+use super::{no_answers, Arrived, Stepper};
+use crate::protocol::{Event, RefusalReason};
+use crate::state::{Moment, Situation};
+
+impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
+    /// Walks from `target`. A walk that passes more nodes than the playbook has must have visited
+    /// one twice without handing the host anything, and nothing it reads changes as it goes, so
+    /// it is in an endless loop: the bound is exact, allocation-free, and nobody's guess.
+    ///
+    /// `fallback` is where the run stands if `target` is not a node at all (only a hand-built
+    /// playbook can say so; the reader refuses such a document).
+    pub(crate) fn walk(&mut self, target: usize, fallback: Situation) -> Situation {
+        let bound = self.context.playbook().nodes.len();
+        let mut here = target;
+        let mut standing = fallback;
+        let mut passed = 0usize;
+        loop {
+            let Some(node) = self.node(here) else {
+                self.refuse(
+                    RefusalReason::LeadsNowhere,
+                    format!("the way onward leads to node {here}, and the playbook has only {bound} node(s)"),
+                );
+                return standing;
+            };
+            passed += 1;
+            if passed > bound {
+                self.refuse(
+                    RefusalReason::EndlessLoop,
+                    format!(
+                        "the walk passed {passed} nodes without handing the host anything, more than the playbook's \
+                         {bound}: it is going round a loop (node {here} is on it)"
+                    ),
+                );
+                return Situation::AtNode(here);
+            }
+            match self.arrive_at(here, node) {
+                Arrived::Stands(situation) => return situation,
+                Arrived::WalkOn(next) => {
+                    standing = Situation::AtNode(here);
+                    here = next;
+                }
+            }
+        }
+    }
+
+    /// Arriving at one node: refuse a node that needs a key two ways, ask what playing it needs,
+    /// or play it.
+    fn arrive_at(&mut self, index: usize, node: &'p Node) -> Arrived {
+        if let Some((key, first, second)) = self.context.conflict(index) {
+            self.refuse(
+                RefusalReason::KeyNeededBothWays,
+                format!(
+                    "node {index} needs the key {key:?} both as {first} and as {second}, which one answer cannot be"
+                ),
+            );
+            return Arrived::Stands(Situation::AtNode(index));
+        }
+        match node {
+            Node::End => {
+                self.events.push(Event::Ended);
+                Arrived::Stands(Situation::AtEnd)
+            }
+            // A branch has nothing to ask on the way in: all its reading happens on the way out.
+            Node::Branch { .. } => self.leave(index, None),
+            _ => {
+                let asks = self.context.questions_to_play(index, 0);
+                if asks.is_empty() {
+                    self.play(index, 0, no_answers())
+                } else {
+                    self.events.push(Event::Resolve { questions: asks.into() });
+                    Arrived::Stands(Situation::AwaitingSupply { node: index, moment: Moment::ToPlay(0) })
+                }
+            }
+        }
+    }
+
+    /// A node the world withholds, or a menu with nothing to take, is stepped over by its
+    /// succession alone — never by its own jump.
+    pub(crate) fn step_over(&mut self, index: usize, node: &'p Node, why: &str) -> Arrived {
+        match node.succession() {
+            Some(next) => Arrived::WalkOn(next),
+            None => {
+                self.refuse(
+                    RefusalReason::LeadsNowhere,
+                    format!("node {index} {why}, and it has no succession to fall through to"),
+                );
+                Arrived::Stands(Situation::AtNode(index))
+            }
+        }
+    }
+}
