@@ -200,15 +200,14 @@ fn matches(expect: &Expect, event: &OwnedEvent) -> Result<(), String> {
                 mismatch()
             }
         }
-        (Expect::Perform(PerformClaim::Default { action }), OwnedEvent::Perform { effect }) if matches!(effect, Fragment::DefaultCommand { action: a } if a == action) => {
-            Ok(())
-        }
-        (Expect::Perform(PerformClaim::Custom { name, args }), OwnedEvent::Perform { effect })
-            if matches!(effect, Fragment::CustomCommand { name: n, args: a }
-                if n == name && args.as_ref().is_none_or(|claimed| claimed == a)) =>
-        {
-            Ok(())
-        }
+        (
+            Expect::Perform(PerformClaim::Default { action }),
+            OwnedEvent::Perform { effect: Fragment::DefaultCommand { action: performed } },
+        ) if action == performed => Ok(()),
+        (
+            Expect::Perform(PerformClaim::Custom { name, args }),
+            OwnedEvent::Perform { effect: Fragment::CustomCommand { name: performed, args: given } },
+        ) if name == performed && args.as_ref().is_none_or(|claimed| claimed == given) => Ok(()),
         (Expect::Resolve(keys), OwnedEvent::Resolve { questions })
             if keys.len() == questions.len() && keys.iter().zip(questions).all(|(k, (q, _))| k == q) =>
         {

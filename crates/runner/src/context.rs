@@ -3,33 +3,59 @@
 
 use std::ops::Range;
 
-use stagehand_playbook::{segments, Edge, Fragment, Node, Playbook, Weight};
+use std::borrow::Cow;
 
-use crate::protocol::{AnswerKind, Question};
+use stagehand_playbook::{has_keys, segments, Edge, Fragment, Node, Playbook, Weight};
+
+use crate::protocol::{AnswerKind, OfferedOption, Question};
 
 /// What a run needs and never changes.
 ///
 /// Building one walks every node once to gather the keys each moment asks (so `Resolve` can
-/// borrow them, and a step allocates nothing to ask), and to find a key a node needs in two
-/// ways. That work is proportional to the playbook and done once; stepping is not.
+/// borrow them, and a step allocates nothing to ask), to find a key a node needs in two ways,
+/// and to note what a step would otherwise read again and again: where an unguarded node leads,
+/// whether a line can be said exactly as written, and the offer of a menu that asks nothing.
+/// That work is proportional to the playbook and done once; stepping is not.
 #[derive(Debug, Clone)]
 pub struct PlayContext<'p> {
     playbook: &'p Playbook,
     questions: Vec<Question<'p>>,
-    plans: Vec<NodePlan<'p>>,
+    plans: Vec<NodePlan>,
     segments: Vec<Range<u32>>,
+    conflicts: Vec<(&'p str, AnswerKind, AnswerKind)>,
+    offers: Vec<Vec<OfferedOption<'p>>>,
 }
 
-/// What the runner read off one node.
+/// Marks an absent index in a [`NodePlan`].
+const NONE: u32 = u32::MAX;
+
+/// What the runner read off one node: indices into the context's tables, kept small so a walk
+/// over many nodes stays in cache.
 #[derive(Debug, Clone)]
-struct NodePlan<'p> {
-    /// A key this node needs in two ways, if any.
-    conflict: Option<(&'p str, AnswerKind, AnswerKind)>,
-    /// The questions asked before playing from each segment, as ranges into `questions`,
-    /// themselves a range into `segments`.
+struct NodePlan {
+    /// A key this node needs in two ways, as an index into `conflicts`.
+    conflict: u32,
+    /// The questions asked before playing from each segment: a range of `segments`, each of
+    /// which is a range of `questions`.
     to_play: Range<u32>,
-    /// The questions asked before leaving, as a range into `questions`.
+    /// The questions asked before leaving, as a range of `questions`.
     to_leave: Range<u32>,
+    /// Where the node leads when nothing is asked on leaving it.
+    onward: u32,
+    /// Its `succession` fall-through.
+    succession: u32,
+    /// A line with neither commands nor queries: said exactly as written.
+    quiet: bool,
+    /// A menu that asks nothing: its offer, as an index into `offers`.
+    offer: u32,
+}
+
+fn index(value: usize) -> u32 {
+    u32::try_from(value).unwrap_or(NONE)
+}
+
+fn present(value: u32) -> Option<usize> {
+    (value != NONE).then_some(value as usize)
 }
 
 impl<'p> PlayContext<'p> {
@@ -39,7 +65,9 @@ impl<'p> PlayContext<'p> {
             playbook,
             questions: Vec::new(),
             plans: Vec::with_capacity(playbook.nodes.len()),
-            segments: Vec::new(),
+            segments: Vec::with_capacity(playbook.nodes.len()),
+            conflicts: Vec::new(),
+            offers: Vec::new(),
         };
         for node in &playbook.nodes {
             let plan = context.plan(node);
@@ -80,7 +108,32 @@ impl<'p> PlayContext<'p> {
 
     /// A key `node` needs in two ways, with both kinds, if there is one.
     pub fn conflict(&self, node: usize) -> Option<(&'p str, AnswerKind, AnswerKind)> {
-        self.plans.get(node).and_then(|plan| plan.conflict)
+        self.plans.get(node).and_then(|plan| present(plan.conflict)).map(|i| self.conflicts[i])
+    }
+
+    /// Where `node` leads when nothing is asked on leaving it.
+    pub(crate) fn onward(&self, node: usize) -> Option<usize> {
+        self.plans.get(node).and_then(|plan| present(plan.onward))
+    }
+
+    /// The `succession` fall-through of `node`.
+    pub(crate) fn succession(&self, node: usize) -> Option<usize> {
+        self.plans.get(node).and_then(|plan| present(plan.succession))
+    }
+
+    /// How many segments `node` plays in: a line's commands split it; every other node is one.
+    pub(crate) fn segment_count(&self, node: usize) -> usize {
+        self.plans.get(node).map_or(0, |plan| plan.to_play.len())
+    }
+
+    /// Whether `node` is a line with neither commands nor queries.
+    pub(crate) fn quiet(&self, node: usize) -> bool {
+        self.plans.get(node).is_some_and(|plan| plan.quiet)
+    }
+
+    /// The offer of a menu that asks nothing.
+    pub(crate) fn fixed_offer(&self, node: usize) -> Option<&[OfferedOption<'p>]> {
+        self.plans.get(node).and_then(|plan| present(plan.offer)).map(|i| self.offers[i].as_slice())
     }
 
     fn slice(&self, range: Range<u32>) -> &[Question<'p>] {
@@ -97,9 +150,11 @@ impl<'p> PlayContext<'p> {
         start..self.questions.len() as u32
     }
 
-    fn plan(&mut self, node: &'p Node) -> NodePlan<'p> {
+    fn plan(&mut self, node: &'p Node) -> NodePlan {
         let mut play_groups: Vec<Vec<Question<'p>>> = Vec::new();
         let mut leave: Vec<Question<'p>> = Vec::new();
+        let mut quiet = false;
+        let mut offer = NONE;
         let truth = |key: &'p str| Question { key, kind: AnswerKind::Truth };
         match node {
             Node::Line { speech, condition, out, .. } => {
@@ -111,6 +166,7 @@ impl<'p> PlayContext<'p> {
                     text_keys(segment.words, &mut group);
                     play_groups.push(group);
                 }
+                quiet = !speech.iter().any(Fragment::is_command) && !has_keys(speech);
                 divert_keys(out, &mut leave);
             }
             Node::Control { condition, out, .. } => {
@@ -123,6 +179,21 @@ impl<'p> PlayContext<'p> {
                     if let Edge::Option { label, condition, .. } = edge {
                         group.extend(condition.as_ref().map(|c| truth(c.key_name())));
                         text_keys(label, &mut group);
+                    }
+                }
+                if group.is_empty() {
+                    let options: Vec<OfferedOption<'p>> = out
+                        .iter()
+                        .filter_map(|edge| match edge {
+                            Edge::Option { label, .. } => {
+                                Some(OfferedOption { label: shown_label(label), available: true })
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    if !options.is_empty() {
+                        offer = index(self.offers.len());
+                        self.offers.push(options);
                     }
                 }
                 play_groups.push(group);
@@ -149,7 +220,13 @@ impl<'p> PlayContext<'p> {
             }
             Node::End => play_groups.push(Vec::new()),
         }
-        let conflict = find_conflict(play_groups.iter().flatten().chain(leave.iter()));
+        let conflict = match find_conflict(play_groups.iter().flatten().chain(leave.iter())) {
+            Some(conflict) => {
+                self.conflicts.push(conflict);
+                index(self.conflicts.len() - 1)
+            }
+            None => NONE,
+        };
         let first = self.segments.len() as u32;
         for group in &play_groups {
             let range = self.push_group(group);
@@ -157,7 +234,18 @@ impl<'p> PlayContext<'p> {
         }
         let to_play = first..self.segments.len() as u32;
         let to_leave = self.push_group(&leave);
-        NodePlan { conflict, to_play, to_leave }
+        let onward = crate::stepping::departure::way_out(node, None).map_or(NONE, index);
+        let succession = node.succession().map_or(NONE, index);
+        NodePlan { conflict, to_play, to_leave, onward, succession, quiet, offer }
+    }
+}
+
+/// A label with no query, as offered: its top-level commands removed.
+fn shown_label(label: &[Fragment]) -> Cow<'_, [Fragment]> {
+    if label.iter().any(Fragment::is_command) {
+        Cow::Owned(label.iter().filter(|f| !f.is_command()).cloned().collect())
+    } else {
+        Cow::Borrowed(label)
     }
 }
 

@@ -44,7 +44,9 @@ mod stepping;
 
 pub use context::PlayContext;
 pub use describe::{describe, Description, WayOut};
-pub use protocol::{Answer, AnswerKind, Answers, Command, Event, OfferedOption, OwnedEvent, Question, RefusalReason};
+pub use protocol::{
+    Answer, AnswerKind, Answers, Command, Entry, Event, OfferedOption, OwnedEvent, Question, RefusalReason,
+};
 pub use state::{Availability, Entropy, Moment, PlayState, Resume, Situation};
 
 /// What one step produced: the state to hand back next time, and the events, in order.

@@ -122,6 +122,9 @@ pub enum Availability {
 impl Availability {
     /// Builds the availability of `count` options from a predicate.
     pub fn from_fn(count: usize, mut available: impl FnMut(usize) -> bool) -> Availability {
+        if (0..count).all(&mut available) {
+            return Availability::All;
+        }
         let mut words = vec![0u64; count.div_ceil(64)];
         let mut all = true;
         for i in 0..count {

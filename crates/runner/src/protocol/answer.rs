@@ -74,26 +74,38 @@ impl Answer<'_> {
     }
 }
 
+/// One answer and the key it answers.
+pub type Entry<'a> = (Cow<'a, str>, Answer<'a>);
+
 /// The answers a `supply` carries, by key, in the order given. When a key is given more than
 /// once, the first answer is the one read.
+///
+/// Answers either own their entries or borrow them: a driver in a hot loop can keep one buffer of
+/// entries, refill it for each request, and lend it with [`Answers::borrowed`], so answering
+/// allocates nothing.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Answers<'a> {
-    entries: Vec<(Cow<'a, str>, Answer<'a>)>,
+    entries: Cow<'a, [Entry<'a>]>,
 }
 
 impl<'a> Answers<'a> {
     /// No answers.
     pub fn new() -> Self {
-        Answers { entries: Vec::new() }
+        Answers::empty_const()
     }
 
     pub(crate) const fn empty_const() -> Self {
-        Answers { entries: Vec::new() }
+        Answers { entries: Cow::Owned(Vec::new()) }
     }
 
     /// Room for `capacity` answers.
     pub fn with_capacity(capacity: usize) -> Self {
-        Answers { entries: Vec::with_capacity(capacity) }
+        Answers { entries: Cow::Owned(Vec::with_capacity(capacity)) }
+    }
+
+    /// Answers lent from a buffer the caller keeps.
+    pub fn borrowed(entries: &'a [Entry<'a>]) -> Self {
+        Answers { entries: Cow::Borrowed(entries) }
     }
 
     /// Adds an answer, builder style.
@@ -102,9 +114,9 @@ impl<'a> Answers<'a> {
         self
     }
 
-    /// Adds an answer.
+    /// Adds an answer (copying lent entries first).
     pub fn insert(&mut self, key: impl Into<Cow<'a, str>>, answer: Answer<'a>) {
-        self.entries.push((key.into(), answer));
+        self.entries.to_mut().push((key.into(), answer));
     }
 
     /// The answer given for a key, if any.
@@ -130,13 +142,15 @@ impl<'a> Answers<'a> {
     /// The answers, owning everything they hold.
     pub fn into_owned(self) -> Answers<'static> {
         Answers {
-            entries: self.entries.into_iter().map(|(k, a)| (Cow::Owned(k.into_owned()), a.into_owned())).collect(),
+            entries: Cow::Owned(
+                self.entries.iter().map(|(k, a)| (Cow::Owned(k.to_string()), a.clone().into_owned())).collect(),
+            ),
         }
     }
 }
 
 impl<'a, K: Into<Cow<'a, str>>> FromIterator<(K, Answer<'a>)> for Answers<'a> {
     fn from_iter<I: IntoIterator<Item = (K, Answer<'a>)>>(iter: I) -> Self {
-        Answers { entries: iter.into_iter().map(|(k, a)| (k.into(), a)).collect() }
+        Answers { entries: Cow::Owned(iter.into_iter().map(|(k, a)| (k.into(), a)).collect()) }
     }
 }

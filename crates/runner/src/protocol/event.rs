@@ -54,7 +54,7 @@ pub enum Event<'c> {
         /// Whether the host must show the options in the order offered (a numbered menu).
         ordered: bool,
         /// Every option, in the order written.
-        options: Vec<OfferedOption<'c>>,
+        options: Cow<'c, [OfferedOption<'c>]>,
     },
 }
 
@@ -101,7 +101,7 @@ impl Event<'_> {
             }
             Event::Offer { ordered, options } => OwnedEvent::Offer {
                 ordered,
-                options: options.into_iter().map(|o| (o.label.into_owned(), o.available)).collect(),
+                options: options.iter().map(|o| (o.label.to_vec(), o.available)).collect(),
             },
         }
     }

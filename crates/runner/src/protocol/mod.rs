@@ -10,7 +10,7 @@ mod command;
 mod event;
 mod refusal;
 
-pub use answer::{Answer, AnswerKind, Answers, Question};
+pub use answer::{Answer, AnswerKind, Answers, Entry, Question};
 pub use command::Command;
 pub use event::{Event, OfferedOption, OwnedEvent};
 pub use refusal::RefusalReason;

@@ -81,8 +81,8 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
 
     /// A node the world withholds, or a menu with nothing to take, is stepped over by its
     /// succession alone — never by its own jump.
-    pub(crate) fn step_over(&mut self, index: usize, node: &'p Node, why: &str) -> Arrived {
-        match node.succession() {
+    pub(crate) fn step_over(&mut self, index: usize, why: &str) -> Arrived {
+        match self.context.succession(index) {
             Some(next) => Arrived::WalkOn(next),
             None => {
                 self.refuse(

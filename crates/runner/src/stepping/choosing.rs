@@ -1,6 +1,8 @@
 //! A menu: its offer, and the `choose` that answers it. Both halves read the same options, so
 //! how the offer lists them and how a position is counted against them live together.
 
+use std::borrow::Cow;
+
 use stagehand_playbook::{Edge, Node};
 
 use super::answers::{guard_holds, label};
@@ -18,6 +20,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     /// taken; a menu with nothing available is walked past by its fall-through.
     pub(crate) fn offer(&mut self, index: usize, node: &'p Node, answers: &Answers<'_>) -> Arrived {
         let Node::Choice { ordered, .. } = node else { return Arrived::Stands(Situation::AtNode(index)) };
+        if let Some(options) = self.context.fixed_offer(index) {
+            // A menu that asks nothing offers what the context read off it at load.
+            self.events.push(Event::Offer { ordered: *ordered, options: Cow::Borrowed(options) });
+            return Arrived::Stands(Situation::AwaitingChoice { node: index, available: Availability::All });
+        }
         let offered: Vec<OfferedOption<'c>> = options(node)
             .map(|edge| match edge {
                 Edge::Option { label: words, condition, .. } => {
@@ -29,10 +36,10 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         if !offered.iter().any(|option| option.available) {
             let why =
                 if offered.is_empty() { "is a menu with no options" } else { "is a menu with no option available" };
-            return self.step_over(index, node, why);
+            return self.step_over(index, why);
         }
         let available = Availability::from_fn(offered.len(), |i| offered[i].available);
-        self.events.push(Event::Offer { ordered: *ordered, options: offered });
+        self.events.push(Event::Offer { ordered: *ordered, options: Cow::Owned(offered) });
         Arrived::Stands(Situation::AwaitingChoice { node: index, available })
     }
 

@@ -15,14 +15,18 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
             self.refuse(RefusalReason::LeadsNowhere, format!("node {index} is not in the playbook"));
             return Arrived::Stands(Situation::AtNode(index));
         };
-        if answers.is_none() {
-            let asks = self.context.questions_to_leave(index);
-            if !asks.is_empty() {
-                self.events.push(Event::Resolve { questions: asks.into() });
-                return Arrived::Stands(Situation::AwaitingSupply { node: index, moment: Moment::ToLeave });
+        let onward = match answers {
+            Some(answers) => way_out(node, Some(answers)),
+            None => {
+                let asks = self.context.questions_to_leave(index);
+                if !asks.is_empty() {
+                    self.events.push(Event::Resolve { questions: asks.into() });
+                    return Arrived::Stands(Situation::AwaitingSupply { node: index, moment: Moment::ToLeave });
+                }
+                self.context.onward(index)
             }
-        }
-        match way_out(node, answers) {
+        };
+        match onward {
             Some(next) => Arrived::WalkOn(next),
             None => {
                 self.refuse(

@@ -74,14 +74,14 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     pub(crate) fn draw(&mut self, index: usize, node: &'p Node, answers: &Answers<'_>) -> Arrived {
         let weights = weights(node, answers);
         if weights.iter().sum::<f64>() <= 0.0 {
-            return self.step_over(index, node, "is a random choice with nothing to draw (no option has weight)");
+            return self.step_over(index, "is a random choice with nothing to draw (no option has weight)");
         }
         let (u, entropy) = self.entropy.next_unit();
         self.entropy = entropy;
         let targets = node.out().iter().filter(|edge| matches!(edge, Edge::RandomOption { .. }));
         match pick(&weights, u).and_then(|position| targets.clone().nth(position)) {
             Some(edge) => Arrived::WalkOn(edge.target()),
-            None => self.step_over(index, node, "is a random choice with nothing to draw"),
+            None => self.step_over(index, "is a random choice with nothing to draw"),
         }
     }
 }

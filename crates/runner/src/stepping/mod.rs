@@ -13,7 +13,7 @@
 pub(crate) mod answers;
 mod arrival;
 mod choosing;
-mod departure;
+pub(crate) mod departure;
 pub(crate) mod drawing;
 mod playing;
 
@@ -133,9 +133,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     fn moment_exists(&self, node: usize, moment: Moment) -> bool {
         match (self.node(node), moment) {
             (None, _) | (Some(Node::End), _) => false,
-            (Some(Node::Line { speech, .. }), Moment::ToPlay(segment)) => {
-                segment < stagehand_playbook::segments(speech).count()
-            }
+            (Some(Node::Line { .. }), Moment::ToPlay(segment)) => segment < self.context.segment_count(node),
             (Some(_), Moment::ToPlay(segment)) => segment == 0,
             (Some(_), Moment::ToLeave) => true,
         }

@@ -1,5 +1,7 @@
 //! Playing a node: what it hands the host, by kind, and what follows the host's `done`.
 
+use std::borrow::Cow;
+
 use stagehand_playbook::{segments, Node};
 
 use super::answers::{fill, guard_holds};
@@ -15,7 +17,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
             return Arrived::Stands(Situation::AtNode(index));
         };
         if segment == 0 && !guard_holds(node.condition(), answers) {
-            return self.step_over(index, node, "was withheld by the world (its condition does not hold)");
+            return self.step_over(index, "was withheld by the world (its condition does not hold)");
         }
         match node {
             Node::Line { .. } => Arrived::Stands(self.play_line(index, node, segment, answers)),
@@ -49,6 +51,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         let Node::Line { speaker, speech, .. } = node else { return Situation::AtNode(index) };
         let playbook = self.context.playbook();
         let name = playbook.speaker(*speaker).and_then(|s| s.name.as_deref());
+        if from == 0 && self.context.quiet(index) {
+            // Neither commands nor queries: said exactly as written, without reading the words.
+            self.events.push(Event::Said { speaker: name, speech: Cow::Borrowed(speech) });
+            return Situation::AtNode(index);
+        }
         let mut performed = false;
         for (k, segment) in segments(speech).enumerate().skip(from) {
             if performed && segment.has_keys() {
