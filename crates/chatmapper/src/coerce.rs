@@ -1,0 +1,221 @@
+//! Coercion of field values into Lua values, and the Lua table key rule (FORMAT.md §5–6).
+
+use crate::model::{Field, FieldType};
+
+/// A field value as Lua sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Coerced {
+    /// A Lua boolean.
+    Boolean(bool),
+    /// A Lua number.
+    Number(f64),
+    /// A Lua string.
+    String(String),
+}
+
+impl Field {
+    /// This field's value as Lua sees it; see [`coerce`].
+    pub fn lua_value(&self) -> Coerced {
+        coerce(self.kind, &self.title, &self.value)
+    }
+}
+
+/// Coerces a raw value of a field of type `kind` titled `title`.
+///
+/// - `Number`, `Actor`, `Item`, `Location` → a number ([`parse_number`]; unparsable → 0), except
+///   that a `Number`-typed `Initial Value` of `True`/`False` (any case) is a boolean, a quirk of
+///   real files;
+/// - `Boolean` → `true` only for `True` in any case (surrounding whitespace ignored), else `false`;
+/// - every other type → the string as written.
+pub fn coerce(kind: FieldType, title: &str, value: &str) -> Coerced {
+    match kind {
+        FieldType::Number if title == "Initial Value" && as_boolean_word(value).is_some() => {
+            Coerced::Boolean(as_boolean_word(value) == Some(true))
+        }
+        FieldType::Number | FieldType::Actor | FieldType::Item | FieldType::Location => {
+            Coerced::Number(parse_number(value).unwrap_or(0.0))
+        }
+        FieldType::Boolean => Coerced::Boolean(as_boolean_word(value) == Some(true)),
+        FieldType::Text | FieldType::Files | FieldType::Localization => Coerced::String(value.to_owned()),
+    }
+}
+
+fn as_boolean_word(value: &str) -> Option<bool> {
+    let value = value.trim();
+    if value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The type a JSON export's untyped value is read as.
+///
+/// Known fields keep their known type (`IsPlayer` boolean, `Age` number, `Actor`/`Conversant`
+/// actor IDs); otherwise `True`/`False` (any case) is a boolean, a plain decimal number written
+/// without surrounding spaces is a number, and anything else is text.
+pub fn infer_type(title: &str, value: &str) -> FieldType {
+    match title {
+        "IsPlayer" => FieldType::Boolean,
+        "Age" => FieldType::Number,
+        "Actor" | "Conversant" => FieldType::Actor,
+        _ if as_boolean_word(value).is_some() && value.trim() == value => FieldType::Boolean,
+        _ if is_decimal(value) => FieldType::Number,
+        _ => FieldType::Text,
+    }
+}
+
+/// Parses a number as Lua 5.1's `tonumber` does for a string: surrounding whitespace allowed,
+/// decimal with optional sign, fraction and exponent, or hexadecimal `0x…`. `inf` and `nan` are
+/// not numbers.
+pub fn parse_number(text: &str) -> Option<f64> {
+    let text = text.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{b}' | '\u{c}'));
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let value = hex.bytes().fold(0.0f64, |acc, b| acc * 16.0 + f64::from((b as char).to_digit(16).unwrap_or(0)));
+        return Some(if negative { -value } else { value });
+    }
+    if is_decimal(text) {
+        text.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Whether `text` is exactly a decimal number: `[+-]digits[.digits][e[+-]digits]`, with at least
+/// one digit before or after the point.
+fn is_decimal(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let start = i;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut mantissa_digits = i - start;
+    if bytes.get(i) == Some(&b'.') {
+        i += 1;
+        let frac = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        mantissa_digits += i - frac;
+    }
+    if mantissa_digits == 0 {
+        return false;
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exp {
+            return false;
+        }
+    }
+    i == bytes.len()
+}
+
+/// The key an asset or variable name has in the Lua tables: spaces become `_`, every other
+/// character is kept (`"Kick Hart"` → `Kick_Hart`, `Talk_to_FET-1` and `Holztür` unchanged).
+pub fn lua_key(name: &str) -> String {
+    name.replace(' ', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(kind: FieldType, title: &str, value: &str) -> Coerced {
+        Field { title: title.into(), value: value.into(), kind }.lua_value()
+    }
+
+    #[test]
+    fn numbers_and_ids_become_numbers_and_unparsable_is_zero() {
+        assert_eq!(field(FieldType::Number, "Age", "42"), Coerced::Number(42.0));
+        assert_eq!(field(FieldType::Number, "Age", " -2.5e1 "), Coerced::Number(-25.0));
+        assert_eq!(field(FieldType::Actor, "Actor", "3"), Coerced::Number(3.0));
+        assert_eq!(field(FieldType::Item, "Item", ""), Coerced::Number(0.0));
+        assert_eq!(field(FieldType::Location, "Where", "attic"), Coerced::Number(0.0));
+        assert_eq!(field(FieldType::Number, "Gold", "0x1F"), Coerced::Number(31.0));
+        assert_eq!(field(FieldType::Number, "Gold", "inf"), Coerced::Number(0.0));
+        assert_eq!(field(FieldType::Number, "Gold", "nan"), Coerced::Number(0.0));
+    }
+
+    #[test]
+    fn booleans_are_true_only_for_true_in_any_case() {
+        assert_eq!(field(FieldType::Boolean, "IsPlayer", "True"), Coerced::Boolean(true));
+        assert_eq!(field(FieldType::Boolean, "IsPlayer", "tRUE"), Coerced::Boolean(true));
+        assert_eq!(field(FieldType::Boolean, "IsPlayer", "1"), Coerced::Boolean(false));
+        assert_eq!(field(FieldType::Boolean, "IsPlayer", ""), Coerced::Boolean(false));
+        assert_eq!(field(FieldType::Boolean, "IsPlayer", "yes"), Coerced::Boolean(false));
+    }
+
+    #[test]
+    fn number_typed_initial_value_of_true_or_false_is_a_boolean() {
+        assert_eq!(field(FieldType::Number, "Initial Value", "True"), Coerced::Boolean(true));
+        assert_eq!(field(FieldType::Number, "Initial Value", "false"), Coerced::Boolean(false));
+        assert_eq!(field(FieldType::Number, "Initial Value", "7"), Coerced::Number(7.0));
+        assert_eq!(field(FieldType::Number, "Other", "True"), Coerced::Number(0.0));
+    }
+
+    #[test]
+    fn other_types_are_strings() {
+        assert_eq!(field(FieldType::Text, "Name", "5"), Coerced::String("5".into()));
+        assert_eq!(field(FieldType::Files, "Pictures", "[a.png]"), Coerced::String("[a.png]".into()));
+        assert_eq!(field(FieldType::Localization, "fr-FR", "Oui"), Coerced::String("Oui".into()));
+    }
+
+    #[test]
+    fn json_inference() {
+        assert_eq!(infer_type("Flag", "True"), FieldType::Boolean);
+        assert_eq!(infer_type("Flag", "false"), FieldType::Boolean);
+        assert_eq!(infer_type("Gold", "12"), FieldType::Number);
+        assert_eq!(infer_type("Gold", "-1.5"), FieldType::Number);
+        assert_eq!(infer_type("Name", "Mara"), FieldType::Text);
+        assert_eq!(infer_type("Name", ""), FieldType::Text);
+        assert_eq!(infer_type("Name", " 12"), FieldType::Text);
+        assert_eq!(infer_type("Name", "0x10"), FieldType::Text);
+        assert_eq!(infer_type("IsPlayer", "yes"), FieldType::Boolean);
+        assert_eq!(infer_type("Age", "old"), FieldType::Number);
+        assert_eq!(infer_type("Actor", "1"), FieldType::Actor);
+        assert_eq!(infer_type("Conversant", ""), FieldType::Actor);
+    }
+
+    #[test]
+    fn parse_number_follows_lua_tonumber() {
+        assert_eq!(parse_number("5"), Some(5.0));
+        assert_eq!(parse_number(".5"), Some(0.5));
+        assert_eq!(parse_number("5."), Some(5.0));
+        assert_eq!(parse_number("\t1e3\n"), Some(1000.0));
+        assert_eq!(parse_number("-0x10"), Some(-16.0));
+        assert_eq!(parse_number(""), None);
+        assert_eq!(parse_number("."), None);
+        assert_eq!(parse_number("1e"), None);
+        assert_eq!(parse_number("1 2"), None);
+        assert_eq!(parse_number("infinity"), None);
+        assert_eq!(parse_number("0x"), None);
+    }
+
+    #[test]
+    fn lua_keys_replace_spaces_only() {
+        assert_eq!(lua_key("Kick Hart"), "Kick_Hart");
+        assert_eq!(lua_key("Talk_to_FET-1"), "Talk_to_FET-1");
+        assert_eq!(lua_key("Holztür"), "Holztür");
+        assert_eq!(lua_key("a  b"), "a__b");
+    }
+}

@@ -1,0 +1,372 @@
+//! The XML export reader (FORMAT.md §2).
+//!
+//! The text is decoded first (BOM, UTF-16; a declared encoding is not consulted), parsed with
+//! `quick-xml` into a small element tree, then mapped onto the model. Text line ends are
+//! normalised to `\n` as XML requires; unknown elements and attributes are ignored; any of the
+//! `Assets` sub-lists may be missing.
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+
+use crate::error::{Format, LoadError};
+use crate::model::{
+    Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, FieldType, Id, Link, Project,
+};
+use crate::text;
+
+/// Elements nest at most this deep; real exports need 6.
+const MAX_DEPTH: usize = 64;
+
+/// Reads an XML export from its bytes; `file_name` is only used in errors.
+pub fn read_xml(bytes: &[u8], file_name: &str) -> Result<Project, LoadError> {
+    let text = text::decode(bytes).map_err(|e| LoadError::Malformed {
+        file: file_name.into(),
+        format: Format::Xml,
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    read_xml_str(&text, file_name)
+}
+
+/// Reads an XML export already decoded to text.
+pub fn read_xml_str(text: &str, file_name: &str) -> Result<Project, LoadError> {
+    let fail = |offset: usize, message: String| {
+        let (line, column) = text::line_column(text, offset);
+        LoadError::Malformed { file: file_name.into(), format: Format::Xml, line, column, message }
+    };
+    let root = parse_tree(text).map_err(|(offset, message)| fail(offset, message))?;
+    map_project(&root).map_err(|(offset, message)| fail(offset, message))
+}
+
+/// A problem at a byte offset of the text.
+type Problem = (usize, String);
+
+/// An element: its local name, attributes, child elements and the text directly inside it.
+#[derive(Debug, Default)]
+struct Element {
+    name: String,
+    attributes: Vec<(String, String)>,
+    children: Vec<Element>,
+    text: String,
+    offset: usize,
+}
+
+impl Element {
+    fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn child(&self, name: &str) -> Option<&Element> {
+        self.children.iter().find(|c| c.name == name)
+    }
+
+    fn child_text(&self, name: &str) -> String {
+        self.child(name).map(|c| c.text.clone()).unwrap_or_default()
+    }
+
+    /// The children named `item` of the child named `list` (none when the list is missing).
+    fn list<'a>(&'a self, list: &str, item: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.child(list).into_iter().flat_map(move |l| l.children.iter().filter(move |c| c.name == item))
+    }
+}
+
+fn parse_tree(text: &str) -> Result<Element, Problem> {
+    let mut reader = Reader::from_str(text);
+    let mut stack: Vec<Element> = Vec::new();
+    let mut root: Option<Element> = None;
+    loop {
+        let offset = position(reader.buffer_position());
+        let event = reader.read_event().map_err(|e| (position(reader.error_position()), e.to_string()))?;
+        match event {
+            Event::Start(start) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err((offset, format!("elements nest deeper than {MAX_DEPTH} levels")));
+                }
+                stack.push(element(&start, offset)?);
+            }
+            Event::Empty(start) => {
+                let element = element(&start, offset)?;
+                attach(&mut stack, &mut root, element);
+            }
+            Event::End(_) => {
+                if let Some(element) = stack.pop() {
+                    attach(&mut stack, &mut root, element);
+                }
+            }
+            Event::Text(t) => {
+                if let Some(top) = stack.last_mut() {
+                    top.text.push_str(&t.xml10_content().map_err(|e| (offset, e.to_string()))?);
+                }
+            }
+            Event::CData(t) => {
+                if let Some(top) = stack.last_mut() {
+                    top.text.push_str(&t.xml10_content().map_err(|e| (offset, e.to_string()))?);
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some(top) = stack.last_mut() {
+                    let name = r.decode().map_err(|e| (offset, e.to_string()))?;
+                    match r.resolve_char_ref() {
+                        Ok(Some(c)) => top.text.push(c),
+                        Ok(None) => match quick_xml::escape::resolve_xml_entity(&name) {
+                            Some(value) => top.text.push_str(value),
+                            None => return Err((offset, format!("unknown entity &{name};"))),
+                        },
+                        Err(e) => return Err((offset, e.to_string())),
+                    }
+                }
+            }
+            Event::Eof => break,
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+        }
+    }
+    if let Some(open) = stack.last() {
+        return Err((text.len(), format!("the document ends inside <{}>", open.name)));
+    }
+    root.ok_or_else(|| (text.len(), "the document has no root element".to_owned()))
+}
+
+fn position(offset: u64) -> usize {
+    usize::try_from(offset).unwrap_or(usize::MAX)
+}
+
+fn attach(stack: &mut [Element], root: &mut Option<Element>, element: Element) {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(element),
+        None => {
+            // Anything after the first root element is not ours to read.
+            if root.is_none() {
+                *root = Some(element);
+            }
+        }
+    }
+}
+
+fn element(start: &BytesStart<'_>, offset: usize) -> Result<Element, Problem> {
+    let name = String::from_utf8_lossy(start.local_name().as_ref()).into_owned();
+    let mut attributes = Vec::new();
+    for attribute in start.attributes().with_checks(false) {
+        let attribute = attribute.map_err(|e| (offset, e.to_string()))?;
+        let key = String::from_utf8_lossy(attribute.key.local_name().as_ref()).into_owned();
+        let value = attribute
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|e| (offset, e.to_string()))?
+            .into_owned();
+        attributes.push((key, value));
+    }
+    Ok(Element { name, attributes, children: Vec::new(), text: String::new(), offset })
+}
+
+fn map_project(root: &Element) -> Result<Project, Problem> {
+    if root.name != "ChatMapperProject" {
+        return Err((root.offset, format!("the root element is <{}>, not <ChatMapperProject>", root.name)));
+    }
+    let attribute = |name: &str| root.attribute(name).unwrap_or_default().to_owned();
+    let mut project = Project {
+        title: attribute("Title"),
+        version: attribute("Version"),
+        author: attribute("Author"),
+        description: root.child_text("Description"),
+        language: attribute("Language"),
+        user_script: root.child_text("UserScript"),
+        ..Project::default()
+    };
+    if let Some(assets) = root.child("Assets") {
+        let read_assets = |list: &str, item: &str, id_required: bool| -> Result<Vec<Asset>, Problem> {
+            assets.list(list, item).map(|e| map_asset(e, id_required)).collect()
+        };
+        project.actors = read_assets("Actors", "Actor", true)?;
+        project.items = read_assets("Items", "Item", true)?;
+        project.locations = read_assets("Locations", "Location", true)?;
+        project.user_variables = read_assets("UserVariables", "UserVariable", false)?;
+        project.conversations =
+            assets.list("Conversations", "Conversation").map(map_conversation).collect::<Result<_, _>>()?;
+    }
+    project.resolve_links();
+    Ok(project)
+}
+
+fn map_asset(element: &Element, id_required: bool) -> Result<Asset, Problem> {
+    let id = if id_required { required_id(element, "ID")? } else { optional_id(element, "ID")?.unwrap_or(0) };
+    Ok(Asset { id, fields: map_fields(element) })
+}
+
+fn map_fields(element: &Element) -> Vec<Field> {
+    element
+        .list("Fields", "Field")
+        .map(|f| Field {
+            title: f.child_text("Title"),
+            value: f.child_text("Value"),
+            kind: FieldType::from_name(f.attribute("Type").unwrap_or_default()),
+        })
+        .collect()
+}
+
+fn map_conversation(element: &Element) -> Result<Conversation, Problem> {
+    let id = required_id(element, "ID")?;
+    let entries = element.list("DialogEntries", "DialogEntry").map(map_entry).collect::<Result<_, _>>()?;
+    Ok(Conversation { id, fields: map_fields(element), entries })
+}
+
+fn map_entry(element: &Element) -> Result<DialogEntry, Problem> {
+    let id = required_id(element, "ID")?;
+    let conversation = optional_id(element, "ConversationID")?.unwrap_or(0);
+    let false_condition_action =
+        match element.attribute("FalseCondtionAction").or(element.attribute("FalseConditionAction")) {
+            None => FalseConditionAction::default(),
+            Some(v) => FalseConditionAction::from_name(v)
+                .or_else(|| v.trim().parse().ok().and_then(FalseConditionAction::from_code))
+                .ok_or_else(|| (element.offset, format!("unknown FalseConditionAction \"{v}\"")))?,
+        };
+    let condition_priority = match element.attribute("ConditionPriority") {
+        None => ConditionPriority::default(),
+        Some(v) => ConditionPriority::from_name(v)
+            .or_else(|| v.trim().parse().ok().and_then(ConditionPriority::from_code))
+            .ok_or_else(|| (element.offset, format!("unknown ConditionPriority \"{v}\"")))?,
+    };
+    let links =
+        element.list("OutgoingLinks", "Link").map(|l| map_link(l, id, conversation)).collect::<Result<_, _>>()?;
+    Ok(DialogEntry {
+        id,
+        is_root: boolean(element, "IsRoot")?,
+        is_group: boolean(element, "IsGroup")?,
+        delay_sim_status: boolean(element, "DelaySimStatus")?,
+        false_condition_action,
+        condition_priority,
+        fields: map_fields(element),
+        links,
+        conditions: element.child_text("ConditionsString"),
+        user_script: element.child_text("UserScript"),
+        parent: None,
+    })
+}
+
+/// A link; old files give one `ConversationID` (on the link or its entry) for both ends.
+fn map_link(element: &Element, origin_entry: Id, entry_conversation: Id) -> Result<Link, Problem> {
+    let shared = optional_id(element, "ConversationID")?.unwrap_or(entry_conversation);
+    let is_connector = match element.attribute("IsConnector") {
+        None => None,
+        Some(_) => Some(boolean(element, "IsConnector")?),
+    };
+    Ok(Link {
+        origin_conversation: optional_id(element, "OriginConvoID")?.unwrap_or(shared),
+        origin_entry: optional_id(element, "OriginDialogID")?.unwrap_or(origin_entry),
+        destination_conversation: optional_id(element, "DestinationConvoID")?.unwrap_or(shared),
+        destination_entry: required_id(element, "DestinationDialogID")?,
+        is_connector,
+    })
+}
+
+fn required_id(element: &Element, name: &str) -> Result<Id, Problem> {
+    optional_id(element, name)?.ok_or_else(|| (element.offset, format!("<{}> has no {name} attribute", element.name)))
+}
+
+fn optional_id(element: &Element, name: &str) -> Result<Option<Id>, Problem> {
+    match element.attribute(name) {
+        None => Ok(None),
+        Some(v) => v.trim().parse().map(Some).map_err(|_| {
+            (element.offset, format!("<{}> has {name}=\"{v}\", which is not a whole number", element.name))
+        }),
+    }
+}
+
+fn boolean(element: &Element, name: &str) -> Result<bool, Problem> {
+    match element.attribute(name).map(str::trim) {
+        None => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("true") || v == "1" => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") || v == "0" || v.is_empty() => Ok(false),
+        Some(v) => Err((element.offset, format!("<{}> has {name}=\"{v}\", which is not true or false", element.name))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(xml: &str) -> Result<Project, LoadError> {
+        read_xml(xml.as_bytes(), "test.xml")
+    }
+
+    const MINIMAL: &str = r##"<?xml version="1.0" encoding="utf-16"?>
+<ChatMapperProject Title="T" Version="1.5.1.0" Author="A" EmphasisColor1="#ff0000">
+  <Description>D</Description>
+  <Assets>
+    <Conversations>
+      <Conversation ID="1" NodeColor="Red">
+        <Fields><Field Type="Text" Hint=""><Title>Title</Title><Value>Main</Value></Field></Fields>
+        <DialogEntries>
+          <DialogEntry ID="0" IsRoot="true" IsGroup="false" FalseCondtionAction="Passthrough" ConditionPriority="AboveNormal">
+            <Fields><Field Type="Text"><Title>Title</Title><Value>START</Value></Field>
+              <Field Type="Text"><Title>Menu Text</Title><Value /></Field></Fields>
+            <OutgoingLinks><Link OriginConvoID="1" DestinationConvoID="1" OriginDialogID="0" DestinationDialogID="1" IsConnector="false" /></OutgoingLinks>
+            <ConditionsString />
+            <UserScript>x = 1&#13;&#10;y = "a &amp; b"</UserScript>
+            <Unknown><Deep /></Unknown>
+          </DialogEntry>
+          <DialogEntry ID="1" IsRoot="false" FalseConditionAction="Passthrough" ConditionPriority="Low" New="x">
+            <Fields><Field Type="Multiline"><Title>Dialogue Text</Title><Value>one
+two</Value></Field></Fields>
+          </DialogEntry>
+        </DialogEntries>
+      </Conversation>
+    </Conversations>
+  </Assets>
+</ChatMapperProject>"##;
+
+    #[test]
+    fn reads_a_minimal_project_without_most_asset_lists() {
+        let project = read(MINIMAL).unwrap();
+        assert_eq!((project.title.as_str(), project.version.as_str(), project.author.as_str()), ("T", "1.5.1.0", "A"));
+        assert_eq!(project.description, "D");
+        assert!(project.actors.is_empty() && project.items.is_empty() && project.user_variables.is_empty());
+        let conversation = project.conversation_by_title("Main").unwrap();
+        let root = conversation.start_entry().unwrap();
+        assert_eq!(root.id, 0);
+        assert_eq!(root.false_condition_action, FalseConditionAction::Passthrough);
+        assert_eq!(root.condition_priority, ConditionPriority::AboveNormal);
+        assert_eq!(root.menu_text(), "");
+        assert_eq!(root.user_script, "x = 1\r\ny = \"a & b\"");
+        let line = conversation.entry(1).unwrap();
+        assert_eq!(line.condition_priority, ConditionPriority::Low);
+        assert_eq!(line.false_condition_action, FalseConditionAction::Passthrough, "the correct spelling reads too");
+        assert_eq!(line.dialogue_text(), "one\ntwo");
+        assert_eq!(line.fields[0].kind, FieldType::Text);
+        assert_eq!(line.parent, Some(0));
+    }
+
+    #[test]
+    fn crlf_in_raw_text_reads_as_lf() {
+        let project = read(&MINIMAL.replace('\n', "\r\n")).unwrap();
+        assert_eq!(project.conversations[0].entries[1].dialogue_text(), "one\ntwo");
+    }
+
+    #[test]
+    fn malformed_input_is_located() {
+        let error = read("<ChatMapperProject>\n  <Assets>\n</ChatMapperProject>").unwrap_err();
+        assert_eq!(error.position().map(|p| p.0), Some(3), "{error}");
+        let error = read("<Other/>").unwrap_err();
+        assert_eq!(error.position(), Some((1, 1)));
+        assert!(error.to_string().contains("ChatMapperProject"), "{error}");
+        let error = read("<ChatMapperProject><Assets><Actors><Actor ID=\"x\"/></Actors></Assets></ChatMapperProject>")
+            .unwrap_err();
+        assert_eq!(error.position(), Some((1, 36)), "{error}");
+        let error = read("<ChatMapperProject>").unwrap_err();
+        assert!(error.to_string().contains("ends inside"), "{error}");
+        assert!(read("").is_err());
+    }
+
+    #[test]
+    fn bad_enumerations_are_errors() {
+        let bad = MINIMAL.replace("\"AboveNormal\"", "\"Urgent\"");
+        assert!(read(&bad).unwrap_err().to_string().contains("Urgent"));
+        let numeric = MINIMAL.replace("\"AboveNormal\"", "\"1\"");
+        assert_eq!(read(&numeric).unwrap().conversations[0].entries[0].condition_priority, ConditionPriority::High);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let deep = format!("<ChatMapperProject>{}", "<a>".repeat(10_000));
+        assert!(read(&deep).is_err());
+    }
+}
