@@ -7,7 +7,7 @@
 //!   [`Condition`]s and [`Weight`]s — one Rust type per kind in `playbook-0.schema.json`;
 //! - a [`Reader`] that parses a document and runs the checkers of "Playbook Reader Rules" in
 //!   order, refusing with a [`ReadError`] that names the offending value by its JSON path;
-//! - a writer ([`write`], [`write_compact`], [`to_json`]) whose output reads back equal;
+//! - a writer ([`write()`], [`write_compact`], [`to_json`]) whose output reads back equal;
 //! - a [`fingerprint`]: SHA-256 of the canonical form, so a save can tell which playbook it
 //!   belongs to;
 //! - the reading helpers every consumer needs: the plain-text flattening of speech
