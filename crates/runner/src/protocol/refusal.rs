@@ -40,13 +40,18 @@ pub enum RefusalReason {
     NoSuchOption,
     /// A `choose` named an option the menu offered as unavailable.
     UnavailableOption,
-    /// A `start` named an anchor the playbook does not have. (A Stagehand addition.)
+    /// A `start` named an anchor the playbook does not have (or, for an engine that starts
+    /// conversations, a conversation it does not have). (A Stagehand addition.)
     NoSuchAnchor,
+    /// A `start` named a conversation that may not start now: its opening condition does not
+    /// hold. (A Stagehand addition, for engines such as ChatMapper's whose conversations are
+    /// guarded.)
+    CannotStart,
 }
 
 impl RefusalReason {
     /// Every reason, in the order they were added.
-    pub const ALL: [RefusalReason; 14] = [
+    pub const ALL: [RefusalReason; 15] = [
         RefusalReason::NotStarted,
         RefusalReason::AlreadyEnded,
         RefusalReason::Misplaced,
@@ -61,6 +66,7 @@ impl RefusalReason {
         RefusalReason::NoSuchOption,
         RefusalReason::UnavailableOption,
         RefusalReason::NoSuchAnchor,
+        RefusalReason::CannotStart,
     ];
 
     /// The reason's spelling on the wire (kebab-case, as the corpus writes it).
@@ -80,6 +86,7 @@ impl RefusalReason {
             RefusalReason::NoSuchOption => "no-such-option",
             RefusalReason::UnavailableOption => "unavailable-option",
             RefusalReason::NoSuchAnchor => "no-such-anchor",
+            RefusalReason::CannotStart => "cannot-start",
         }
     }
 
