@@ -141,3 +141,58 @@ proptest! {
         prop_assert_eq!(once, twice);
     }
 }
+
+/// The generator and the walk keep pace with the format: every node kind is drawn, and some walk
+/// stops inside a line, waits on the host, asks the world, and offers a menu.
+#[test]
+fn the_generator_draws_every_kind_and_the_walk_meets_every_situation() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    use std::collections::BTreeSet;
+
+    let mut runner = TestRunner::deterministic();
+    let strategy = generate::playbook(12);
+    let mut kinds = BTreeSet::new();
+    let mut situations = BTreeSet::new();
+    for round in 0..400u64 {
+        let playbook = strategy.new_tree(&mut runner).expect("a playbook").current();
+        kinds.extend(playbook.nodes.iter().map(Node::kind));
+        let context = PlayContext::new(&playbook);
+        let mut state = PlayState::seeded(round);
+        let mut driver = Driver { coins: (0..32).map(|i| (i * 37 + round as usize) as u8).collect(), at: 0 };
+        let mut failed_last = false;
+        let mut command = Command::start();
+        for _ in 0..60 {
+            let result = step(&context, &state, command);
+            situations.insert(match &result.state.situation {
+                Situation::NotStarted => "not-started",
+                Situation::AtNode(_) => "at-node",
+                Situation::AwaitingDone { resume: Resume::From(_), .. } => "stopped-inside-a-line",
+                Situation::AwaitingDone { .. } => "awaiting-done",
+                Situation::AwaitingSupply { moment: Moment::ToLeave, .. } => "asked-before-leaving",
+                Situation::AwaitingSupply { .. } => "asked-before-playing",
+                Situation::AwaitingChoice { .. } => "awaiting-choice",
+                Situation::AtEnd => "at-end",
+            });
+            let stuck = result.events.iter().any(|e| matches!(e, Event::Refused { .. }));
+            command = if result.state.situation == Situation::AtEnd || stuck {
+                Command::start()
+            } else {
+                driver.answer(&result.events, &mut failed_last)
+            };
+            state = result.state;
+        }
+    }
+    assert_eq!(kinds.len(), stagehand_playbook::NodeKind::ALL.len(), "drawn: {kinds:?}");
+    for wanted in [
+        "at-node",
+        "stopped-inside-a-line",
+        "awaiting-done",
+        "asked-before-leaving",
+        "asked-before-playing",
+        "awaiting-choice",
+        "at-end",
+    ] {
+        assert!(situations.contains(wanted), "no walk reached {wanted}: {situations:?}");
+    }
+}
