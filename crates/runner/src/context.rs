@@ -20,7 +20,7 @@ use crate::protocol::{AnswerKind, OfferedOption, Question};
 pub struct PlayContext<'p> {
     playbook: &'p Playbook,
     questions: Vec<Question<'p>>,
-    plans: Vec<NodePlan>,
+    plans: Vec<NodePlan<'p>>,
     segments: Vec<Range<u32>>,
     conflicts: Vec<(&'p str, AnswerKind, AnswerKind)>,
     offers: Vec<Vec<OfferedOption<'p>>>,
@@ -32,7 +32,7 @@ const NONE: u32 = u32::MAX;
 /// What the runner read off one node: indices into the context's tables, kept small so a walk
 /// over many nodes stays in cache.
 #[derive(Debug, Clone)]
-struct NodePlan {
+struct NodePlan<'p> {
     /// A key this node needs in two ways, as an index into `conflicts`.
     conflict: u32,
     /// The questions asked before playing from each segment: a range of `segments`, each of
@@ -46,6 +46,9 @@ struct NodePlan {
     succession: u32,
     /// A line with neither commands nor queries: said exactly as written.
     quiet: bool,
+    /// A quiet line with no condition: what arriving at it says (speaker, words), read here so
+    /// a walk through plain lines never touches the nodes themselves.
+    said: Option<(Option<&'p str>, &'p [Fragment])>,
     /// A menu that asks nothing: its offer, as an index into `offers`.
     offer: u32,
 }
@@ -126,6 +129,11 @@ impl<'p> PlayContext<'p> {
         self.plans.get(node).map_or(0, |plan| plan.to_play.len())
     }
 
+    /// What arriving at `node` says, when it is a quiet line with no condition.
+    pub(crate) fn said(&self, node: usize) -> Option<(Option<&'p str>, &'p [Fragment])> {
+        self.plans.get(node).and_then(|plan| plan.said)
+    }
+
     /// Whether `node` is a line with neither commands nor queries.
     pub(crate) fn quiet(&self, node: usize) -> bool {
         self.plans.get(node).is_some_and(|plan| plan.quiet)
@@ -150,7 +158,7 @@ impl<'p> PlayContext<'p> {
         start..self.questions.len() as u32
     }
 
-    fn plan(&mut self, node: &'p Node) -> NodePlan {
+    fn plan(&mut self, node: &'p Node) -> NodePlan<'p> {
         let mut play_groups: Vec<Vec<Question<'p>>> = Vec::new();
         let mut leave: Vec<Question<'p>> = Vec::new();
         let mut quiet = false;
@@ -236,7 +244,13 @@ impl<'p> PlayContext<'p> {
         let to_leave = self.push_group(&leave);
         let onward = crate::stepping::departure::way_out(node, None).map_or(NONE, index);
         let succession = node.succession().map_or(NONE, index);
-        NodePlan { conflict, to_play, to_leave, onward, succession, quiet, offer }
+        let said = match node {
+            Node::Line { speaker, speech, condition: None, .. } if quiet => {
+                Some((self.playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), speech.as_slice()))
+            }
+            _ => None,
+        };
+        NodePlan { conflict, to_play, to_leave, onward, succession, quiet, said, offer }
     }
 }
 

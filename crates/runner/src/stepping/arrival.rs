@@ -20,6 +20,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         let mut standing = fallback;
         let mut passed = 0usize;
         loop {
+            if let Some((speaker, speech)) = self.context.said(here) {
+                // A plain line: said as written, read off the context without touching the node.
+                self.events.push(Event::Said { speaker, speech: speech.into() });
+                return Situation::AtNode(here);
+            }
             let Some(node) = self.node(here) else {
                 self.refuse(
                     RefusalReason::LeadsNowhere,

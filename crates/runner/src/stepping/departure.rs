@@ -11,12 +11,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     /// Leaves `index`. Without answers, a node whose ways out are guarded asks the world first
     /// (one `Resolve` carrying every guard, A1); with them, the way the answers allow is taken.
     pub(crate) fn leave(&mut self, index: usize, answers: Option<&Answers<'_>>) -> Arrived {
-        let Some(node) = self.node(index) else {
-            self.refuse(RefusalReason::LeadsNowhere, format!("node {index} is not in the playbook"));
-            return Arrived::Stands(Situation::AtNode(index));
-        };
         let onward = match answers {
-            Some(answers) => way_out(node, Some(answers)),
             None => {
                 let asks = self.context.questions_to_leave(index);
                 if !asks.is_empty() {
@@ -25,15 +20,17 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                 }
                 self.context.onward(index)
             }
+            Some(answers) => self.node(index).and_then(|node| way_out(node, Some(answers))),
         };
         match onward {
             Some(next) => Arrived::WalkOn(next),
             None => {
+                let what =
+                    self.node(index).map_or_else(|| "not in the playbook".to_owned(), |n| format!("a {}", n.kind()));
                 self.refuse(
                     RefusalReason::LeadsNowhere,
                     format!(
-                        "node {index} ({}) has no way onward: no jump or arm was taken and it has no succession",
-                        node.kind()
+                        "node {index} ({what}) has no way onward: no jump or arm was taken and it has no succession"
                     ),
                 );
                 Arrived::Stands(Situation::AtNode(index))
