@@ -1,0 +1,319 @@
+//! `stagehand play`: the terminal player. Glue over `stagehand-session`: it reads what the person
+//! types, sends it, and shows what happened.
+//!
+//! In a terminal it styles speech with ANSI and asks the person for keys the world does not know.
+//! Without one (piped input, CI) it reads one choice per line — a number picks an option, an empty
+//! line moves on, the `:` commands work too — prints a plain transcript (echoing each input as
+//! `> …`), answers unknown keys with false or empty words (warning once per key), and exits 0 at
+//! the end of the story.
+
+mod render;
+mod story;
+
+use std::collections::BTreeSet;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use stagehand_runner::{Command, OwnedEvent};
+use stagehand_session::{Happening, Playable, Waiting};
+
+use render::Painter;
+pub use story::read_playbook;
+use story::{open_world, Attended, DialogueStory, Story};
+
+const HELP: &str = "\
+Enter moves on; a number picks an option. Commands:
+  :undo         take back the last move
+  :history      the transcript so far
+  :save FILE    save the run
+  :load FILE    load a run (replayed against the script as it is now)
+  :why          where the run stands, and why each way out is open or closed
+  :restart      start again
+  :quit         stop";
+
+/// What `play` was asked to do.
+pub struct PlayOptions {
+    /// The script or playbook.
+    pub file: PathBuf,
+    /// The world, if any.
+    pub world: Option<PathBuf>,
+    /// The seed random choices draw from.
+    pub seed: u64,
+    /// The anchor to start at.
+    pub start: Option<String>,
+}
+
+/// Plays a story; the exit code says how it went.
+pub fn run(options: PlayOptions) -> ExitCode {
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let colour = interactive && std::env::var_os("NO_COLOR").is_none();
+    let story = DialogueStory { path: options.file.clone(), seed: options.seed };
+    let mut playable = match story.open() {
+        Ok(playable) => playable,
+        Err(message) => return fail(&message),
+    };
+    let inner = match &options.world {
+        Some(path) => match open_world(path, options.seed) {
+            Ok(world) => world,
+            Err(message) => return fail(&message),
+        },
+        None => story::no_world(),
+    };
+    let mut player = Player {
+        world: Attended { inner, ask: interactive },
+        painter: Painter { colour },
+        interactive,
+        warned: BTreeSet::new(),
+        story: &story,
+    };
+    let opening = match options.start {
+        Some(anchor) => Command::start_at(anchor),
+        None => Command::start(),
+    };
+    let happenings = playable.send(opening, &mut player.world);
+    player.show(&happenings);
+    if playable.waiting() == Waiting::NotStarted {
+        return fail("the story did not start");
+    }
+    player.play(playable)
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("stagehand play: {}", message.trim_end());
+    ExitCode::FAILURE
+}
+
+struct Player<'s> {
+    world: Attended,
+    painter: Painter,
+    interactive: bool,
+    warned: BTreeSet<String>,
+    story: &'s dyn Story,
+}
+
+/// What a line of input asked for.
+enum Outcome {
+    Continue,
+    Quit(ExitCode),
+}
+
+impl Player<'_> {
+    fn say(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+
+    fn show(&mut self, happenings: &[Happening]) {
+        let mut opened = None;
+        for happening in happenings {
+            if let Happening::Guessed { key, answer, problem } = happening {
+                if let Some(problem) = problem {
+                    eprintln!("warning: the world could not answer {key}: {problem}");
+                }
+                if self.warned.insert(key.clone()) {
+                    eprintln!(
+                        "warning: nobody answers {key}; taking {} (give a --world to answer it)",
+                        stagehand_session::AnswerText(answer)
+                    );
+                }
+            }
+            if let Some(text) = self.painter.happening(happening, &mut opened) {
+                self.say(&text);
+            }
+            if matches!(happening, Happening::Failed { .. }) {
+                self.say("  (the world could not do it: Enter retries, :undo takes the move back, :quit stops)");
+            }
+        }
+    }
+
+    fn prompt(&self, waiting: &Waiting) {
+        if !self.interactive {
+            return;
+        }
+        let hint = match waiting {
+            Waiting::Next => "",
+            Waiting::Choice { .. } => "choose",
+            Waiting::Held { .. } => "Enter retries",
+            Waiting::Ended => ":undo, :restart or :quit",
+            Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
+        };
+        print!("{}", self.painter.prompt(hint));
+        let _ = std::io::stdout().flush();
+    }
+
+    fn play(&mut self, mut playable: Box<dyn Playable>) -> ExitCode {
+        loop {
+            let waiting = playable.waiting();
+            if let Waiting::Stuck { waiting } = &waiting {
+                self.say(&self.painter.warning(&format!("the run is stuck: {waiting}; :undo or :restart")));
+            }
+            self.prompt(&waiting);
+            let mut line = String::new();
+            match std::io::stdin().read_line(&mut line) {
+                Ok(0) | Err(_) => {
+                    if self.interactive {
+                        self.say("");
+                        return ExitCode::SUCCESS;
+                    }
+                    return match waiting {
+                        Waiting::Ended => ExitCode::SUCCESS,
+                        _ => fail("the input ended before the story did"),
+                    };
+                }
+                Ok(_) => {}
+            }
+            let line = line.trim_end_matches(['\n', '\r']).trim().to_owned();
+            if !self.interactive {
+                self.say(&format!("> {line}"));
+            }
+            if let Some(rest) = line.strip_prefix(':') {
+                let (name, argument) = match rest.split_once(char::is_whitespace) {
+                    Some((name, argument)) => (name, argument.trim()),
+                    None => (rest, ""),
+                };
+                if name == "load" {
+                    match self.load(argument) {
+                        Ok(loaded) => {
+                            playable = loaded;
+                            self.show_current(playable.as_ref());
+                        }
+                        Err(message) => {
+                            if !self.interactive {
+                                return fail(&message);
+                            }
+                            self.say(&self.painter.warning(&message));
+                        }
+                    }
+                    continue;
+                }
+                match self.command(playable.as_mut(), name, argument) {
+                    Outcome::Continue => continue,
+                    Outcome::Quit(code) => return code,
+                }
+            }
+            let happenings = match (&waiting, line.as_str()) {
+                (Waiting::Next, "") => playable.send(Command::Next, &mut self.world),
+                (Waiting::Held { effect }, "") => {
+                    self.say(&format!("  [retrying {}]", stagehand_session::command_text(effect)));
+                    playable.retry(&mut self.world)
+                }
+                (Waiting::Choice { .. }, text) if text.parse::<i64>().is_ok() => {
+                    let number = text.parse::<i64>().unwrap_or(0);
+                    playable.send(Command::Choose(number.saturating_sub(1)), &mut self.world)
+                }
+                (Waiting::Choice { options, .. }, _) => {
+                    self.say(&format!("Choose an option by its number, 1 to {}.", options.len()));
+                    continue;
+                }
+                (Waiting::Ended, _) => {
+                    self.say("The story has ended: :undo, :restart, :history or :quit.");
+                    continue;
+                }
+                _ => {
+                    self.say("Press Enter to move on, or type :help.");
+                    continue;
+                }
+            };
+            if let (Waiting::Choice { options, .. }, Some(Happening::Event(OwnedEvent::Refused { reason, .. }))) =
+                (&waiting, happenings.first())
+            {
+                let number = line.parse::<i64>().unwrap_or(0);
+                let why = match options.get(usize::try_from(number.saturating_sub(1)).unwrap_or(usize::MAX)) {
+                    Some(_) => format!("option {number} is not available now (:why says why)"),
+                    None => format!("there is no option {number}; choose 1 to {}", options.len()),
+                };
+                self.say(&self.painter.warning(&format!("refused ({}): {why}", reason.as_str())));
+                self.say(self.painter.menu(options).trim_end());
+                continue;
+            }
+            self.show(&happenings);
+            if happenings.iter().any(|h| matches!(h, Happening::Event(OwnedEvent::Refused { .. }))) {
+                if let Waiting::Choice { options, .. } = playable.waiting() {
+                    self.say(self.painter.menu(&options).trim_end());
+                }
+            }
+        }
+    }
+
+    fn command(&mut self, playable: &mut dyn Playable, name: &str, argument: &str) -> Outcome {
+        match name {
+            "quit" | "q" => return Outcome::Quit(ExitCode::SUCCESS),
+            "help" | "h" | "?" => self.say(HELP),
+            "why" => self.say(playable.why().trim_end()),
+            "history" => {
+                let history = self.painter.history(playable.history());
+                self.say(history.trim_end());
+            }
+            "undo" => match playable.undo(&mut self.world) {
+                Ok(true) => {
+                    self.say("(undone)");
+                    self.show_current(playable);
+                }
+                Ok(false) => self.say("Nothing to undo."),
+                Err(error) => self.say(&self.painter.warning(&error.to_string())),
+            },
+            "restart" => match playable.restart(&mut self.world) {
+                Ok(happenings) => {
+                    self.say("(restarted)");
+                    self.show(&happenings);
+                }
+                Err(error) => self.say(&self.painter.warning(&error.to_string())),
+            },
+            "save" => {
+                if argument.is_empty() {
+                    self.say("Usage: :save FILE");
+                } else {
+                    match std::fs::write(argument, playable.save_json()) {
+                        Ok(()) => self.say(&format!("(saved to {argument})")),
+                        Err(error) => self.say(&self.painter.warning(&format!("{argument}: {error}"))),
+                    }
+                }
+            }
+            other => self.say(&format!("No command :{other}. {HELP}")),
+        }
+        Outcome::Continue
+    }
+
+    /// Reads the story afresh (so edits are picked up) and loads a save into it.
+    fn load(&mut self, file: &str) -> Result<Box<dyn Playable>, String> {
+        if file.is_empty() {
+            return Err("Usage: :load FILE".into());
+        }
+        let json = std::fs::read_to_string(Path::new(file)).map_err(|e| format!("{file}: {e}"))?;
+        let mut fresh = self.story.open()?;
+        let loaded = fresh.load_json(&json, &mut self.world).map_err(|e| format!("{file}: {e}"))?;
+        self.say(&format!("(loaded {file}: {loaded})"));
+        Ok(fresh)
+    }
+
+    /// Shows where the run stands: the last thing said, and the menu if one waits.
+    fn show_current(&self, playable: &dyn Playable) {
+        let mut last_said = None;
+        for record in playable.history() {
+            let mut opened = None;
+            for event in &record.events {
+                if matches!(event, OwnedEvent::Said { .. } | OwnedEvent::Continued { .. }) {
+                    if let Some(line) = self.painter.event_in_line(event, &mut opened) {
+                        last_said = Some(line);
+                    }
+                }
+            }
+        }
+        match playable.waiting() {
+            Waiting::Choice { options, .. } => {
+                if let Some(line) = last_said {
+                    self.say(&line);
+                }
+                self.say(self.painter.menu(&options).trim_end());
+            }
+            Waiting::Ended => self.say(&self.painter.event(&OwnedEvent::Ended).unwrap_or_default()),
+            _ => {
+                if let Some(line) = last_said {
+                    self.say(&line);
+                }
+            }
+        }
+    }
+}

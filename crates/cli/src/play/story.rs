@@ -1,0 +1,135 @@
+//! Opening what is played: a script or playbook from disk, and the world that answers it.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use stagehand_dialoguedown::{compile, render_human, Options};
+use stagehand_playbook::{Fragment, Playbook};
+use stagehand_runner::{Answer, AnswerKind};
+use stagehand_session::{parse_answer, FactsWorld, LuaWorld, NoWorld, Playable, Session, World, WorldError};
+
+/// Something the front-end can open afresh (at the start, and again for `:load`, to pick up edits
+/// to the file). A ChatMapper project would be another implementation, opening its own engine
+/// behind [`Playable`].
+pub trait Story {
+    /// Reads the story from disk into a run that has not started.
+    fn open(&self) -> Result<Box<dyn Playable>, String>;
+}
+
+/// A DialogueDown script (`*.dialogue.md`, `*.md`) or a playbook (JSON).
+pub struct DialogueStory {
+    /// The file.
+    pub path: PathBuf,
+    /// The seed random choices draw from.
+    pub seed: u64,
+}
+
+impl Story for DialogueStory {
+    fn open(&self) -> Result<Box<dyn Playable>, String> {
+        Ok(Box::new(Session::new(read_playbook(&self.path)?, self.seed)))
+    }
+}
+
+/// Reads a script (compiling it) or a playbook. The error names the file, and the line and column
+/// where there are some.
+pub fn read_playbook(path: &Path) -> Result<Playbook, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let is_script = name.ends_with(".md");
+    if is_script {
+        let compilation = compile(&text, &name, &Options::default());
+        match compilation.playbook {
+            Some(playbook) if !compilation.has_errors() => Ok(playbook),
+            _ => {
+                let mut message = render_human(&compilation.diagnostics, &text, &name);
+                let located: Vec<String> = compilation
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| format!("{}:{}:{}: {}", d.file, d.line, d.column, d.message))
+                    .collect();
+                message.push_str(&format!("{name} does not compile:\n{}", located.join("\n")));
+                Err(message)
+            }
+        }
+    } else {
+        stagehand_playbook::read(&text).map_err(|e| match e {
+            stagehand_playbook::ReadError::Syntax { line, column, message } => {
+                format!("{name}:{line}:{column}: not a playbook: {message}")
+            }
+            other => format!("{name}: not a playbook: {other}"),
+        })
+    }
+}
+
+/// Opens a world by its file's extension: `.lua`, `.toml` or `.json`.
+pub fn open_world(path: &Path, seed: u64) -> Result<Box<dyn World>, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let world: Result<Box<dyn World>, WorldError> = match path.extension().and_then(|e| e.to_str()) {
+        Some("lua") => LuaWorld::new(&name, &text, seed).map(|w| Box::new(w) as Box<dyn World>),
+        Some("toml") => FactsWorld::from_toml(&text).map(|w| Box::new(w) as Box<dyn World>),
+        Some("json") => FactsWorld::from_json(&text).map(|w| Box::new(w) as Box<dyn World>),
+        _ => return Err(format!("{name}: a world is a .lua script or a .toml or .json file of facts")),
+    };
+    world.map_err(|e| format!("{name}: {e}"))
+}
+
+/// No world file: an empty world.
+pub fn no_world() -> Box<dyn World> {
+    Box::new(NoWorld)
+}
+
+/// A world with a person standing by: a key the world does not know is asked of the person at
+/// the terminal. Without a terminal it is left unknown, and the session answers with a default.
+pub struct Attended {
+    /// The world itself.
+    pub inner: Box<dyn World>,
+    /// Whether a person can be asked.
+    pub ask: bool,
+}
+
+impl World for Attended {
+    fn answer(&mut self, key: &str, kind: AnswerKind) -> Result<Option<Answer<'static>>, WorldError> {
+        if let Some(answer) = self.inner.answer(key, kind)? {
+            return Ok(Some(answer));
+        }
+        if !self.ask || !std::io::stdin().is_terminal() {
+            return Ok(None);
+        }
+        let hint = match kind {
+            AnswerKind::Truth => "yes/no",
+            AnswerKind::Text => "words",
+            AnswerKind::Number => "a number, 0 or more",
+        };
+        loop {
+            print!("  ? {key} ({hint}): ");
+            let _ = std::io::stdout().flush();
+            let mut line = String::new();
+            match std::io::stdin().read_line(&mut line) {
+                Ok(0) | Err(_) => return Ok(None),
+                Ok(_) => {}
+            }
+            let line = line.trim_end_matches(['\n', '\r']);
+            if let Some(answer) = parse_answer(line, kind) {
+                return Ok(Some(answer));
+            }
+        }
+    }
+
+    fn perform(&mut self, effect: &Fragment) -> Result<(), WorldError> {
+        self.inner.perform(effect)
+    }
+
+    fn reset(&mut self) -> Result<(), WorldError> {
+        self.inner.reset()
+    }
+
+    fn keeps_state(&self) -> bool {
+        self.inner.keeps_state()
+    }
+
+    fn take_log(&mut self) -> Vec<String> {
+        self.inner.take_log()
+    }
+}

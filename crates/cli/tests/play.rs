@@ -1,0 +1,247 @@
+//! `stagehand play` and `stagehand graph` driven as a person or a CI job drives them: piped input,
+//! one choice per line, and the transcript checked as a snapshot.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `stagehand ARGS` in `dir` with `input` piped in; the transcript shows the command, its
+/// standard output, its standard error and its exit code, with `dir`'s own path written `[dir]`.
+fn run_in(dir: &Path, args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stagehand"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // The player may stop reading before the input ends (a refused load); that is not an error.
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    let output = child.wait_with_output().expect("the binary finishes");
+    let text = format!(
+        "$ stagehand {}\n{}--- stderr\n{}--- exit {}\n",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        output.status.code().unwrap_or(-1)
+    );
+    text.replace(&dir.display().to_string(), "[dir]")
+}
+
+fn run(args: &[&str], input: &str) -> String {
+    run_in(&root(), args, input)
+}
+
+/// Input lines, each ended by a newline.
+fn lines(lines: &[&str]) -> String {
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+const EXAMPLE: &str = "examples/club-fair.dialogue.md";
+const WORLD: &str = "examples/club-fair.world.lua";
+
+#[test]
+fn the_example_plays_to_the_end_with_its_world() {
+    let input = lines(&["", "", "2", "", "", "", "", "", "", "", ""]);
+    let transcript = run(&["play", EXAMPLE, "--world", WORLD, "--seed", "3"], &input);
+    assert!(!transcript.contains('\x1b'), "no escape codes without a terminal");
+    insta::assert_snapshot!(transcript);
+}
+
+#[test]
+fn an_unavailable_option_is_refused_and_why_says_why() {
+    let input = lines(&["", "", "3", "1", ":why", ":undo", ":why", "4", ":history", "", "", "", "", "", ""]);
+    insta::assert_snapshot!(run(&["play", EXAMPLE, "--world", WORLD, "--seed", "1"], &input));
+}
+
+#[test]
+fn without_a_world_unknown_keys_are_false_and_warned_about_once() {
+    let input = lines(&["", "", "", "1", "", "", "", "", "", "", "", ":restart", "", "", "1", ":quit"]);
+    insta::assert_snapshot!(run(&["play", EXAMPLE, "--seed", "9"], &input));
+}
+
+#[test]
+fn a_random_choice_follows_the_seed_and_a_restart_draws_on() {
+    let script = "conformance/stagehand/random-static-weights/source.dialogue.md";
+    let input = lines(&["", "", "", ":restart", "", "", ""]);
+    let transcript = run(&["play", script, "--seed", "4"], &input);
+    // The picks conformance/stagehand/random-static-weights pins for seed 4.
+    let sun = transcript.find("The Sun").expect("the first draw is the Sun");
+    let moon = transcript.find("The Moon").expect("the second draw is the Moon");
+    assert!(sun < moon, "{transcript}");
+    insta::assert_snapshot!(transcript);
+}
+
+#[test]
+fn a_playbook_plays_with_facts_for_a_world() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("facts.toml"), "[Hero]\nLuck = 0\nFear = 2\n").expect("written");
+    let playbook = root().join("conformance/stagehand/random-dynamic-weights/playbook.json");
+    std::fs::copy(playbook, dir.path().join("gate.json")).expect("copied");
+    let transcript = run_in(dir.path(), &["play", "gate.json", "--world", "facts.toml"], &lines(&["", "", ""]));
+    assert!(transcript.contains("Turn around and go home."), "{transcript}");
+    insta::assert_snapshot!(transcript);
+}
+
+/// Plays the example into the art club, saves, and quits; returns the transcript.
+fn save_after_the_art_club(dir: &Path) -> String {
+    run_in(
+        dir,
+        &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua"],
+        &lines(&["", "", "1", "", ":save fair.save.json", ":quit"]),
+    )
+}
+
+fn copy_example(dir: &Path) {
+    for file in ["club-fair.dialogue.md", "club-fair.world.lua"] {
+        std::fs::copy(root().join("examples").join(file), dir.join(file)).expect("copied");
+    }
+}
+
+fn edit(dir: &Path, from: &str, to: &str) {
+    let path = dir.join("club-fair.dialogue.md");
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains(from), "the example still says {from:?}");
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("written");
+}
+
+#[test]
+fn a_save_loads_after_a_line_is_reworded() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy_example(dir.path());
+    let saved = save_after_the_art_club(dir.path());
+    assert!(saved.contains("(saved to fair.save.json)"), "{saved}");
+    edit(dir.path(), "Every table wants *you*.", "Every single table wants *you*.");
+    let loaded = run_in(
+        dir.path(),
+        &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua", "--seed", "3"],
+        &lines(&[":load fair.save.json", "", "", "", "", "", "", ""]),
+    );
+    insta::assert_snapshot!(format!("{saved}\n{loaded}"));
+}
+
+#[test]
+fn a_save_loads_after_a_scene_is_added() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy_example(dir.path());
+    save_after_the_art_club(dir.path());
+    let path = dir.path().join("club-fair.dialogue.md");
+    let mut text = std::fs::read_to_string(&path).expect("read");
+    text.push_str("\n# The Staff Room\n\nMira: Nobody ever finds the staff room.\n");
+    std::fs::write(&path, text).expect("written");
+    let loaded = run_in(
+        dir.path(),
+        &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua"],
+        &lines(&[":load fair.save.json", ":quit"]),
+    );
+    assert!(loaded.contains("steps replayed"), "{loaded}");
+    assert!(loaded.ends_with("--- exit 0\n"), "{loaded}");
+}
+
+#[test]
+fn a_save_is_refused_when_the_chosen_option_is_gone() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy_example(dir.path());
+    save_after_the_art_club(dir.path());
+    edit(
+        dir.path(),
+        "- Join the art club.\n\n  `JoinClub(\"You\", \"Art\")` Mira presses a paintbrush into your hand.\n\n",
+        "",
+    );
+    let refused = run_in(
+        dir.path(),
+        &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua"],
+        &lines(&[":load fair.save.json", ""]),
+    );
+    assert!(refused.contains("step"), "{refused}");
+    assert!(refused.ends_with("--- exit 1\n"), "{refused}");
+    insta::assert_snapshot!(refused);
+}
+
+#[test]
+fn a_script_that_does_not_compile_is_reported_with_its_place() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("broken.dialogue.md"), "Alice: Off we go.\n\n=> [Nowhere](#nowhere)\n")
+        .expect("written");
+    let transcript = run_in(dir.path(), &["play", "broken.dialogue.md"], "");
+    assert!(transcript.contains("broken.dialogue.md:3:"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 1\n"), "{transcript}");
+    insta::assert_snapshot!(transcript);
+}
+
+#[test]
+fn a_playbook_that_does_not_read_is_reported_with_its_place() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("bad.json"), "{\n  \"format\": {\n    \"version\": 0,\n  }\n}\n").expect("written");
+    let transcript = run_in(dir.path(), &["play", "bad.json"], "");
+    assert!(transcript.contains("bad.json:4:"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 1\n"), "{transcript}");
+}
+
+#[test]
+fn play_starts_at_an_anchor_and_refuses_one_it_lacks() {
+    let transcript = run(&["play", EXAMPLE, "--world", WORLD, "--start", "the-secret-club"], &lines(&[":quit"]));
+    assert!(transcript.contains("Stranger: You found us."), "{transcript}");
+    assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
+    let transcript = run(&["play", EXAMPLE, "--start", "the-moon"], "");
+    assert!(transcript.contains("no-such-anchor") && transcript.contains("the-party"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 1\n"), "{transcript}");
+}
+
+#[test]
+fn a_world_that_does_not_load_is_reported() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("broken.lua"), "function JoinClub(\n").expect("written");
+    std::fs::copy(root().join(EXAMPLE), dir.path().join("fair.dialogue.md")).expect("copied");
+    let transcript = run_in(dir.path(), &["play", "fair.dialogue.md", "--world", "broken.lua"], "");
+    assert!(transcript.contains("broken.lua"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 1\n"), "{transcript}");
+}
+
+#[test]
+fn input_that_ends_before_the_story_fails() {
+    let transcript = run(&["play", EXAMPLE, "--world", WORLD], "\n");
+    assert!(transcript.contains("the input ended before the story did"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 1\n"), "{transcript}");
+}
+
+#[test]
+fn the_graph_draws_as_dot() {
+    insta::assert_snapshot!(run(&["graph", EXAMPLE, "--format", "dot"], ""));
+}
+
+#[test]
+fn the_graph_draws_as_mermaid() {
+    insta::assert_snapshot!(run(&["graph", EXAMPLE, "--format", "mermaid"], ""));
+}
+
+#[test]
+fn the_random_choice_cases_conform() {
+    let transcript = run(&["conform", "conformance/stagehand"], "");
+    assert!(transcript.contains("4 passed, 0 failed"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
+}
+
+#[test]
+fn the_random_choice_cases_compile_from_their_sources() {
+    let cases = root().join("conformance/stagehand");
+    let mut checked = 0;
+    for case in std::fs::read_dir(&cases).expect("the cases") {
+        let dir = case.expect("a case").path();
+        let source = std::fs::read_to_string(dir.join("source.dialogue.md")).expect("a source");
+        let compiled = stagehand_dialoguedown::compile(&source, "source.dialogue.md", &Default::default());
+        let playbook = compiled.playbook.expect("the source compiles");
+        let json = std::fs::read_to_string(dir.join("playbook.json")).expect("a playbook");
+        assert_eq!(stagehand_playbook::read(&json).expect("the playbook reads"), playbook, "{}", dir.display());
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}

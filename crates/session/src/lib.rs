@@ -1,0 +1,62 @@
+//! Stagehand's session layer: a run of a playbook as a person plays it.
+//!
+//! - [`Session`] holds the playbook, the seed, the runner's state and a **journal** of every
+//!   command the run accepted (answers included, each marked as the person's or the world's).
+//!   It steps the runner and lets a [`World`] answer the run's requests.
+//! - **Undo by replay**: [`Session::undo`] replays the journal without the person's last move from
+//!   the initial state; nothing is ever inverted. The world is rebuilt and replayed with it, so a
+//!   Lua world rewinds with the story.
+//! - **Saves** ([`Save`]): format version, the playbook's fingerprint, the seed, the state and the
+//!   journal, in JSON this crate spells. [`Session::load`] restores a save into the playbook it
+//!   came from, and replays it against an edited one, refusing with the step where the story now
+//!   differs when a step is no longer accepted.
+//! - **Worlds** ([`World`]): [`FactsWorld`] (facts from TOML or JSON), [`LuaWorld`] (a sandboxed Lua
+//!   script whose functions answer keys and carry out commands), [`NoWorld`].
+//! - [`Playable`]: what a front-end needs from a story it plays, so the terminal player can play
+//!   other engines (ChatMapper) behind the same seam.
+//!
+//! ```
+//! use stagehand_playbook::{Edge, Fragment, Node, Playbook, Speaker};
+//! use stagehand_runner::Command;
+//! use stagehand_session::{NoWorld, Session, Waiting};
+//!
+//! let mut playbook = Playbook::new("hello.dialogue.md");
+//! playbook.speakers.push(Speaker::named("Alice"));
+//! playbook.nodes.push(Node::Line {
+//!     speaker: 0,
+//!     speech: vec![Fragment::text("Hello.")],
+//!     condition: None,
+//!     out: vec![Edge::Succession { target: 1 }],
+//! });
+//! playbook.nodes.push(Node::End);
+//!
+//! let mut session = Session::new(playbook.clone(), 7);
+//! session.send(Command::start(), &mut NoWorld);
+//! session.send(Command::Next, &mut NoWorld);
+//! assert_eq!(session.waiting(), Waiting::Ended);
+//! assert!(session.undo(&mut NoWorld)?);
+//! assert_eq!(session.waiting(), Waiting::Next);
+//!
+//! let saved = session.save().to_json();
+//! let (again, _) = Session::load_json(playbook, &saved, &mut NoWorld)?;
+//! assert_eq!(again.state(), session.state());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod core;
+mod journal;
+mod playable;
+mod save;
+mod session;
+mod why;
+mod world;
+
+pub use journal::{AnswerText, CommandText, Entry, Happening, Record, Sender};
+pub use playable::Playable;
+pub use save::{Save, SaveError, SAVE_VERSION};
+pub use session::{LoadError, Loaded, ReplayError, Session, Waiting};
+pub use why::{explain, why};
+pub use world::{
+    command_text, default_answer, parse_answer, FactsWorld, LuaWorld, NoWorld, World, WorldError, PERFORM_FUNCTION,
+    QUERY_FUNCTION,
+};
