@@ -1,0 +1,158 @@
+//! The dialogue tree: the script in the language's own words, after jumps are assembled,
+//! control lines recognized and defaults filled (the reference compiler's "desugared" AST).
+//!
+//! Speech is kept as playbook [`Fragment`]s already, since nothing between here and the
+//! playbook changes a fragment; what analysis resolves (speakers, jump targets) sits beside it.
+
+use std::ops::Range;
+
+use stagehand_playbook::Fragment;
+
+/// One block of the script body.
+#[derive(Debug, Clone)]
+pub(crate) enum Block {
+    /// A heading: where a scene starts.
+    Scene(SceneHeading),
+    /// A spoken line.
+    Line(Line),
+    /// An effect-only line: commands and at most one jump, nothing said.
+    Control(ControlLine),
+    /// A list: a player choice, or a random one when its options carry weights.
+    Choices(Choices),
+    /// A conditional block: `if` / `elseif` / `else` arms.
+    Branches(ControlBlock),
+}
+
+/// A heading token.
+#[derive(Debug, Clone)]
+pub(crate) struct SceneHeading {
+    /// The heading's words, flattened.
+    pub title: String,
+    /// Whether it sits inside a branch or an option (which is an error).
+    pub nested: bool,
+    pub span: Range<usize>,
+}
+
+/// A key condition, as written.
+#[derive(Debug, Clone)]
+pub(crate) struct Cond {
+    pub key: String,
+    pub span: Range<usize>,
+}
+
+/// A tag in a speaker prefix.
+#[derive(Debug, Clone)]
+pub(crate) struct TagSyntax {
+    pub name: String,
+    pub value: Option<String>,
+    pub reserved: bool,
+    pub span: Range<usize>,
+}
+
+/// Who speaks a line, as written (unresolved).
+#[derive(Debug, Clone)]
+pub(crate) enum SpeakerSyntax {
+    /// No prefix: whoever the default speaker is.
+    Default,
+    /// `Alice:`
+    Name { name: String, span: Range<usize> },
+    /// `@A:`
+    Id { id: String, span: Range<usize> },
+    /// `Alice @A #tag:`
+    Declaration { name: String, id: Option<String>, tags: Vec<TagSyntax>, span: Range<usize> },
+    /// `@A #tag:`
+    Partial { id: String, tags: Vec<TagSyntax>, span: Range<usize> },
+}
+
+/// Where a jump leads, once analysis has looked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum JumpTarget {
+    /// Not resolved yet (before analysis), or resolved to nothing.
+    Unresolved,
+    /// The reserved `#END`.
+    End,
+    /// A scene, by its anchor.
+    Anchor(String),
+    /// Another file or a URL: no divert is wired.
+    Outside,
+}
+
+/// An assembled `=> [label](target)`.
+#[derive(Debug, Clone)]
+pub(crate) struct Jump {
+    pub label: Vec<Fragment>,
+    pub target: String,
+    /// A condition written right before the `=>` on the same line.
+    pub condition: Option<Cond>,
+    pub resolved: JumpTarget,
+    pub span: Range<usize>,
+}
+
+/// A spoken line.
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub condition: Option<Cond>,
+    pub speaker: SpeakerSyntax,
+    /// The speaker's position in the speaker table, once analysis binds it.
+    pub speaker_index: usize,
+    pub speech: Vec<Fragment>,
+    pub jump: Option<Jump>,
+}
+
+/// An effect-only line.
+#[derive(Debug, Clone)]
+pub(crate) struct ControlLine {
+    pub condition: Option<Cond>,
+    pub effects: Vec<Fragment>,
+    pub jump: Option<Jump>,
+}
+
+/// A choice weight, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum WeightSyntax {
+    /// `50%`
+    Number(f64),
+    /// `%`
+    Auto,
+    /// `Key%`
+    Query(String),
+    /// Something that is not a valid weight (`-10%`).
+    Invalid(String),
+}
+
+/// A list of options.
+#[derive(Debug, Clone)]
+pub(crate) struct Choices {
+    pub ordered: bool,
+    pub options: Vec<ChoiceArm>,
+    pub span: Range<usize>,
+}
+
+impl Choices {
+    /// Whether the engine picks (any option carries a weight).
+    pub fn is_random(&self) -> bool {
+        self.options.iter().any(|option| option.weight.is_some())
+    }
+}
+
+/// One option of a list.
+#[derive(Debug, Clone)]
+pub(crate) struct ChoiceArm {
+    pub condition: Option<Cond>,
+    pub weight: Option<(WeightSyntax, Range<usize>)>,
+    pub body: Vec<Block>,
+    pub span: Range<usize>,
+}
+
+/// A conditional block.
+#[derive(Debug, Clone)]
+pub(crate) struct ControlBlock {
+    pub arms: Vec<Arm>,
+}
+
+/// One arm of a conditional block; the `else` has no condition.
+#[derive(Debug, Clone)]
+pub(crate) struct Arm {
+    pub condition: Option<Cond>,
+    pub body: Vec<Block>,
+}

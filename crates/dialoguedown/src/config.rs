@@ -1,0 +1,268 @@
+//! Configuration: what a project's `dialogue.toml` says, as [`Options`] the compiler reads.
+//!
+//! [`Options::default()`] is the reference compiler's behaviour with no configuration at all:
+//! no configured speakers, the `stage-boundary` mode, and the default handling of unmodeled
+//! Markdown (authoring aids ignored, anything that might be content kept).
+
+use serde::Deserialize;
+
+/// Everything a compile can be told.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Options {
+    /// Speakers the project declares, in the order written; they come first in the speaker table.
+    pub speakers: Vec<ConfiguredSpeaker>,
+    /// How far a compile goes after an error.
+    pub mode: Mode,
+    /// What becomes of each kind of Markdown the language does not model.
+    pub unmodeled: Unmodeled,
+}
+
+/// A speaker declared in `dialogue.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConfiguredSpeaker {
+    /// The display name (required, non-empty).
+    pub name: String,
+    /// The stable `@id`, if any.
+    pub id: Option<String>,
+    /// Whether this speaker voices lines that name nobody.
+    pub default: bool,
+    /// Tags, each a name and an optional value.
+    pub tags: Vec<(String, Option<String>)>,
+}
+
+/// How far a compile proceeds after an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Report every error a stage finds, then stop before the next stage (the default).
+    #[default]
+    StageBoundary,
+    /// Recover through every stage, for the fullest picture.
+    BestEffort,
+}
+
+/// What happens to one kind of unmodeled Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Its source text becomes dialogue text.
+    Keep,
+    /// It is left out of the dialogue, like a comment.
+    Ignore,
+}
+
+/// The handling of each kind of unmodeled Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unmodeled {
+    /// Fenced and indented code blocks (default: ignore).
+    pub code_block: Handling,
+    /// `---` dividers after the front matter (default: ignore).
+    pub thematic_break: Handling,
+    /// Pipe tables (default: ignore).
+    pub table: Handling,
+    /// Raw HTML other than comments (default: keep).
+    pub raw_html: Handling,
+    /// `<https://…>` autolinks (default: keep).
+    pub autolink: Handling,
+    /// Anything else unmodeled (default: keep).
+    pub other: Handling,
+}
+
+impl Default for Unmodeled {
+    fn default() -> Self {
+        Unmodeled {
+            code_block: Handling::Ignore,
+            thematic_break: Handling::Ignore,
+            table: Handling::Ignore,
+            raw_html: Handling::Keep,
+            autolink: Handling::Keep,
+            other: Handling::Keep,
+        }
+    }
+}
+
+/// Why a `dialogue.toml` could not be read, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (line {line}, column {column})")]
+pub struct ConfigError {
+    /// What is wrong.
+    pub message: String,
+    /// The 1-based line of the problem (1 when unknown).
+    pub line: usize,
+    /// The 1-based column of the problem (1 when unknown).
+    pub column: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    speakers: Vec<FileSpeaker>,
+    mode: Option<String>,
+    markdown: Option<FileMarkdown>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpeaker {
+    name: String,
+    id: Option<String>,
+    #[serde(default)]
+    default: bool,
+    #[serde(default)]
+    tags: Vec<FileTag>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileTag {
+    Plain(String),
+    Table { name: String, value: Option<String> },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileMarkdown {
+    unmodeled: Option<toml::Table>,
+}
+
+impl Options {
+    /// Reads a `dialogue.toml`. Keys left out keep their defaults.
+    pub fn from_toml(text: &str) -> Result<Options, ConfigError> {
+        let file: File = toml::from_str(text).map_err(|error| {
+            let (line, column) = error.span().map_or((1, 1), |span| position(text, span.start));
+            ConfigError { message: error.message().to_owned(), line, column }
+        })?;
+        let fail = |message: String, needle: &str| {
+            let (line, column) = text.find(needle).map_or((1, 1), |at| position(text, at));
+            ConfigError { message, line, column }
+        };
+        let mut options = Options::default();
+        if let Some(mode) = file.mode {
+            options.mode = match mode.as_str() {
+                "stage-boundary" => Mode::StageBoundary,
+                "best-effort" => Mode::BestEffort,
+                other => {
+                    return Err(fail(
+                        format!("unknown mode \"{other}\"; use \"stage-boundary\" or \"best-effort\""),
+                        "mode",
+                    ))
+                }
+            };
+        }
+        let mut defaults = 0;
+        for speaker in file.speakers {
+            if speaker.name.trim().is_empty() {
+                return Err(fail("a configured speaker needs a non-empty name".into(), "name"));
+            }
+            defaults += usize::from(speaker.default);
+            let tags = speaker
+                .tags
+                .into_iter()
+                .map(|tag| match tag {
+                    FileTag::Plain(text) => match text.split_once('=') {
+                        Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
+                        None => (text, None),
+                    },
+                    FileTag::Table { name, value } => (name, value),
+                })
+                .collect();
+            options.speakers.push(ConfiguredSpeaker {
+                name: speaker.name,
+                id: speaker.id,
+                default: speaker.default,
+                tags,
+            });
+        }
+        if defaults > 1 {
+            return Err(fail("at most one configured speaker may set default = true".into(), "default"));
+        }
+        if let Some(table) = file.markdown.and_then(|markdown| markdown.unmodeled) {
+            for (key, value) in table {
+                let handling = match value.as_str() {
+                    Some("keep") => Handling::Keep,
+                    Some("ignore") => Handling::Ignore,
+                    _ => {
+                        return Err(fail(
+                            format!("unmodeled handling for \"{key}\" must be \"keep\" or \"ignore\""),
+                            &key,
+                        ))
+                    }
+                };
+                let slot = match key.as_str() {
+                    "code-block" => &mut options.unmodeled.code_block,
+                    "thematic-break" => &mut options.unmodeled.thematic_break,
+                    "table" => &mut options.unmodeled.table,
+                    "raw-html" => &mut options.unmodeled.raw_html,
+                    "autolink" => &mut options.unmodeled.autolink,
+                    "other" => &mut options.unmodeled.other,
+                    _ => return Err(fail(format!("unknown unmodeled construct \"{key}\""), &key)),
+                };
+                *slot = handling;
+            }
+        }
+        Ok(options)
+    }
+}
+
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let at = crate::diagnostics::clamp(text, at);
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |last| last.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_is_the_default() {
+        assert_eq!(Options::from_toml("").unwrap(), Options::default());
+    }
+
+    #[test]
+    fn speakers_mode_and_overrides_are_read() {
+        let text = r#"
+mode = "best-effort"
+
+[[speakers]]
+name = "Narrator"
+id = "narrator"
+default = true
+
+[[speakers]]
+name = "Alice"
+tags = ["main", "mood=cheerful", { name = "quest=intro", value = "started" }]
+
+[markdown.unmodeled]
+table = "keep"
+"#;
+        let options = Options::from_toml(text).unwrap();
+        assert_eq!(options.mode, Mode::BestEffort);
+        assert_eq!(options.speakers.len(), 2);
+        assert!(options.speakers[0].default);
+        assert_eq!(
+            options.speakers[1].tags,
+            vec![
+                ("main".to_owned(), None),
+                ("mood".to_owned(), Some("cheerful".to_owned())),
+                ("quest=intro".to_owned(), Some("started".to_owned()))
+            ]
+        );
+        assert_eq!(options.unmodeled.table, Handling::Keep);
+        assert_eq!(options.unmodeled.code_block, Handling::Ignore);
+    }
+
+    #[test]
+    fn an_unknown_construct_is_located() {
+        let error = Options::from_toml("[markdown.unmodeled]\nfootnote = \"keep\"\n").unwrap_err();
+        assert!(error.message.contains("footnote"));
+        assert_eq!((error.line, error.column), (2, 1));
+    }
+
+    #[test]
+    fn malformed_toml_is_located() {
+        let error = Options::from_toml("mode = \n").unwrap_err();
+        assert_eq!(error.line, 1);
+    }
+}

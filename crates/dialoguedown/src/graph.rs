@@ -1,0 +1,248 @@
+//! The dialogue graph, emitted straight into a playbook.
+//!
+//! One walk over the analyzed tree creates a node per block, in reading order, so a node's
+//! position is its id. What a node leads to is often not built yet, so the walk carries
+//! *holes*: a fall-through waiting for the next node, an option or arm waiting for the first
+//! node of its body, a scene anchor waiting for the scene's first node. Each new node fills
+//! every open hole; whatever is still open at the end leads to the `end` node. Jumps point at
+//! anchors, which are only all known at the end, so their targets are patched last.
+
+use std::collections::BTreeMap;
+
+use stagehand_playbook::{Condition, Edge, Fragment, Node, Playbook, Weight};
+
+use crate::analysis::{slug, Model};
+use crate::ast::{Block, Cond, Jump, JumpTarget, WeightSyntax};
+
+/// A target not known yet.
+const OPEN: usize = usize::MAX;
+
+enum Hole {
+    /// The node's fall-through.
+    Succession(usize),
+    /// The target of a node's edge (an option or a branch arm).
+    Edge(usize, usize),
+    /// A scene's anchor.
+    Anchor(String),
+}
+
+enum Late {
+    End,
+    Anchor(String),
+}
+
+struct Lowering {
+    nodes: Vec<Node>,
+    anchors: BTreeMap<String, usize>,
+    /// Edges whose target is the end node or an anchor: (node, edge, what).
+    late: Vec<(usize, usize, Late)>,
+}
+
+/// Builds the playbook for an analyzed, error-free document.
+pub(crate) fn emit(blocks: Vec<Block>, model: Model, script: &str) -> Playbook {
+    let mut lowering = Lowering { nodes: Vec::new(), anchors: BTreeMap::new(), late: Vec::new() };
+    let open = lowering.body(blocks, Vec::new());
+    let end = lowering.nodes.len();
+    lowering.nodes.push(Node::End);
+    lowering.fill(open, end);
+    let Lowering { mut nodes, anchors, late } = lowering;
+    for (node, edge, what) in late {
+        let target = match what {
+            Late::End => end,
+            Late::Anchor(anchor) => anchors.get(&anchor).copied().unwrap_or(end),
+        };
+        if let Some(edge) = out_mut(&mut nodes[node]).and_then(|out| out.get_mut(edge)) {
+            set_target(edge, target);
+        }
+    }
+    let mut playbook = Playbook::new(script);
+    playbook.entry = 0;
+    playbook.anchors = anchors;
+    playbook.speakers = model.speakers;
+    playbook.nodes = nodes;
+    playbook
+}
+
+fn out_mut(node: &mut Node) -> Option<&mut Vec<Edge>> {
+    match node {
+        Node::Line { out, .. }
+        | Node::Choice { out, .. }
+        | Node::RandomChoice { out }
+        | Node::Branch { out }
+        | Node::Control { out, .. } => Some(out),
+        Node::End => None,
+    }
+}
+
+fn set_target(edge: &mut Edge, to: usize) {
+    match edge {
+        Edge::Succession { target }
+        | Edge::Option { target, .. }
+        | Edge::RandomOption { target, .. }
+        | Edge::Branch { target, .. }
+        | Edge::Divert { target, .. } => *target = to,
+    }
+}
+
+fn condition(cond: &Option<Cond>) -> Option<Condition> {
+    cond.as_ref().map(|cond| Condition::key(cond.key.clone()))
+}
+
+impl Lowering {
+    fn add(&mut self, node: Node, open: Vec<Hole>) -> usize {
+        let id = self.nodes.len();
+        self.nodes.push(node);
+        self.fill(open, id);
+        id
+    }
+
+    fn fill(&mut self, open: Vec<Hole>, id: usize) {
+        for hole in open {
+            match hole {
+                Hole::Succession(node) => {
+                    if let Some(out) = out_mut(&mut self.nodes[node]) {
+                        out.push(Edge::Succession { target: id });
+                    }
+                }
+                Hole::Edge(node, edge) => {
+                    if let Some(edge) = out_mut(&mut self.nodes[node]).and_then(|out| out.get_mut(edge)) {
+                        set_target(edge, id);
+                    }
+                }
+                Hole::Anchor(anchor) => {
+                    self.anchors.entry(anchor).or_insert(id);
+                }
+            }
+        }
+    }
+
+    /// Adds a jump's divert to a node; returns whether it leaves for sure.
+    fn divert(&mut self, node: usize, jump: &Jump, cond: Option<Condition>) -> bool {
+        let late = match &jump.resolved {
+            JumpTarget::End => Late::End,
+            JumpTarget::Anchor(anchor) => Late::Anchor(anchor.clone()),
+            JumpTarget::Outside | JumpTarget::Unresolved => return false,
+        };
+        let unconditional = cond.is_none();
+        if let Some(out) = out_mut(&mut self.nodes[node]) {
+            self.late.push((node, out.len(), late));
+            out.push(Edge::Divert { target: OPEN, label: jump.label.clone(), condition: cond });
+        }
+        unconditional
+    }
+
+    fn body(&mut self, blocks: Vec<Block>, mut open: Vec<Hole>) -> Vec<Hole> {
+        for block in blocks {
+            open = self.block(block, open);
+        }
+        open
+    }
+
+    fn block(&mut self, block: Block, mut open: Vec<Hole>) -> Vec<Hole> {
+        match block {
+            Block::Scene(scene) => {
+                if !scene.nested {
+                    open.push(Hole::Anchor(slug(&scene.title)));
+                }
+                open
+            }
+            Block::Line(line) => {
+                let node = Node::Line {
+                    speaker: line.speaker_index,
+                    speech: line.speech,
+                    condition: condition(&line.condition),
+                    out: Vec::new(),
+                };
+                let id = self.add(node, open);
+                let leaves = line.jump.as_ref().is_some_and(|jump| self.divert(id, jump, condition(&jump.condition)));
+                if leaves && line.condition.is_none() {
+                    Vec::new()
+                } else {
+                    vec![Hole::Succession(id)]
+                }
+            }
+            Block::Control(control) => {
+                // A condition leading a lone jump guards the jump; otherwise it guards the effects.
+                let on_jump =
+                    control.jump.as_ref().is_some_and(|jump| jump.condition.is_none()) && control.effects.is_empty();
+                let node_condition = if on_jump { None } else { condition(&control.condition) };
+                let node = Node::Control { effects: control.effects, condition: node_condition.clone(), out: vec![] };
+                let id = self.add(node, open);
+                let jump_condition = match &control.jump {
+                    Some(jump) if jump.condition.is_some() => condition(&jump.condition),
+                    _ if on_jump => condition(&control.condition),
+                    _ => None,
+                };
+                let leaves = control.jump.as_ref().is_some_and(|jump| self.divert(id, jump, jump_condition));
+                if leaves && node_condition.is_none() {
+                    Vec::new()
+                } else {
+                    vec![Hole::Succession(id)]
+                }
+            }
+            Block::Choices(choices) => {
+                let random = choices.is_random();
+                let node = if random {
+                    Node::RandomChoice { out: vec![] }
+                } else {
+                    Node::Choice { ordered: choices.ordered, out: vec![] }
+                };
+                let id = self.add(node, open);
+                let mut exits = Vec::new();
+                let all_gated = choices.options.iter().all(|option| option.condition.is_some());
+                for (index, option) in choices.options.into_iter().enumerate() {
+                    let edge = if random {
+                        let weight = match &option.weight {
+                            Some((WeightSyntax::Number(value), _)) => Weight::Number { percentage: *value },
+                            Some((WeightSyntax::Query(key), _)) => Weight::Query { key: key.clone() },
+                            _ => Weight::Auto,
+                        };
+                        Edge::RandomOption { target: OPEN, weight, condition: condition(&option.condition) }
+                    } else {
+                        Edge::Option {
+                            target: OPEN,
+                            label: label(&option.body),
+                            condition: condition(&option.condition),
+                        }
+                    };
+                    if let Some(out) = out_mut(&mut self.nodes[id]) {
+                        out.push(edge);
+                    }
+                    exits.extend(self.body(option.body, vec![Hole::Edge(id, index)]));
+                }
+                // With every option gated, nothing may be on offer: fall through then.
+                if all_gated {
+                    exits.push(Hole::Succession(id));
+                }
+                exits
+            }
+            Block::Branches(control) => {
+                let id = self.add(Node::Branch { out: vec![] }, open);
+                let mut exits = Vec::new();
+                let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
+                for (index, arm) in control.arms.into_iter().enumerate() {
+                    if let Some(out) = out_mut(&mut self.nodes[id]) {
+                        out.push(Edge::Branch { target: OPEN, condition: condition(&arm.condition) });
+                    }
+                    exits.extend(self.body(arm.body, vec![Hole::Edge(id, index)]));
+                }
+                if !has_else {
+                    exits.push(Hole::Succession(id));
+                }
+                exits
+            }
+        }
+    }
+}
+
+/// What an option shows: the words of its first line, or its jump's label.
+fn label(body: &[Block]) -> Vec<Fragment> {
+    match body.first() {
+        Some(Block::Line(line)) => line.speech.clone(),
+        Some(Block::Control(control)) => match &control.jump {
+            Some(jump) if control.effects.is_empty() => jump.label.clone(),
+            _ => control.effects.clone(),
+        },
+        _ => Vec::new(),
+    }
+}

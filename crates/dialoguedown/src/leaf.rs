@@ -1,0 +1,365 @@
+//! Leaf grammars: pure text-to-data parsers for what Markdown leaves as plain text or code —
+//! tags, speaker prefixes, game calls, conditions, weights, control markers, and the `=>`
+//! arrow. None of them builds a node or reports a diagnostic: the builders do that.
+
+use std::ops::Range;
+
+use crate::ast::WeightSyntax;
+
+/// A parsed tag: `#name`, `#name=value`, `##name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TagData {
+    pub name: String,
+    pub value: Option<String>,
+    pub reserved: bool,
+}
+
+/// What a code span's content is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CodeKind {
+    /// `"key"`: a value read.
+    Query(String),
+    /// `("action")`
+    DefaultCommand(String),
+    /// `Name("a", "b")`
+    CustomCommand(String, Vec<String>),
+    /// `key?`
+    Condition(String),
+    /// `50%`, `%`, `key%`
+    Weight(WeightSyntax),
+    /// `if`, `elseif`, `else`
+    Marker(Marker),
+    /// Anything else.
+    Invalid,
+}
+
+/// A control-block marker keyword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    If,
+    ElseIf,
+    Else,
+}
+
+impl Marker {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Marker::If => "if",
+            Marker::ElseIf => "elseif",
+            Marker::Else => "else",
+        }
+    }
+}
+
+/// A parsed speaker prefix: everything up to and including the colon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PrefixData {
+    pub name: Option<String>,
+    pub id: Option<String>,
+    pub tags: Vec<(TagData, Range<usize>)>,
+    /// Bytes consumed, through the colon.
+    pub consumed: usize,
+    /// Where the name and id end (before the tags), relative to the text.
+    pub head_end: usize,
+}
+
+/// One piece of a text run: words, a tag, or an arrow.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Leaf {
+    Text(String, Range<usize>),
+    Tag(TagData, Range<usize>),
+    Arrow(Range<usize>),
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
+}
+
+fn skip_ws(text: &str, at: usize) -> usize {
+    at + text.get(at..).map_or(0, |rest| rest.len() - rest.trim_start().len())
+}
+
+/// An identifier at the start of `text`: its length in bytes (zero if none).
+fn identifier(text: &str) -> usize {
+    text.char_indices().find(|&(_, c)| !is_ident_char(c)).map_or(text.len(), |(at, _)| at)
+}
+
+/// A straight-quoted string at the start of `text`: its content and the bytes consumed.
+fn quoted(text: &str) -> Option<(&str, usize)> {
+    let rest = text.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    Some((&rest[..end], end + 2))
+}
+
+/// A name (identifier or quoted string) at the start of `text`.
+fn name(text: &str) -> Option<(String, usize)> {
+    if text.starts_with('"') {
+        return quoted(text).map(|(inner, used)| (inner.to_owned(), used));
+    }
+    let used = identifier(text);
+    (used > 0).then(|| (text[..used].to_owned(), used))
+}
+
+/// A tag at the start of `text`, and the bytes it takes.
+pub(crate) fn tag(text: &str) -> Option<(TagData, usize)> {
+    let (reserved, mut at) = if text.starts_with("##") {
+        (true, 2)
+    } else if text.starts_with('#') {
+        (false, 1)
+    } else {
+        return None;
+    };
+    let (tag_name, used) = name(&text[at..])?;
+    at += used;
+    let mut value = None;
+    if text[at..].starts_with('=') {
+        let (tag_value, used) = name(&text[at + 1..])?;
+        value = Some(tag_value);
+        at += 1 + used;
+    }
+    Some((TagData { name: tag_name, value, reserved }, at))
+}
+
+/// A tag that stands as a tag inside running text: it ends the text, is followed by another
+/// tag, or is followed directly by punctuation. `#word more words` is read as words.
+fn tag_in_text(text: &str) -> Option<(TagData, usize)> {
+    let (data, used) = tag(text)?;
+    let rest = &text[used..];
+    match rest.chars().next() {
+        None => Some((data, used)),
+        Some(c) if c.is_whitespace() => {
+            let after = rest.trim_start();
+            (after.is_empty() || after.starts_with('#')).then_some((data, used))
+        }
+        Some(_) => Some((data, used)),
+    }
+}
+
+/// Splits a text run into words, tags and (where `arrows`) `=>` arrows. A `#` that does not make
+/// a tag starts a new run of words, as the reference tokenizer does.
+pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Leaf> {
+    let exact = span.end.saturating_sub(span.start) == text.len();
+    let place = |from: usize, to: usize| {
+        if exact {
+            span.start + from..span.start + to
+        } else {
+            span.clone()
+        }
+    };
+    let mut leaves = Vec::new();
+    let mut run = String::new();
+    let mut run_start = 0;
+    let mut at = 0;
+    let flush = |run: &mut String, run_start: usize, at: usize, leaves: &mut Vec<Leaf>| {
+        if !run.is_empty() {
+            leaves.push(Leaf::Text(std::mem::take(run), place(run_start, at)));
+        }
+    };
+    while at < text.len() {
+        // Words up to the next place a tag or an arrow could start go in whole.
+        let next = text[at..].find(['#', '=']).map_or(text.len(), |offset| at + offset);
+        if next > at {
+            run.push_str(&text[at..next]);
+            at = next;
+            continue;
+        }
+        if arrows && text[at..].starts_with("=>") {
+            flush(&mut run, run_start, at, &mut leaves);
+            leaves.push(Leaf::Arrow(place(at, at + 2)));
+            at += 2;
+            run_start = at;
+            continue;
+        }
+        if text[at..].starts_with('#') {
+            flush(&mut run, run_start, at, &mut leaves);
+            run_start = at;
+            if let Some((data, used)) = tag_in_text(&text[at..]) {
+                leaves.push(Leaf::Tag(data, place(at, at + used)));
+                at += used;
+                run_start = at;
+                continue;
+            }
+            let hashes = text[at..].len() - text[at..].trim_start_matches('#').len();
+            run.push_str(&text[at..at + hashes]);
+            at += hashes;
+            continue;
+        }
+        // A lone `=`.
+        run.push('=');
+        at += 1;
+    }
+    flush(&mut run, run_start, at, &mut leaves);
+    leaves
+}
+
+/// A speaker prefix at the start of `text`, if the text opens with one.
+pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData> {
+    let mut at = skip_ws(text, 0);
+    let mut speaker_name = None;
+    if let Some((parsed, used)) = name(&text[at..]) {
+        speaker_name = Some(parsed);
+        at += used;
+    }
+    let mut id = None;
+    loop {
+        let next = skip_ws(text, at);
+        let Some(rest) = text[next..].strip_prefix('@') else { break };
+        let used = identifier(rest);
+        if used == 0 {
+            return None;
+        }
+        id.get_or_insert_with(|| rest[..used].to_owned());
+        at = next + 1 + used;
+    }
+    let head_end = at;
+    let mut tags = Vec::new();
+    loop {
+        let next = skip_ws(text, at);
+        let Some((data, used)) = tag(&text[next..]) else { break };
+        tags.push((data, next..next + used));
+        at = next + used;
+    }
+    at = skip_ws(text, at);
+    if !text[at..].starts_with(':') || (speaker_name.is_none() && id.is_none() && tags.is_empty()) {
+        return None;
+    }
+    Some(PrefixData { name: speaker_name, id, tags, consumed: at + 1, head_end })
+}
+
+/// What a code span's content means.
+pub(crate) fn code(content: &str) -> CodeKind {
+    let trimmed = content.trim();
+    match trimmed {
+        "if" => return CodeKind::Marker(Marker::If),
+        "elseif" => return CodeKind::Marker(Marker::ElseIf),
+        "else" => return CodeKind::Marker(Marker::Else),
+        _ => {}
+    }
+    if let Some(body) = trimmed.strip_suffix('?') {
+        return key(body).map_or(CodeKind::Invalid, CodeKind::Condition);
+    }
+    if let Some(body) = trimmed.strip_suffix('%') {
+        return CodeKind::Weight(weight(body.trim()));
+    }
+    if let Some((inner, used)) = quoted(trimmed) {
+        if used == trimmed.len() {
+            return CodeKind::Query(inner.to_owned());
+        }
+    }
+    if let Some(inner) = trimmed.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')) {
+        let inner = inner.trim();
+        return match quoted(inner) {
+            Some((action, used)) if used == inner.len() => CodeKind::DefaultCommand(action.to_owned()),
+            _ => CodeKind::Invalid,
+        };
+    }
+    custom_command(trimmed).unwrap_or(CodeKind::Invalid)
+}
+
+/// A key before a sigil: a quoted string escapes anything; unquoted, it is the trimmed text,
+/// which may not be empty or hold a quote.
+fn key(body: &str) -> Option<String> {
+    let body = body.trim();
+    match quoted(body) {
+        Some((inner, used)) if used == body.len() => Some(inner.to_owned()),
+        _ if body.is_empty() || body.contains('"') => None,
+        _ => Some(body.to_owned()),
+    }
+}
+
+fn weight(body: &str) -> WeightSyntax {
+    if body.is_empty() {
+        return WeightSyntax::Auto;
+    }
+    let numeric = |text: &str| !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
+    if numeric(body) {
+        return match body.parse::<f64>() {
+            Ok(value) if value.is_finite() => WeightSyntax::Number(value),
+            _ => WeightSyntax::Invalid(format!("{body}%")),
+        };
+    }
+    if let Some(rest) = body.strip_prefix('-') {
+        if numeric(rest.trim()) {
+            return WeightSyntax::Invalid(format!("{body}%"));
+        }
+    }
+    key(body).map_or_else(|| WeightSyntax::Invalid(format!("{body}%")), WeightSyntax::Query)
+}
+
+fn custom_command(text: &str) -> Option<CodeKind> {
+    let first = text.chars().next()?;
+    if !(first.is_alphabetic() || first == '_') {
+        return None;
+    }
+    let name_len = text.char_indices().find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '.'))?.0;
+    let rest = text[name_len..].trim_start().strip_prefix('(')?.strip_suffix(')')?;
+    let mut args = Vec::new();
+    let mut at = skip_ws(rest, 0);
+    while at < rest.len() {
+        let (arg, used) = quoted(&rest[at..])?;
+        args.push(arg.to_owned());
+        at = skip_ws(rest, at + used);
+        if at < rest.len() {
+            at = skip_ws(rest, at + usize::from(rest[at..].starts_with(',')));
+            if !rest[..at].trim_end().ends_with(',') {
+                return None;
+            }
+        }
+    }
+    Some(CodeKind::CustomCommand(text[..name_len].to_owned(), args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_calls_are_told_apart() {
+        assert_eq!(code("\"Alice.Color\""), CodeKind::Query("Alice.Color".into()));
+        assert_eq!(code("(\"fade in\")"), CodeKind::DefaultCommand("fade in".into()));
+        assert_eq!(
+            code("Join(\"Alice\", \"Art\")"),
+            CodeKind::CustomCommand("Join".into(), vec!["Alice".into(), "Art".into()])
+        );
+        assert_eq!(code("Wave()"), CodeKind::CustomCommand("Wave".into(), vec![]));
+        assert_eq!(code("just some words"), CodeKind::Invalid);
+        assert_eq!(code("Join(\"a\" \"b\")"), CodeKind::Invalid);
+    }
+
+    #[test]
+    fn conditions_and_weights_take_unquoted_or_quoted_keys() {
+        assert_eq!(code("Is Alice happy?"), CodeKind::Condition("Is Alice happy".into()));
+        assert_eq!(code("\"Rainy?\"?"), CodeKind::Condition("Rainy?".into()));
+        assert_eq!(code("50%"), CodeKind::Weight(WeightSyntax::Number(50.0)));
+        assert_eq!(code("%"), CodeKind::Weight(WeightSyntax::Auto));
+        assert_eq!(code("Bob.Affection%"), CodeKind::Weight(WeightSyntax::Query("Bob.Affection".into())));
+        assert_eq!(code("-10%"), CodeKind::Weight(WeightSyntax::Invalid("-10%".into())));
+        assert_eq!(code("else"), CodeKind::Marker(Marker::Else));
+        assert_eq!(code("\"a\" \"b\"?"), CodeKind::Invalid);
+        assert_eq!(code("?"), CodeKind::Invalid);
+    }
+
+    #[test]
+    fn speaker_prefixes_parse_only_when_whole() {
+        let prefix = speaker_prefix("Alice @A #main #mood=happy: Hello").unwrap();
+        assert_eq!(prefix.name.as_deref(), Some("Alice"));
+        assert_eq!(prefix.id.as_deref(), Some("A"));
+        assert_eq!(prefix.tags.len(), 2);
+        assert_eq!(&"Alice @A #main #mood=happy: Hello"[prefix.consumed..], " Hello");
+        assert!(speaker_prefix("The time is 3:00").is_none());
+        assert_eq!(speaker_prefix("Alice :Hi").unwrap().consumed, 7);
+        assert!(speaker_prefix("\"Old Man\": Hi").unwrap().name.as_deref() == Some("Old Man"));
+    }
+
+    #[test]
+    fn text_splits_at_tags_and_arrows() {
+        let text = "Fresh apples! #marketday \u{2014} come. #end";
+        let leaves = tokenize(text, &(0..text.len()), true);
+        assert!(matches!(&leaves[0], Leaf::Text(words, _) if words == "Fresh apples! "));
+        assert!(matches!(&leaves[1], Leaf::Text(words, _) if words.starts_with("#marketday")));
+        assert!(matches!(&leaves[2], Leaf::Tag(tag, _) if tag.name == "end"));
+        let leaves = tokenize("a => b", &(0..6), true);
+        assert_eq!(leaves.len(), 3);
+        assert!(matches!(leaves[1], Leaf::Arrow(_)));
+    }
+}

@@ -1,0 +1,104 @@
+//! # stagehand-dialoguedown
+//!
+//! The DialogueDown compiler: a `*.dialogue.md` script in, a [`Playbook`] out — the same
+//! playbook the DialogueDown reference compiler emits — together with every problem found on
+//! the way, each a located [`Diagnostic`] with a stable `DLG####` code.
+//!
+//! ```
+//! use stagehand_dialoguedown::{compile, Options};
+//!
+//! let compilation = compile("Alice: Hello.\n\nBob: Goodbye.\n", "hello.dialogue.md", &Options::default());
+//! assert!(compilation.diagnostics.is_empty());
+//! let playbook = compilation.playbook.expect("no errors");
+//! assert_eq!(playbook.nodes.len(), 3); // two lines and the end
+//! let json = stagehand_playbook::write(&playbook);
+//! assert!(json.contains("\"Goodbye.\""));
+//! ```
+//!
+//! ## Stages
+//!
+//! 1. **Markdown front-end** (`markdown`): `pulldown-cmark` (strikethrough, tables and front
+//!    matter detection enabled) parses the source; an explicit-stack builder keeps only what the
+//!    language models, each piece with its byte span. Front matter and comments are dropped;
+//!    other unmodeled Markdown is kept as text or ignored, per [`Options::unmodeled`].
+//! 2. **Transpile and desugar** (`transpile`, `line`, `leaf`): headings become scene tokens,
+//!    paragraphs lines (split at hard breaks), lists choices, marker-led blockquotes conditional
+//!    blocks. Each line's leading condition (and an option's weight), speaker prefix, tags, game
+//!    calls and `=>` jumps are read; effect-only lines become control lines.
+//! 3. **Semantic analysis** (`analysis`, `speakers`): scenes get anchors, speakers are bound
+//!    into one table (declarations, references, partial declarations, the default), jumps are
+//!    resolved, random weights checked.
+//! 4. **Graph and emission** (`graph`): a node per block in reading order, wired by
+//!    succession, options, branch arms and diverts, written as a [`Playbook`].
+//!
+//! In the default [`Mode::StageBoundary`] a stage that found errors is the last to run; in
+//! [`Mode::BestEffort`] analysis runs anyway. Either way a compile with any error yields no
+//! playbook. Diagnostics render for people with [`render_human`] and for tools with
+//! [`render_json`].
+//!
+//! ## Configuration
+//!
+//! [`Options::default()`] is the reference compiler with no `dialogue.toml`. A project's file
+//! is read with [`Options::from_toml`] (configured speakers, `mode`, and
+//! `[markdown.unmodeled]` overrides); finding the file is the caller's business.
+//!
+//! ## Limits
+//!
+//! No input panics the compiler or exhausts its stack: containers nested deeper than
+//! [`MAX_NESTING`] are cut off with a `DLG1901` error (a code of this compiler's own; the
+//! reference compiler has no such limit), and every later stage recurses only as deep as the
+//! tree it was given. Work and memory grow linearly with the script.
+
+mod analysis;
+mod ast;
+mod config;
+mod diagnostics;
+mod graph;
+mod leaf;
+mod line;
+mod markdown;
+mod render;
+mod speakers;
+mod transpile;
+
+pub use config::{ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
+pub use diagnostics::{Code, Diagnostic, Severity};
+pub use render::{render_human, render_human_with, render_json};
+pub use stagehand_playbook::Playbook;
+
+/// How many containers (blockquotes, lists, items, emphasis, links) may nest inside each other
+/// before the compiler stops following them and reports `DLG1901`.
+pub const MAX_NESTING: usize = markdown::MAX_DEPTH;
+
+/// What a compile produced.
+#[derive(Debug, Clone)]
+pub struct Compilation {
+    /// The playbook, when the script compiled without errors.
+    pub playbook: Option<Playbook>,
+    /// Everything found, errors, warnings and notes alike, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compilation {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Compiles a script. `file_name` is recorded as the playbook's `script` and in every diagnostic.
+pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
+    let mut sink = diagnostics::Sink::default();
+    let markdown = markdown::parse(source, &options.unmodeled, &mut sink);
+    let mut blocks = transpile::transpile(markdown, &mut sink);
+    let stop = |sink: &diagnostics::Sink| options.mode == Mode::StageBoundary && sink.has_errors();
+    let mut playbook = None;
+    if !stop(&sink) {
+        let model = analysis::analyze(&mut blocks, options, &mut sink);
+        if !sink.has_errors() {
+            let blocks = std::mem::take(&mut blocks);
+            playbook = Some(graph::emit(blocks, model, file_name));
+        }
+    }
+    Compilation { playbook, diagnostics: sink.finish(source, file_name) }
+}

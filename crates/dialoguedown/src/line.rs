@@ -1,0 +1,468 @@
+//! One line: its leading condition (and, for an option, weight), its speaker prefix, and its
+//! speech as fragments — with jumps assembled and an effect-only line recognized as a control
+//! line.
+
+use std::ops::Range;
+
+use stagehand_playbook::Fragment;
+
+use crate::ast::{Block, Cond, ControlLine, Jump, JumpTarget, Line, SpeakerSyntax, TagSyntax, WeightSyntax};
+use crate::diagnostics::{Code, Sink};
+use crate::leaf::{self, CodeKind, Leaf, PrefixData, TagData};
+use crate::markdown::MdInline;
+
+/// Where a line stands, which decides what may lead it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lead {
+    /// A line of a body: a condition may lead it.
+    Line,
+    /// The first line of a list item: a condition, then a weight, may lead it, and both belong
+    /// to the option rather than the line.
+    Option,
+}
+
+/// What a line yields.
+#[derive(Debug, Default)]
+pub(crate) struct LineParts {
+    pub condition: Option<Cond>,
+    pub weight: Option<(WeightSyntax, Range<usize>)>,
+    pub block: Option<Block>,
+}
+
+/// Builds lines, reporting into the sink.
+pub(crate) struct LineBuilder<'k> {
+    pub sink: &'k mut Sink,
+}
+
+/// Speech before jumps are assembled.
+enum Piece {
+    Fragment(Fragment, Range<usize>),
+    Condition(Cond),
+    Arrow(Range<usize>),
+    Link { target: String, label: Vec<Fragment>, span: Range<usize> },
+}
+
+fn is_blank_text(fragment: &Fragment) -> bool {
+    matches!(fragment, Fragment::Text { text } if text.trim().is_empty())
+}
+
+impl LineBuilder<'_> {
+    /// Builds one line from its inlines.
+    pub fn line(&mut self, group: &[MdInline], lead: Lead) -> LineParts {
+        let mut items = Items { rest: group, skip: 0 };
+        let mut parts = LineParts::default();
+        if let Some(MdInline::Code { text, span }) = items.first() {
+            if let CodeKind::Condition(key) = leaf::code(text) {
+                parts.condition = Some(Cond { key, span: span.clone() });
+                items.pop_front();
+                items.trim_start();
+            }
+        }
+        if lead == Lead::Option {
+            if let Some(MdInline::Code { text, span }) = items.first() {
+                if let CodeKind::Weight(weight) = leaf::code(text) {
+                    parts.weight = Some((weight, span.clone()));
+                    items.pop_front();
+                    items.trim_start();
+                }
+            }
+        }
+        let speaker = self.speaker(&mut items);
+        let pieces = self.speech(&items);
+        let (mut speech, jump) = self.assemble(pieces);
+        let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
+        let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
+            && (jump.is_some() || speech.iter().any(Fragment::is_command));
+        let condition = if lead == Lead::Line { parts.condition.take() } else { None };
+        if !has_speaker && effect_only {
+            speech.retain(Fragment::is_command);
+            parts.block = Some(Block::Control(ControlLine { condition, effects: speech, jump }));
+        } else if !has_speaker && jump.is_none() && speech.is_empty() {
+            if let Some(condition) = condition {
+                self.guards_nothing(&condition);
+            }
+        } else {
+            if has_speaker {
+                unquote(&mut speech);
+            }
+            parts.block = Some(Block::Line(Line { condition, speaker, speaker_index: 0, speech, jump }));
+        }
+        parts
+    }
+
+    fn guards_nothing(&mut self, condition: &Cond) {
+        self.sink.push(
+            Code::ConditionGuardsNothing,
+            condition.span.clone(),
+            format!(
+                "A condition (`\"{}\"?`) must guard a jump, a line, a choice option or a control branch. Put it \
+                 right before a `=>` jump, at the start of a line or option, or after an `if`/`elseif` marker; \
+                 or drop the `?` to read the value as a query.",
+                condition.key
+            ),
+            "guards nothing",
+        );
+    }
+
+    /// Splits a speaker prefix off the leading text, if the line opens with one.
+    fn speaker(&mut self, items: &mut Items<'_>) -> SpeakerSyntax {
+        let Some((text, span)) = items.first_text() else {
+            self.styled_prefix(items.rest.first(), items.rest.get(1));
+            return SpeakerSyntax::Default;
+        };
+        let Some(prefix) = leaf::speaker_prefix(text) else { return SpeakerSyntax::Default };
+        let exact = span.len() == text.len();
+        let at = |offset: usize| if exact { span.start + offset } else { span.start };
+        let speaker = self.classify(&prefix, &text[..prefix.consumed], at(0)..at(prefix.consumed), &at);
+        items.advance(prefix.consumed);
+        items.trim_start();
+        speaker
+    }
+
+    fn classify(
+        &mut self,
+        prefix: &PrefixData,
+        text: &str,
+        span: Range<usize>,
+        at: &dyn Fn(usize) -> usize,
+    ) -> SpeakerSyntax {
+        let tags: Vec<TagSyntax> = prefix
+            .tags
+            .iter()
+            .map(|(TagData { name, value, reserved }, range)| TagSyntax {
+                name: name.clone(),
+                value: value.clone(),
+                reserved: *reserved,
+                span: at(range.start)..at(range.end),
+            })
+            .collect();
+        let head = span.start..at(prefix.head_end).max(span.start);
+        match (&prefix.name, &prefix.id) {
+            (Some(name), None) if tags.is_empty() => SpeakerSyntax::Name { name: name.clone(), span: head },
+            (None, Some(id)) if tags.is_empty() => SpeakerSyntax::Id { id: id.clone(), span: head },
+            (Some(name), id) => SpeakerSyntax::Declaration { name: name.clone(), id: id.clone(), tags, span: head },
+            (None, Some(id)) => SpeakerSyntax::Partial { id: id.clone(), tags, span: head },
+            (None, None) => {
+                let shown = text[..prefix.consumed.saturating_sub(1)].trim();
+                self.sink.push(
+                    Code::TagsWithoutSpeaker,
+                    span,
+                    format!(
+                        "\"{shown}\" has tags but names no speaker for them to attach to. Begin the line with a \
+                         name to declare a speaker (Alice #excited:), or with an @id to add tags to one already \
+                         declared (@alice #excited:)."
+                    ),
+                    "tags without a speaker",
+                );
+                SpeakerSyntax::Default
+            }
+        }
+    }
+
+    /// Warns when a line opens with a styled name and a colon: it looks like a prefix but is not.
+    fn styled_prefix(&mut self, first: Option<&MdInline>, second: Option<&MdInline>) {
+        let (Some(MdInline::Styled { children, span, .. }), Some(MdInline::Text { text, span: after })) =
+            (first, second)
+        else {
+            return;
+        };
+        let mut name = String::new();
+        crate::transpile::plain_text(children, &mut name);
+        let plain = children.iter().all(|child| matches!(child, MdInline::Text { .. }));
+        if plain && leaf::speaker_prefix(&format!("{name}:")).is_some() && text.trim_start().starts_with(':') {
+            let colon = after.start + (text.len() - text.trim_start().len()) + 1;
+            self.sink.push(
+                Code::StyledSpeakerPrefix,
+                span.start..colon.min(after.end),
+                format!(
+                    "This line looks like a speaker prefix (\"{name}\") but the name is styled, so it is not \
+                     recognized and the line has no speaker. Remove the styling to name the speaker."
+                ),
+                "styled speaker name",
+            );
+        }
+    }
+
+    /// A line's inlines as pieces of speech, arrows and links still apart.
+    fn speech(&mut self, items: &Items<'_>) -> Vec<Piece> {
+        let mut pieces = Vec::with_capacity(items.rest.len());
+        let head = items.first_text();
+        for (index, inline) in items.rest.iter().enumerate() {
+            match inline {
+                MdInline::Text { text, span } => {
+                    let (text, span) = match &head {
+                        Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone()),
+                        _ => (text.as_str(), span.clone()),
+                    };
+                    for leaf in leaf::tokenize(text, &span, true) {
+                        pieces.push(match leaf {
+                            Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text }, span),
+                            Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
+                            Leaf::Arrow(span) => Piece::Arrow(span),
+                        });
+                    }
+                }
+                MdInline::Link { target, children, span } => {
+                    let label = self.label(children);
+                    pieces.push(Piece::Link { target: target.clone(), label, span: span.clone() });
+                }
+                MdInline::Code { text, span } => match leaf::code(text) {
+                    CodeKind::Condition(key) => pieces.push(Piece::Condition(Cond { key, span: span.clone() })),
+                    kind => {
+                        if let Some(fragment) = self.game_call(kind, text, span, false) {
+                            pieces.push(Piece::Fragment(fragment, span.clone()));
+                        }
+                    }
+                },
+                other => {
+                    if let Some(fragment) = self.nested(other, false) {
+                        pieces.push(Piece::Fragment(fragment, other.span()));
+                    }
+                }
+            }
+        }
+        pieces
+    }
+
+    /// One inline below the top of a line (or, with `label`, inside a label or alt text).
+    fn nested(&mut self, inline: &MdInline, label: bool) -> Option<Fragment> {
+        match inline {
+            MdInline::Text { text, .. } => Some(Fragment::Text { text: text.clone() }),
+            MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span, label),
+            MdInline::Styled { style, children, .. } => {
+                Some(Fragment::Styled { style: *style, children: self.fragments(children, label) })
+            }
+            MdInline::Link { target, children, span } => {
+                if label {
+                    self.disallowed("A link", span);
+                    return None;
+                }
+                Some(Fragment::Link { target: target.clone(), label: self.label(children) })
+            }
+            MdInline::Image { source, children, span } => {
+                if label {
+                    self.disallowed("An image", span);
+                    return None;
+                }
+                Some(Fragment::Image { source: source.clone(), alt: self.label(children) })
+            }
+            MdInline::SoftBreak { span } | MdInline::HardBreak { span } => {
+                if label {
+                    self.disallowed("A line break", span);
+                    return None;
+                }
+                Some(Fragment::Break)
+            }
+        }
+    }
+
+    /// Inlines inside a styled run or a label: text splits into words and tags; no jumps.
+    fn fragments(&mut self, children: &[MdInline], label: bool) -> Vec<Fragment> {
+        let mut out = Vec::new();
+        for child in children {
+            if let MdInline::Text { text, span } = child {
+                for leaf in leaf::tokenize(text, span, false) {
+                    match leaf {
+                        Leaf::Text(text, _) => out.push(Fragment::Text { text }),
+                        Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
+                        Leaf::Arrow(_) => {}
+                    }
+                }
+            } else if let Some(fragment) = self.nested(child, label) {
+                out.push(fragment);
+            }
+        }
+        out
+    }
+
+    fn label(&mut self, children: &[MdInline]) -> Vec<Fragment> {
+        self.fragments(children, true)
+    }
+
+    fn disallowed(&mut self, what: &str, span: &Range<usize>) {
+        self.sink.push(
+            Code::DisallowedInLabel,
+            span.clone(),
+            format!("{what} is not allowed inside a label or alt text; only text, styling, tags and queries are."),
+            "not allowed in a label",
+        );
+    }
+
+    fn game_call(&mut self, kind: CodeKind, text: &str, span: &Range<usize>, label: bool) -> Option<Fragment> {
+        match kind {
+            CodeKind::Query(key) => Some(Fragment::Query { key }),
+            CodeKind::DefaultCommand(action) if !label => Some(Fragment::DefaultCommand { action }),
+            CodeKind::CustomCommand(name, args) if !label => Some(Fragment::CustomCommand { name, args }),
+            CodeKind::DefaultCommand(_) | CodeKind::CustomCommand(..) => {
+                self.disallowed("A command", span);
+                None
+            }
+            CodeKind::Condition(key) => {
+                self.guards_nothing(&Cond { key, span: span.clone() });
+                None
+            }
+            CodeKind::Weight(_) | CodeKind::Marker(_) | CodeKind::Invalid => {
+                self.sink.push(
+                    Code::NotAGameCall,
+                    span.clone(),
+                    format!(
+                        "\"{text}\" is not a game call. Write a query that reads a value (\"key\"), a default \
+                         command ((\"do something\")), or a named command (Name(\"arg\", ...))."
+                    ),
+                    "not a game call",
+                );
+                None
+            }
+        }
+    }
+
+    /// Pairs each `=>` with the link after it, and a condition right before a `=>` with its
+    /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
+    fn assemble(&mut self, pieces: Vec<Piece>) -> (Vec<Fragment>, Option<Jump>) {
+        let mut speech = Vec::with_capacity(pieces.len());
+        let mut pieces = pieces.into_iter().peekable();
+        let mut jump = None;
+        let mut guard: Option<Cond> = None;
+        while let Some(piece) = pieces.next() {
+            match piece {
+                Piece::Fragment(fragment, _) => speech.push(fragment),
+                Piece::Link { target, label, .. } => speech.push(Fragment::Link { target, label }),
+                Piece::Condition(condition) => {
+                    let blanks = take_blanks(&mut pieces);
+                    if let Some(Piece::Arrow(_)) = pieces.peek() {
+                        guard = Some(condition);
+                    } else {
+                        self.guards_nothing(&condition);
+                        speech.extend(blanks);
+                    }
+                }
+                Piece::Arrow(arrow) => {
+                    let blanks = take_blanks(&mut pieces);
+                    if let Some(Piece::Link { .. }) = pieces.peek() {
+                        if let Some(Piece::Link { target, label, span }) = pieces.next() {
+                            jump = Some(Jump {
+                                label,
+                                target,
+                                condition: guard.take(),
+                                resolved: JumpTarget::Unresolved,
+                                span: arrow.start..span.end,
+                            });
+                        }
+                        self.after_jump(pieces.collect());
+                        break;
+                    }
+                    if let Some(condition) = guard.take() {
+                        self.guards_nothing(&condition);
+                    }
+                    self.sink.push(
+                        Code::DanglingArrow,
+                        arrow.clone(),
+                        "`=>` makes a jump only when a link follows it on the same line, so here it is read as \
+                         the characters \"=>\". If you meant to jump, add a target: `=> [The market](#the-market)`.",
+                        "no link follows",
+                    );
+                    speech.push(Fragment::Text { text: "=>".into() });
+                    speech.extend(blanks);
+                }
+            }
+        }
+        (speech, jump)
+    }
+
+    fn after_jump(&mut self, rest: Vec<Piece>) {
+        let mut span: Option<Range<usize>> = None;
+        for piece in &rest {
+            let (counts, at) = match piece {
+                Piece::Fragment(Fragment::Break, at) => (false, at),
+                Piece::Fragment(fragment, at) => (!is_blank_text(fragment), at),
+                Piece::Arrow(at) | Piece::Link { span: at, .. } | Piece::Condition(Cond { span: at, .. }) => (true, at),
+            };
+            if counts {
+                span = Some(span.map_or(at.clone(), |seen| seen.start..at.end));
+            }
+        }
+        if let Some(span) = span {
+            self.sink.push(
+                Code::UnreachableAfterJump,
+                span,
+                "This comes after a jump on the same line, so it can never play: a jump does not return. Move it \
+                 before the jump, or onto its own line.",
+                "unreachable",
+            );
+        }
+    }
+}
+
+/// Takes the whitespace-only words ahead (never a line break: a jump is single-line).
+fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::IntoIter<Piece>>) -> Vec<Fragment> {
+    let mut blanks = Vec::new();
+    while let Some(Piece::Fragment(fragment @ Fragment::Text { .. }, _)) = pieces.peek() {
+        if !is_blank_text(fragment) {
+            break;
+        }
+        if let Some(Piece::Fragment(fragment, _)) = pieces.next() {
+            blanks.push(fragment);
+        }
+    }
+    blanks
+}
+
+fn tag_fragment(tag: TagData) -> Fragment {
+    Fragment::Tag { name: tag.name, value: tag.value, reserved: tag.reserved }
+}
+
+/// A line's inlines, read from the front without copying them: `skip` bytes of the first
+/// one (a text) are already taken, by a condition's or a speaker prefix's trailing space.
+struct Items<'a> {
+    rest: &'a [MdInline],
+    skip: usize,
+}
+
+impl<'a> Items<'a> {
+    fn first(&self) -> Option<&'a MdInline> {
+        self.rest.first()
+    }
+
+    /// The first inline's words, past what is taken, with their span.
+    fn first_text(&self) -> Option<(&'a str, Range<usize>)> {
+        let Some(MdInline::Text { text, span }) = self.rest.first() else { return None };
+        let words = text.get(self.skip..)?;
+        let start = if span.len() == text.len() { span.start + self.skip } else { span.start };
+        Some((words, start..span.end))
+    }
+
+    fn pop_front(&mut self) {
+        if !self.rest.is_empty() {
+            self.rest = &self.rest[1..];
+        }
+        self.skip = 0;
+    }
+
+    /// Takes `bytes` more of the first text, dropping it once nothing is left.
+    fn advance(&mut self, bytes: usize) {
+        self.skip += bytes;
+        if self.first_text().is_none_or(|(words, _)| words.is_empty()) {
+            self.pop_front();
+        }
+    }
+
+    /// Drops leading whitespace (after a condition, a weight or a speaker prefix).
+    fn trim_start(&mut self) {
+        if let Some((words, _)) = self.first_text() {
+            self.advance(words.len() - words.trim_start().len());
+        }
+    }
+}
+
+/// Quoted speech keeps its inner whitespace: `Alice: " Hello"` says " Hello".
+fn unquote(speech: &mut [Fragment]) {
+    if let [Fragment::Text { text }] = speech {
+        if text.len() >= 2
+            && text.starts_with('"')
+            && text.ends_with('"')
+            && text[1..text.len() - 1].find('"').is_none()
+        {
+            *text = text[1..text.len() - 1].to_owned();
+        }
+    }
+}

@@ -1,0 +1,496 @@
+//! The Markdown front-end: source text to a small Markdown tree, using `pulldown-cmark`.
+//!
+//! The tree holds only what the language models — headings, paragraphs, lists, blockquotes,
+//! text, code spans, emphasis, links, images and breaks — each with its byte span. Everything
+//! else is *unmodeled*: by [`Unmodeled`] policy its source text is kept as a paragraph of text,
+//! or it is ignored with a `DLG1114` note. Front matter and HTML comments are always dropped.
+//!
+//! The tree is built from pulldown-cmark's event stream with an explicit stack, so no input can
+//! exhaust the call stack here; past [`MAX_DEPTH`] nested containers the deeper content is
+//! dropped and a single `DLG1901` error is reported.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, LinkType, Options as MdOptions, Parser, Tag, TagEnd};
+use stagehand_playbook::Style;
+
+use crate::config::{Handling, Unmodeled};
+use crate::diagnostics::{Code, Sink};
+
+/// How many containers (blocks and inlines together) the compiler follows inside each other.
+pub(crate) const MAX_DEPTH: usize = 100;
+
+/// A block of the Markdown tree.
+#[derive(Debug, Clone)]
+pub(crate) enum MdBlock {
+    /// A heading: a scene.
+    Heading { inlines: Vec<MdInline>, span: Range<usize> },
+    /// A paragraph: one or more lines.
+    Paragraph { inlines: Vec<MdInline>, span: Range<usize> },
+    /// A list: choices.
+    List { ordered: bool, items: Vec<MdItem>, span: Range<usize> },
+    /// A blockquote: a conditional block, or a transparent wrapper.
+    Quote { blocks: Vec<MdBlock>, span: Range<usize> },
+}
+
+/// One list item.
+#[derive(Debug, Clone)]
+pub(crate) struct MdItem {
+    pub blocks: Vec<MdBlock>,
+    pub span: Range<usize>,
+}
+
+/// An inline of the Markdown tree.
+#[derive(Debug, Clone)]
+pub(crate) enum MdInline {
+    /// Plain text (entities and escapes already decoded).
+    Text { text: String, span: Range<usize> },
+    /// A code span's content, backticks stripped.
+    Code { text: String, span: Range<usize> },
+    /// Emphasis, strong emphasis or strikethrough.
+    Styled { style: Style, children: Vec<MdInline>, span: Range<usize> },
+    /// A link with its label.
+    Link { target: String, children: Vec<MdInline>, span: Range<usize> },
+    /// An image with its alt text.
+    Image { source: String, children: Vec<MdInline>, span: Range<usize> },
+    /// A soft line break.
+    SoftBreak { span: Range<usize> },
+    /// A hard line break: it ends a line.
+    HardBreak { span: Range<usize> },
+}
+
+impl MdInline {
+    /// The inline's byte span.
+    pub fn span(&self) -> Range<usize> {
+        match self {
+            MdInline::Text { span, .. }
+            | MdInline::Code { span, .. }
+            | MdInline::Styled { span, .. }
+            | MdInline::Link { span, .. }
+            | MdInline::Image { span, .. }
+            | MdInline::SoftBreak { span }
+            | MdInline::HardBreak { span } => span.clone(),
+        }
+    }
+}
+
+enum InlineKind {
+    Paragraph,
+    Implicit,
+    Heading,
+    Styled(Style),
+    Link(String),
+    Image(String),
+}
+
+enum Frame {
+    Blocks {
+        blocks: Vec<MdBlock>,
+        quote: bool,
+        span: Range<usize>,
+    },
+    List {
+        ordered: bool,
+        items: Vec<MdItem>,
+        span: Range<usize>,
+    },
+    Inlines {
+        kind: InlineKind,
+        inlines: Vec<MdInline>,
+        span: Range<usize>,
+    },
+    /// Events inside a construct taken whole: counted, not built.
+    Skip {
+        depth: usize,
+        what: Skipped,
+        span: Range<usize>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skipped {
+    FrontMatter,
+    TooDeep,
+    Block(&'static str, bool),
+    Html,
+    Autolink,
+}
+
+/// Parses a script into the Markdown tree.
+pub(crate) fn parse(source: &str, policy: &Unmodeled, sink: &mut Sink) -> Vec<MdBlock> {
+    let options =
+        MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TABLES | MdOptions::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    let mut builder = Builder {
+        source,
+        policy,
+        sink,
+        stack: vec![Frame::Blocks { blocks: Vec::new(), quote: false, span: 0..source.len() }],
+        too_deep_reported: false,
+    };
+    for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
+        builder.event(event, range);
+    }
+    builder.finish()
+}
+
+struct Builder<'s, 'p, 'k> {
+    source: &'s str,
+    policy: &'p Unmodeled,
+    sink: &'k mut Sink,
+    stack: Vec<Frame>,
+    too_deep_reported: bool,
+}
+
+impl Builder<'_, '_, '_> {
+    fn event(&mut self, event: Event<'_>, range: Range<usize>) {
+        if let Some(Frame::Skip { depth, .. }) = self.stack.last_mut() {
+            match event {
+                Event::Start(_) => *depth += 1,
+                Event::End(_) => {
+                    *depth -= 1;
+                    if *depth == 0 {
+                        self.close_skip();
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if !is_inline(&event) {
+            self.close_implicit();
+        } else if matches!(self.stack.last(), Some(Frame::Blocks { .. })) {
+            let at = range.start;
+            self.stack.push(Frame::Inlines { kind: InlineKind::Implicit, inlines: Vec::new(), span: at..at });
+        }
+        match event {
+            Event::Start(tag) => self.start(tag, range),
+            Event::End(_) => self.end(range),
+            Event::Text(text) => self.inline(MdInline::Text { text: text.into_string(), span: range }),
+            Event::Code(text) => self.inline(MdInline::Code { text: text.into_string(), span: range }),
+            Event::SoftBreak => self.inline(MdInline::SoftBreak { span: range }),
+            Event::HardBreak => self.inline(MdInline::HardBreak { span: range }),
+            Event::InlineHtml(html) => {
+                if !is_comment(&html) {
+                    self.unmodeled_inline("raw HTML", self.policy.raw_html, range);
+                }
+            }
+            Event::Rule => self.unmodeled_block("thematic break", self.policy.thematic_break, range),
+            Event::Html(_) => {}
+            Event::InlineMath(_) | Event::DisplayMath(_) | Event::FootnoteReference(_) | Event::TaskListMarker(_) => {
+                self.unmodeled_inline("construct", self.policy.other, range);
+            }
+        }
+    }
+
+    fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn start(&mut self, tag: Tag<'_>, range: Range<usize>) {
+        if self.depth() > MAX_DEPTH {
+            if !self.too_deep_reported {
+                self.too_deep_reported = true;
+                self.sink.push(
+                    Code::NestingTooDeep,
+                    range.start..range.start + 1,
+                    format!(
+                        "This is nested more than {MAX_DEPTH} levels deep, so the compiler leaves out everything \
+                         below that level. Move deep content into its own scene and jump to it."
+                    ),
+                    "nested too deeply",
+                );
+            }
+            self.skip(Skipped::TooDeep, range);
+            return;
+        }
+        let frame = match tag {
+            Tag::Paragraph => Frame::Inlines { kind: InlineKind::Paragraph, inlines: Vec::new(), span: range },
+            Tag::Heading { .. } => Frame::Inlines { kind: InlineKind::Heading, inlines: Vec::new(), span: range },
+            Tag::BlockQuote(_) => Frame::Blocks { blocks: Vec::new(), quote: true, span: range },
+            Tag::List(first) => Frame::List { ordered: first.is_some(), items: Vec::new(), span: range },
+            Tag::Item => Frame::Blocks { blocks: Vec::new(), quote: false, span: range },
+            Tag::Emphasis => {
+                Frame::Inlines { kind: InlineKind::Styled(Style::Italic), inlines: Vec::new(), span: range }
+            }
+            Tag::Strong => Frame::Inlines { kind: InlineKind::Styled(Style::Bold), inlines: Vec::new(), span: range },
+            Tag::Strikethrough => {
+                Frame::Inlines { kind: InlineKind::Styled(Style::Strikethrough), inlines: Vec::new(), span: range }
+            }
+            Tag::Link { link_type: LinkType::Autolink, .. } => return self.skip(Skipped::Autolink, range),
+            Tag::Link { link_type: LinkType::Email, .. } => return self.skip(Skipped::Autolink, range),
+            Tag::Link { dest_url, .. } => {
+                Frame::Inlines { kind: InlineKind::Link(dest_url.into_string()), inlines: Vec::new(), span: range }
+            }
+            Tag::Image { dest_url, .. } => {
+                Frame::Inlines { kind: InlineKind::Image(dest_url.into_string()), inlines: Vec::new(), span: range }
+            }
+            Tag::MetadataBlock(_) => return self.skip(Skipped::FrontMatter, range),
+            Tag::CodeBlock(_) => {
+                return self.skip(Skipped::Block("code block", self.policy.code_block == Handling::Keep), range)
+            }
+            Tag::Table(_) => return self.skip(Skipped::Block("table", self.policy.table == Handling::Keep), range),
+            Tag::HtmlBlock => return self.skip(Skipped::Html, range),
+            _ => return self.skip(Skipped::Block("construct", self.policy.other == Handling::Keep), range),
+        };
+        self.stack.push(frame);
+    }
+
+    fn skip(&mut self, what: Skipped, span: Range<usize>) {
+        self.stack.push(Frame::Skip { depth: 1, what, span });
+    }
+
+    fn close_skip(&mut self) {
+        let Some(Frame::Skip { what, span, .. }) = self.stack.pop() else { return };
+        let raw = self.source.get(span.clone()).unwrap_or_default();
+        match what {
+            Skipped::FrontMatter | Skipped::TooDeep => {}
+            Skipped::Block(name, keep) => {
+                if keep {
+                    self.kept_block(raw, span);
+                } else {
+                    self.ignored(name, span);
+                }
+            }
+            Skipped::Html => {
+                if !is_comment(raw) {
+                    if self.policy.raw_html == Handling::Keep {
+                        self.kept_block(raw, span);
+                    } else {
+                        self.ignored("raw HTML block", span);
+                    }
+                }
+            }
+            Skipped::Autolink => self.unmodeled_inline("autolink", self.policy.autolink, span),
+        }
+    }
+
+    fn ignored(&mut self, name: &str, span: Range<usize>) {
+        let trimmed = trim_span(self.source, span);
+        self.sink.push(
+            Code::IgnoredMarkdown,
+            trimmed,
+            format!(
+                "This {name} is not dialogue, so the compiler left it out of the script. That is expected for \
+                 notes and diagrams; write it as dialogue if it should be spoken."
+            ),
+            format!("{name} left out"),
+        );
+    }
+
+    fn kept_block(&mut self, raw: &str, span: Range<usize>) {
+        let text = raw.trim_end_matches(['\n', '\r']).to_owned();
+        if text.trim().is_empty() {
+            return;
+        }
+        let span = span.start..span.start + text.len();
+        self.push_block(MdBlock::Paragraph { inlines: vec![MdInline::Text { text, span: span.clone() }], span });
+    }
+
+    fn unmodeled_block(&mut self, name: &str, handling: Handling, span: Range<usize>) {
+        match handling {
+            Handling::Keep => {
+                let raw = self.source.get(span.clone()).unwrap_or_default().to_owned();
+                self.kept_block(&raw, span);
+            }
+            Handling::Ignore => self.ignored(name, span),
+        }
+    }
+
+    fn unmodeled_inline(&mut self, name: &str, handling: Handling, span: Range<usize>) {
+        match handling {
+            Handling::Keep => {
+                let text = self.source.get(span.clone()).unwrap_or_default().to_owned();
+                self.inline(MdInline::Text { text, span });
+            }
+            Handling::Ignore => self.ignored(name, span),
+        }
+    }
+
+    fn inline(&mut self, inline: MdInline) {
+        match self.stack.last_mut() {
+            Some(Frame::Inlines { inlines, span, .. }) => {
+                span.end = span.end.max(inline.span().end);
+                match (inlines.last_mut(), inline) {
+                    (Some(MdInline::Text { text, span: previous }), MdInline::Text { text: more, span: more_span })
+                        if previous.end == more_span.start || more_span.start <= previous.end =>
+                    {
+                        text.push_str(&more);
+                        previous.end = previous.end.max(more_span.end);
+                    }
+                    (_, inline) => inlines.push(inline),
+                }
+            }
+            Some(Frame::Blocks { .. }) => {
+                let at = inline.span().start;
+                self.stack.push(Frame::Inlines { kind: InlineKind::Implicit, inlines: vec![], span: at..at });
+                self.inline(inline);
+            }
+            _ => {}
+        }
+    }
+
+    fn close_implicit(&mut self) {
+        if let Some(Frame::Inlines { kind: InlineKind::Implicit, .. }) = self.stack.last() {
+            if let Some(Frame::Inlines { inlines, span, .. }) = self.stack.pop() {
+                if !inlines.is_empty() {
+                    self.push_block(MdBlock::Paragraph { inlines, span });
+                }
+            }
+        }
+    }
+
+    fn push_block(&mut self, block: MdBlock) {
+        self.close_implicit();
+        if let Some(Frame::Blocks { blocks, .. }) = self.stack.last_mut() {
+            blocks.push(block);
+        }
+    }
+
+    /// Closes the innermost open construct (pulldown-cmark's events nest, so the tag is implied).
+    fn end(&mut self, range: Range<usize>) {
+        let Some(frame) = self.stack.pop() else { return };
+        match frame {
+            Frame::Inlines { kind, inlines, span } => {
+                let span = span.start..span.end.max(range.end);
+                match kind {
+                    InlineKind::Paragraph | InlineKind::Implicit => {
+                        if !inlines.is_empty() {
+                            self.push_block(MdBlock::Paragraph { inlines, span });
+                        }
+                    }
+                    InlineKind::Heading => self.push_block(MdBlock::Heading { inlines, span }),
+                    InlineKind::Styled(Style::Strikethrough)
+                        if !self.source.get(span.clone()).unwrap_or_default().starts_with("~~") =>
+                    {
+                        // A single `~` is not strikethrough in DialogueDown: keep it as text.
+                        self.inline(MdInline::Text { text: "~".into(), span: span.start..span.start + 1 });
+                        for inline in inlines {
+                            self.inline(inline);
+                        }
+                        self.inline(MdInline::Text { text: "~".into(), span: span.end.saturating_sub(1)..span.end });
+                    }
+                    InlineKind::Styled(style) => self.inline(MdInline::Styled { style, children: inlines, span }),
+                    InlineKind::Link(target) => self.inline(MdInline::Link { target, children: inlines, span }),
+                    InlineKind::Image(source) => self.inline(MdInline::Image { source, children: inlines, span }),
+                }
+            }
+            Frame::Blocks { blocks, quote, span } => {
+                if quote {
+                    self.push_block(MdBlock::Quote { blocks, span });
+                } else if let Some(Frame::List { items, .. }) = self.stack.last_mut() {
+                    items.push(MdItem { blocks, span });
+                } else {
+                    // The root frame is never closed by an event; put it back.
+                    self.stack.push(Frame::Blocks { blocks, quote, span });
+                }
+            }
+            Frame::List { ordered, items, span } => self.push_block(MdBlock::List { ordered, items, span }),
+            Frame::Skip { .. } => {}
+        }
+    }
+
+    fn finish(mut self) -> Vec<MdBlock> {
+        while self.stack.len() > 1 {
+            self.end(self.source.len()..self.source.len());
+        }
+        self.close_implicit();
+        match self.stack.pop() {
+            Some(Frame::Blocks { blocks, .. }) => blocks,
+            _ => Vec::new(),
+        }
+    }
+}
+
+fn is_inline(event: &Event<'_>) -> bool {
+    match event {
+        Event::Start(tag) => matches!(
+            tag,
+            Tag::Emphasis
+                | Tag::Strong
+                | Tag::Strikethrough
+                | Tag::Link { .. }
+                | Tag::Image { .. }
+                | Tag::Superscript
+                | Tag::Subscript
+        ),
+        Event::End(tag) => matches!(
+            tag,
+            TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Link
+                | TagEnd::Image
+                | TagEnd::Superscript
+                | TagEnd::Subscript
+        ),
+        Event::Text(_)
+        | Event::Code(_)
+        | Event::InlineHtml(_)
+        | Event::SoftBreak
+        | Event::HardBreak
+        | Event::InlineMath(_)
+        | Event::FootnoteReference(_)
+        | Event::TaskListMarker(_) => true,
+        _ => false,
+    }
+}
+
+fn is_comment(html: &str) -> bool {
+    html.trim_start().starts_with("<!--")
+}
+
+fn trim_span(source: &str, span: Range<usize>) -> Range<usize> {
+    let text = source.get(span.clone()).unwrap_or_default();
+    let trimmed = text.trim_end();
+    span.start..span.start + trimmed.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(source: &str) -> (Vec<MdBlock>, Sink) {
+        let mut sink = Sink::default();
+        let blocks = parse(source, &Unmodeled::default(), &mut sink);
+        (blocks, sink)
+    }
+
+    #[test]
+    fn a_tight_item_holds_a_paragraph_and_its_nested_list() {
+        let (blocks, _) = tree("- Ask\n    - Keeper: North.\n");
+        let [MdBlock::List { items, ordered: false, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
+        assert!(matches!(items[0].blocks.as_slice(), [MdBlock::Paragraph { .. }, MdBlock::List { .. }]));
+    }
+
+    #[test]
+    fn front_matter_and_comments_leave_nothing() {
+        let (blocks, sink) = tree("---\ntitle: x\n---\n\n<!-- note -->\n");
+        assert!(blocks.is_empty(), "{blocks:?}");
+        assert!(sink.items.is_empty());
+    }
+
+    #[test]
+    fn ignored_aids_are_noted_with_their_span() {
+        let source = "Alice: Hi.\n\n---\n";
+        let (blocks, sink) = tree(source);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(sink.items.len(), 1);
+        assert_eq!(&source[sink.items[0].span.clone()], "---");
+    }
+
+    #[test]
+    fn spans_point_into_the_source() {
+        let source = "Alice: *hi* `Wave()`\n";
+        let (blocks, _) = tree(source);
+        let [MdBlock::Paragraph { inlines, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
+        let spans: Vec<&str> = inlines.iter().map(|inline| &source[inline.span()]).collect();
+        assert_eq!(spans, ["Alice: ", "*hi*", " ", "`Wave()`"]);
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_cut_with_one_error() {
+        let (_, sink) = tree(&"> ".repeat(MAX_DEPTH * 3));
+        let deep: Vec<_> = sink.items.iter().filter(|raw| raw.code == Code::NestingTooDeep).collect();
+        assert_eq!(deep.len(), 1);
+    }
+}

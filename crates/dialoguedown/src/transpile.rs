@@ -1,0 +1,286 @@
+//! The block transpiler: the Markdown tree to the dialogue tree.
+//!
+//! Headings become scene tokens, paragraphs become lines (split at hard breaks), lists become
+//! choices and marker-led blockquotes become conditional blocks; any other blockquote is a
+//! transparent wrapper. Each line is handed to [`crate::line`] for its condition, speaker and
+//! speech. This is also where the reference compiler's desugar rules land, since they are local
+//! to one line: jumps are assembled, effect-only lines become control lines, and a line with no
+//! speaker is left to the default speaker.
+
+use std::ops::Range;
+
+use crate::ast::{Arm, Block, ChoiceArm, Choices, ControlBlock, SceneHeading};
+use crate::diagnostics::{Code, Sink};
+use crate::leaf::{self, CodeKind, Marker};
+use crate::line::{Lead, LineBuilder};
+use crate::markdown::{MdBlock, MdInline, MdItem};
+
+/// The deepest choice nesting that reads comfortably; a deeper list draws `DLG3002`.
+pub(crate) const RECOMMENDED_CHOICE_DEPTH: usize = 3;
+
+#[derive(Debug, Clone, Copy)]
+struct Scope {
+    /// Inside a branch or an option body.
+    nested: bool,
+    /// How many lists enclose this body.
+    choice_level: usize,
+}
+
+/// Transpiles a whole document.
+/// Each top-level block is dropped once transpiled, so the two trees are not both whole at once.
+pub(crate) fn transpile(blocks: Vec<MdBlock>, sink: &mut Sink) -> Vec<Block> {
+    let mut transpiler = Transpiler { lines: LineBuilder { sink } };
+    let mut out = Vec::new();
+    for block in blocks {
+        transpiler.block(&block, Scope { nested: false, choice_level: 0 }, &mut out);
+    }
+    out
+}
+
+struct Transpiler<'k> {
+    lines: LineBuilder<'k>,
+}
+
+/// Splits a paragraph's inlines into lines at hard breaks, dropping empty lines.
+pub(crate) fn split_lines(inlines: &[MdInline]) -> Vec<&[MdInline]> {
+    inlines.split(|inline| matches!(inline, MdInline::HardBreak { .. })).filter(|group| !group.is_empty()).collect()
+}
+
+impl Transpiler<'_> {
+    fn sink(&mut self) -> &mut Sink {
+        self.lines.sink
+    }
+
+    fn block(&mut self, block: &MdBlock, scope: Scope, out: &mut Vec<Block>) {
+        match block {
+            MdBlock::Heading { inlines, span } => {
+                if scope.nested {
+                    self.sink().push(
+                        Code::HeadingInsideBranch,
+                        span.clone(),
+                        "A scene heading must sit at the top level of the script, not inside a conditional branch \
+                         or a choice option. Move the heading out of the branch and jump to it from there.",
+                        "heading inside a branch",
+                    );
+                }
+                let mut title = String::new();
+                plain_text(inlines, &mut title);
+                out.push(Block::Scene(SceneHeading { title, nested: scope.nested, span: span.clone() }));
+            }
+            MdBlock::Paragraph { inlines, .. } => {
+                for group in split_lines(inlines) {
+                    if let Some(line) = self.lines.line(group, Lead::Line).block {
+                        out.push(line);
+                    }
+                }
+            }
+            MdBlock::List { ordered, items, span } => {
+                let choices = self.choices(*ordered, items, span, scope);
+                out.push(Block::Choices(choices));
+            }
+            MdBlock::Quote { blocks, .. } => self.quote(blocks, scope, out),
+        }
+    }
+
+    fn choices(&mut self, ordered: bool, items: &[MdItem], span: &Range<usize>, scope: Scope) -> Choices {
+        let level = scope.choice_level + 1;
+        if level > RECOMMENDED_CHOICE_DEPTH {
+            self.sink().push(
+                Code::DeepChoiceNesting,
+                span.start..items.first().map_or(span.end, |item| item.span.end),
+                format!(
+                    "This branch reaches choice nesting level {level}; the recommended maximum is \
+                     {RECOMMENDED_CHOICE_DEPTH}. Consider moving it into a new scene and jumping there instead."
+                ),
+                format!("choice nesting level {level}"),
+            );
+        }
+        let inner = Scope { nested: true, choice_level: level };
+        let mut options = Vec::new();
+        for item in items {
+            // The option's own line: from its marker to the end of its first block.
+            let head = item.span.start..item.blocks.first().map_or(item.span.end, |block| block_span(block).end);
+            let mut arm = ChoiceArm { condition: None, weight: None, body: Vec::new(), span: head };
+            let rest = match item.blocks.first() {
+                Some(MdBlock::Paragraph { inlines, .. }) => {
+                    let groups = split_lines(inlines);
+                    for (index, group) in groups.into_iter().enumerate() {
+                        let lead = if index == 0 { Lead::Option } else { Lead::Line };
+                        let parts = self.lines.line(group, lead);
+                        if index == 0 {
+                            arm.condition = parts.condition;
+                            arm.weight = parts.weight;
+                        }
+                        arm.body.extend(parts.block);
+                    }
+                    &item.blocks[1..]
+                }
+                _ => &item.blocks[..],
+            };
+            for block in rest {
+                self.block(block, inner, &mut arm.body);
+            }
+            options.push(arm);
+        }
+        Choices { ordered, options, span: span.clone() }
+    }
+
+    fn quote(&mut self, blocks: &[MdBlock], scope: Scope, out: &mut Vec<Block>) {
+        let Some(first) = blocks.first() else { return };
+        match self.marker(first) {
+            None => {
+                for block in blocks {
+                    self.block(block, scope, out);
+                }
+            }
+            Some((marker, _)) if marker != Marker::If => {
+                self.sink().push(
+                    Code::SeveredControlBranch,
+                    block_span(first),
+                    format!(
+                        "`{}` starts a blockquote of its own, with no `if` connected to it. Keep the `if`, every \
+                         `elseif` and the optional `else` in one connected blockquote (join them with `>` lines).",
+                        marker.as_str()
+                    ),
+                    "no connected `if`",
+                );
+                for block in &blocks[1..] {
+                    self.block(block, scope, out);
+                }
+            }
+            Some(_) => {
+                let inner = Scope { nested: true, ..scope };
+                let mut arms: Vec<(Option<crate::ast::Cond>, Vec<&MdBlock>)> = Vec::new();
+                let mut seen_else = false;
+                for block in blocks {
+                    match self.marker(block) {
+                        Some((marker, condition)) => {
+                            let misplaced = match marker {
+                                Marker::If => !arms.is_empty(),
+                                Marker::ElseIf | Marker::Else => seen_else,
+                            };
+                            if misplaced {
+                                self.sink().push(
+                                    Code::MalformedBranchOrder,
+                                    block_span(block),
+                                    format!(
+                                        "`{}` cannot appear here. A conditional block holds one `if`, then any \
+                                         `elseif` branches, then at most one `else`.",
+                                        marker.as_str()
+                                    ),
+                                    "out of order",
+                                );
+                            }
+                            seen_else |= marker == Marker::Else;
+                            arms.push((condition, Vec::new()));
+                        }
+                        None => {
+                            if let Some((_, body)) = arms.last_mut() {
+                                body.push(block);
+                            }
+                        }
+                    }
+                }
+                let arms = arms
+                    .into_iter()
+                    .map(|(condition, body)| {
+                        let mut built = Vec::new();
+                        for block in body {
+                            self.block(block, inner, &mut built);
+                        }
+                        Arm { condition, body: built }
+                    })
+                    .collect();
+                out.push(Block::Branches(ControlBlock { arms }));
+            }
+        }
+    }
+
+    /// Reads a paragraph as a control marker, reporting a malformed one.
+    fn marker(&mut self, block: &MdBlock) -> Option<(Marker, Option<crate::ast::Cond>)> {
+        let MdBlock::Paragraph { inlines, span } = block else { return None };
+        let (marker, marker_span) = match inlines.first() {
+            Some(MdInline::Code { text, span }) => match leaf::code(text) {
+                CodeKind::Marker(marker) => (marker, span.clone()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let mut rest = inlines[1..].iter().filter(|inline| !is_blank(inline)).peekable();
+        let mut condition = None;
+        let mut condition_span = None;
+        if let Some(MdInline::Code { text, span }) = rest.peek() {
+            if let CodeKind::Condition(key) = leaf::code(text) {
+                condition = Some(crate::ast::Cond { key, span: span.clone() });
+                condition_span = Some(span.clone());
+                rest.next();
+            }
+        }
+        if let Some(extra) = rest.next() {
+            let start = extra.span().start;
+            self.sink().push(
+                Code::MarkerNotAlone,
+                marker_span.start..span.end.max(start),
+                format!(
+                    "A `{}` marker must stand alone in its paragraph. Put a quoted blank line (`>`) between the \
+                     marker and what follows it.",
+                    marker.as_str()
+                ),
+                "marker shares its paragraph",
+            );
+        }
+        match (marker, &condition) {
+            (Marker::If | Marker::ElseIf, None) => self.sink().push(
+                Code::MissingBranchCondition,
+                marker_span,
+                format!(
+                    "A `{0}` marker needs its condition in a second code span, such as `{0}` `Rich?`.",
+                    marker.as_str()
+                ),
+                "condition missing",
+            ),
+            (Marker::Else, Some(found)) => {
+                let at = condition_span.unwrap_or(marker_span);
+                self.sink().push(
+                    Code::ElseWithCondition,
+                    at,
+                    format!(
+                        "An `else` is the fallback and takes no condition, but this one has `{}?`. Remove the \
+                         condition, or write `elseif` for a conditional branch.",
+                        found.key
+                    ),
+                    "else with a condition",
+                );
+                condition = None;
+            }
+            _ => {}
+        }
+        Some((marker, condition))
+    }
+}
+
+fn is_blank(inline: &MdInline) -> bool {
+    matches!(inline, MdInline::Text { text, .. } if text.trim().is_empty())
+}
+
+fn block_span(block: &MdBlock) -> Range<usize> {
+    match block {
+        MdBlock::Heading { span, .. }
+        | MdBlock::Paragraph { span, .. }
+        | MdBlock::List { span, .. }
+        | MdBlock::Quote { span, .. } => span.clone(),
+    }
+}
+
+/// The words of some inlines, with every construct flattened to its text.
+pub(crate) fn plain_text(inlines: &[MdInline], out: &mut String) {
+    for inline in inlines {
+        match inline {
+            MdInline::Text { text, .. } | MdInline::Code { text, .. } => out.push_str(text),
+            MdInline::Styled { children, .. } | MdInline::Link { children, .. } | MdInline::Image { children, .. } => {
+                plain_text(children, out)
+            }
+            MdInline::SoftBreak { .. } | MdInline::HardBreak { .. } => out.push(' '),
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! One test per diagnostic code: its triggering example reports the code with its severity at a
+//! located span, and the fix compiles without it. The examples follow the error-code reference.
+
+use stagehand_dialoguedown::{compile, render_human, render_json, Code, Options, Severity};
+
+fn codes(source: &str) -> Vec<Code> {
+    compile(source, "case.dialogue.md", &Options::default()).diagnostics.iter().map(|d| d.code).collect()
+}
+
+fn check(code: &str, trigger: &str, fix: &str) {
+    let compilation = compile(trigger, "case.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code.as_str() == code);
+    let Some(found) = found else {
+        panic!("{code} not reported for:\n{trigger}\ngot: {:#?}", compilation.diagnostics);
+    };
+    assert_eq!(found.severity, found.code.severity());
+    assert_eq!(found.file, "case.dialogue.md");
+    assert!(found.line >= 1 && found.column >= 1);
+    assert!(found.span.start <= found.span.end && found.span.end <= trigger.len());
+    assert!(!found.message.is_empty() && !found.label.is_empty());
+    if found.severity == Severity::Error {
+        assert!(compilation.playbook.is_none(), "{code} is an error, so no playbook");
+    }
+    let fixed = compile(fix, "case.dialogue.md", &Options::default());
+    assert!(
+        fixed.diagnostics.iter().all(|d| d.code.as_str() != code),
+        "{code} still reported after the fix:\n{fix}\n{:#?}",
+        fixed.diagnostics
+    );
+}
+
+macro_rules! cases {
+    ($($test:ident: $code:literal, $trigger:expr, $fix:expr;)*) => {
+        $(#[test] fn $test() { check($code, $trigger, $fix); })*
+        const TESTED: &[&str] = &[$($code),*];
+    };
+}
+
+cases! {
+    dlg1003_unreachable_after_jump: "DLG1003",
+        "# Crossroads\n=> [Market](#market) or => [Home](#home)\n\n# Market\nMerchant: Wares!\n\n# Home\nAlice: Cozy.\n",
+        "# Crossroads\n=> [Market](#market)\n\n=> [Home](#home)\n\n# Market\nMerchant: Wares!\n\n# Home\nAlice: Cozy.\n";
+    dlg1101_tags_without_speaker: "DLG1101",
+        "# Scene\n#excited: We made it!\n",
+        "# Scene\nAlice #excited: We made it!\n";
+    dlg1102_not_a_game_call: "DLG1102",
+        "# Scene\nAlice: The sky turns `just some words`.\n",
+        "# Scene\nAlice: The sky turns `\"World.Weather\"`.\n";
+    dlg1103_disallowed_in_label: "DLG1103",
+        "# Scene\nAlice: Read [the `Wave()` sign](#scene).\n",
+        "# Scene\nAlice: Read [the *old* sign](#scene).\n";
+    dlg1104_missing_weight: "DLG1104",
+        "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- Tails.\n",
+        "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `50%` Tails.\n";
+    dlg1105_invalid_weight: "DLG1105",
+        "# Coin\nThe coin spins.\n\n- `-10%` Heads.\n- `%` Tails.\n",
+        "# Coin\nThe coin spins.\n\n- `10%` Heads.\n- `%` Tails.\n";
+    dlg1106_condition_guards_nothing: "DLG1106",
+        "# Moor\nGuide: `\"Rainy\"?` The moor is bleak.\n",
+        "# Moor\n`\"Rainy\"?` Guide: The moor is bleak.\n";
+    dlg1107_styled_speaker_prefix: "DLG1107",
+        "*Alice*: Hello there.\n",
+        "Alice: Hello there.\n";
+    dlg1108_severed_control_branch: "DLG1108",
+        "> `elseif` `Known?`\n>\n> Alice: Welcome back.\n",
+        "> `if` `Known?`\n>\n> Alice: Welcome back.\n";
+    dlg1109_malformed_branch_order: "DLG1109",
+        "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n>\n> `else`\n>\n> Alice: Try downstairs.\n>\n> `else`\n>\n> Alice: Welcome back.\n",
+        "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n>\n> `elseif` `Known?`\n>\n> Alice: Welcome back.\n>\n> `else`\n>\n> Alice: Try downstairs.\n";
+    dlg1110_marker_not_alone: "DLG1110",
+        "> `if` `Rich?`\n> Alice: Welcome upstairs.\n",
+        "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n";
+    dlg1111_missing_branch_condition: "DLG1111",
+        "> `if`\n>\n> Alice: Welcome upstairs.\n",
+        "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n";
+    dlg1112_else_with_condition: "DLG1112",
+        "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n>\n> `else` `Known?`\n>\n> Alice: Welcome back.\n",
+        "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n>\n> `else`\n>\n> Alice: Welcome back.\n";
+    dlg1113_dangling_arrow: "DLG1113",
+        "# Crossroads\nAlice: Which way?\n\n=> The market\n\n# The market\nMerchant: Wares!\n",
+        "# Crossroads\nAlice: Which way?\n\n=> [The market](#the-market)\n\n# The market\nMerchant: Wares!\n";
+    dlg1114_ignored_markdown: "DLG1114",
+        "# Chapter One\n\nAlice: We should go.\n\n---\n\nAlice: The road was long.\n",
+        "# Chapter One\n\nAlice: We should go.\n\n# On The Road\n\nAlice: The road was long.\n";
+    dlg2001_duplicate_anchor: "DLG2001",
+        "# Chapter\nAlice: Hello.\n\n# Chapter\nBob: Goodbye.\n",
+        "# Chapter One\nAlice: Hello.\n\n# Chapter Two\nBob: Goodbye.\n";
+    dlg2002_heading_without_anchor: "DLG2002",
+        "# ...\nAlice: Hello.\n",
+        "# Prologue\nAlice: Hello.\n";
+    dlg2003_ambiguous_speaker_binding: "DLG2003",
+        "Alice: Hello.\n\n@A: Over here.\n\nAlice @A: It is me.\n",
+        "Alice @A: It is me.\n\nAlice: Hello.\n\n@A: Over here.\n";
+    dlg2004_id_bound_to_two_names: "DLG2004",
+        "Alice @A: Hi.\n\nBob @A: Hello.\n",
+        "Alice @A: Hi.\n\nBob @B: Hello.\n";
+    dlg2005_name_bound_to_two_ids: "DLG2005",
+        "Alice @A: Hi.\n\nAlice @B: Hello again.\n",
+        "Alice @A: Hi.\n\nAlice @A: Hello again.\n";
+    dlg2006_two_default_speakers: "DLG2006",
+        "Alice ##default: Hi.\n\nBob ##default: Hello.\n",
+        "Alice ##default: Hi.\n\nBob: Hello.\n";
+    dlg2007_unnamed_speaker_id: "DLG2007",
+        "# Scene\n@ghost: Who goes there?\n",
+        "# Scene\nGhost @ghost: Who goes there?\n";
+    dlg2008_unknown_reserved_tag: "DLG2008",
+        "# Scene\nAlice ##hero: To the rescue!\n",
+        "# Scene\nAlice #hero: To the rescue!\n";
+    dlg2009_missing_jump_target: "DLG2009",
+        "# Start\nAlice: Onward!\n\n=> [Continue](#the-end)\n",
+        "# Start\nAlice: Onward!\n\n=> [Continue](#the-end)\n\n# The End\nAlice: We made it.\n";
+    dlg2010_zero_weights: "DLG2010",
+        "# Coin\nThe coin spins.\n\n- `0%` Heads.\n- `0%` Tails.\n",
+        "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `50%` Tails.\n";
+    dlg2015_heading_inside_branch: "DLG2015",
+        "> `if` `Rich?`\n>\n> # Upstairs\n>\n> Alice: Welcome.\n",
+        "# Upstairs\n\n> `if` `Rich?`\n>\n> Alice: Welcome.\n";
+    dlg2016_jump_outside_script: "DLG2016",
+        "Alice: To the vault.\n\n=> [The vault](chapter-02.md#the-vault)\n",
+        "Alice: To the vault.\n\n=> [The vault](#the-vault)\n\n# The vault\n";
+    dlg3002_deep_choice_nesting: "DLG3002",
+        "# Conversation\n\n- Level 1\n    - Level 2\n        - Level 3\n            - Level 4\n                Alice: This branch is difficult to scan.\n",
+        "# Conversation\n\n- Level 1\n    - Level 2\n        => [Continue](#deeper-branch)\n\n# Deeper branch\n\n- Level 3\n    - Level 4\n        Alice: This branch is easier to scan.\n";
+    dlg3003_weights_not_hundred: "DLG3003",
+        "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `30%` Tails.\n",
+        "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `50%` Tails.\n";
+    dlg3004_single_option_random: "DLG3004",
+        "# Coin\nThe coin spins.\n\n- `50%` It always lands heads.\n",
+        "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `50%` Tails.\n";
+    dlg1901_nesting_too_deep: "DLG1901",
+        &">".repeat(200),
+        &format!("{} Alice: Deep enough.\n", ">".repeat(20));
+}
+
+#[test]
+fn every_code_has_a_test() {
+    let mut listed: Vec<&str> = TESTED.to_vec();
+    listed.sort_unstable();
+    let mut all: Vec<&str> = Code::ALL.iter().map(|code| code.as_str()).collect();
+    all.sort_unstable();
+    assert_eq!(listed, all);
+}
+
+#[test]
+fn the_diagnostics_example_reports_each_labelled_problem() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/dialoguedown/examples/diagnostics.dialogue.md");
+    let source = std::fs::read_to_string(path).expect("the example");
+    let options = Options { mode: stagehand_dialoguedown::Mode::BestEffort, ..Options::default() };
+    let compilation = compile(&source, "diagnostics.dialogue.md", &options);
+    let found: Vec<&str> = compilation.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    for code in ["DLG3003", "DLG2009", "DLG1107", "DLG2007", "DLG1003", "DLG2001", "DLG3004"] {
+        assert!(found.contains(&code), "{code} missing from {found:?}");
+    }
+    assert!(compilation.playbook.is_none());
+}
+
+#[test]
+fn diagnostics_are_collected_not_stopped_at_the_first() {
+    let source = "Alice: `nonsense` and `more nonsense`.\n\n=> The market\n";
+    let found = codes(source);
+    assert_eq!(found.iter().filter(|code| **code == Code::NotAGameCall).count(), 2);
+    assert!(found.contains(&Code::DanglingArrow));
+}
+
+#[test]
+fn stage_boundary_stops_before_analysis_but_best_effort_goes_on() {
+    let source = "Alice: `nonsense`.\n\n=> [Nowhere](#nowhere)\n";
+    assert!(!codes(source).contains(&Code::MissingJumpTarget));
+    let options = Options { mode: stagehand_dialoguedown::Mode::BestEffort, ..Options::default() };
+    let compilation = compile(source, "x.dialogue.md", &options);
+    assert!(compilation.diagnostics.iter().any(|d| d.code == Code::MissingJumpTarget));
+}
+
+#[test]
+fn line_and_column_point_at_the_problem() {
+    let source = "# Scene\n\nAlice: The sky turns `just some words`.\n";
+    let compilation = compile(source, "sky.dialogue.md", &Options::default());
+    let diagnostic = &compilation.diagnostics[0];
+    assert_eq!((diagnostic.line, diagnostic.column), (3, 22));
+    assert_eq!(&source[diagnostic.span.clone()], "`just some words`");
+}
+
+#[test]
+fn human_rendering_names_code_file_and_position() {
+    let source = "# Scene\n\nAlice: The sky turns `just some words`.\n";
+    let compilation = compile(source, "sky.dialogue.md", &Options::default());
+    let text = render_human(&compilation.diagnostics, source, "sky.dialogue.md");
+    assert!(text.contains("DLG1102"), "{text}");
+    assert!(text.contains("sky.dialogue.md:3:22"), "{text}");
+    assert!(!text.contains('\u{1b}'), "colour is off by default");
+}
+
+#[test]
+fn json_rendering_has_every_field() {
+    let source = "=> The market\n";
+    let compilation = compile(source, "m.dialogue.md", &Options::default());
+    let json: serde_json::Value = serde_json::from_str(&render_json(&compilation.diagnostics)).expect("JSON");
+    let first = &json[0];
+    assert_eq!(first["code"], "DLG1113");
+    assert_eq!(first["severity"], "warning");
+    assert_eq!(first["file"], "m.dialogue.md");
+    assert_eq!(first["line"], 1);
+    assert_eq!(first["column"], 1);
+    assert_eq!(first["span"]["start"], 0);
+    assert_eq!(first["span"]["end"], 2);
+    assert!(first["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(first["label"].as_str().is_some_and(|l| !l.is_empty()));
+}
+
+#[test]
+fn a_missing_weight_points_at_the_option_line() {
+    let source = "- `50%` Heads.\n- Tails.\n    - Nested.\n";
+    let compilation = compile(source, "c.dialogue.md", &Options::default());
+    let missing = compilation.diagnostics.iter().find(|d| d.code == Code::MissingWeight).expect("DLG1104");
+    assert_eq!(&source[missing.span.clone()], "- Tails.");
+    assert_eq!((missing.line, missing.column), (2, 1));
+}
+
+#[test]
+fn a_very_long_line_is_named_not_quoted() {
+    let source = format!("Alice: {} `nonsense`\n", "word ".repeat(1_000));
+    let compilation = compile(&source, "long.dialogue.md", &Options::default());
+    let text = render_human(&compilation.diagnostics, &source, "long.dialogue.md");
+    assert!(text.contains("[DLG1102] error"), "{text}");
+    assert!(text.contains("long.dialogue.md:1:5009: not a game call"), "{text}");
+    assert!(!text.contains("word word"));
+}
