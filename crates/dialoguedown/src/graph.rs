@@ -41,10 +41,10 @@ struct Lowering {
 /// Builds the playbook for an analyzed, error-free document.
 pub(crate) fn emit(blocks: Vec<Block>, model: Model, script: &str) -> Playbook {
     let mut lowering = Lowering { nodes: Vec::new(), anchors: BTreeMap::new(), late: Vec::new() };
-    let open = lowering.body(blocks, Vec::new());
+    let mut open = lowering.body(blocks, Vec::new());
     let end = lowering.nodes.len();
     lowering.nodes.push(Node::End);
-    lowering.fill(open, end);
+    lowering.fill(&mut open, end);
     let Lowering { mut nodes, anchors, late } = lowering;
     for (node, edge, what) in late {
         let target = match what {
@@ -89,15 +89,16 @@ fn condition(cond: &Option<Cond>) -> Option<Condition> {
 }
 
 impl Lowering {
-    fn add(&mut self, node: Node, open: Vec<Hole>) -> usize {
+    fn add(&mut self, node: Node, open: &mut Vec<Hole>) -> usize {
         let id = self.nodes.len();
         self.nodes.push(node);
         self.fill(open, id);
         id
     }
 
-    fn fill(&mut self, open: Vec<Hole>, id: usize) {
-        for hole in open {
+    /// Points every open hole at `id`, leaving `open` empty for reuse.
+    fn fill(&mut self, open: &mut Vec<Hole>, id: usize) {
+        for hole in open.drain(..) {
             match hole {
                 Hole::Succession(node) => {
                     if let Some(out) = out_mut(&mut self.nodes[node]) {
@@ -153,13 +154,12 @@ impl Lowering {
                     condition: condition(&line.condition),
                     out: Vec::new(),
                 };
-                let id = self.add(node, open);
+                let id = self.add(node, &mut open);
                 let leaves = line.jump.as_ref().is_some_and(|jump| self.divert(id, jump, condition(&jump.condition)));
-                if leaves && line.condition.is_none() {
-                    Vec::new()
-                } else {
-                    vec![Hole::Succession(id)]
+                if !leaves || line.condition.is_some() {
+                    open.push(Hole::Succession(id));
                 }
+                open
             }
             Block::Control(control) => {
                 // A condition leading a lone jump guards the jump; otherwise it guards the effects.
@@ -167,18 +167,17 @@ impl Lowering {
                     control.jump.as_ref().is_some_and(|jump| jump.condition.is_none()) && control.effects.is_empty();
                 let node_condition = if on_jump { None } else { condition(&control.condition) };
                 let node = Node::Control { effects: control.effects, condition: node_condition.clone(), out: vec![] };
-                let id = self.add(node, open);
+                let id = self.add(node, &mut open);
                 let jump_condition = match &control.jump {
                     Some(jump) if jump.condition.is_some() => condition(&jump.condition),
                     _ if on_jump => condition(&control.condition),
                     _ => None,
                 };
                 let leaves = control.jump.as_ref().is_some_and(|jump| self.divert(id, jump, jump_condition));
-                if leaves && node_condition.is_none() {
-                    Vec::new()
-                } else {
-                    vec![Hole::Succession(id)]
+                if !leaves || node_condition.is_some() {
+                    open.push(Hole::Succession(id));
                 }
+                open
             }
             Block::Choices(choices) => {
                 let random = choices.is_random();
@@ -187,8 +186,8 @@ impl Lowering {
                 } else {
                     Node::Choice { ordered: choices.ordered, out: vec![] }
                 };
-                let id = self.add(node, open);
-                let mut exits = Vec::new();
+                let id = self.add(node, &mut open);
+                let mut exits = open;
                 let all_gated = choices.options.iter().all(|option| option.condition.is_some());
                 for (index, option) in choices.options.into_iter().enumerate() {
                     let edge = if random {
@@ -217,8 +216,8 @@ impl Lowering {
                 exits
             }
             Block::Branches(control) => {
-                let id = self.add(Node::Branch { out: vec![] }, open);
-                let mut exits = Vec::new();
+                let id = self.add(Node::Branch { out: vec![] }, &mut open);
+                let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
                 for (index, arm) in control.arms.into_iter().enumerate() {
                     if let Some(out) = out_mut(&mut self.nodes[id]) {

@@ -161,19 +161,27 @@ impl LineBuilder<'_> {
 
     /// Warns when a line opens with a styled name and a colon: it looks like a prefix but is not.
     fn styled_prefix(&mut self, first: Option<&MdInline>, second: Option<&MdInline>) {
-        let (Some(MdInline::Styled { children, span, .. }), Some(MdInline::Text { text, span: after })) =
-            (first, second)
-        else {
+        let Some(MdInline::Styled { children, span, .. }) = first else { return };
+        if !children.iter().all(|child| matches!(child, MdInline::Text { .. })) {
             return;
-        };
+        }
         let mut name = String::new();
         crate::transpile::plain_text(children, &mut name);
-        let plain = children.iter().all(|child| matches!(child, MdInline::Text { .. }));
-        if plain && leaf::speaker_prefix(&format!("{name}:")).is_some() && text.trim_start().starts_with(':') {
-            let colon = after.start + (text.len() - text.trim_start().len()) + 1;
+        // `*Alice*:` has the colon after the styling; `**Alice:**` has it inside.
+        let end = match (name.trim_end().strip_suffix(':'), second) {
+            (Some(inner), _) => {
+                name = inner.trim_end().to_owned();
+                span.end
+            }
+            (None, Some(MdInline::Text { text, span: after })) if text.trim_start().starts_with(':') => {
+                (after.start + (text.len() - text.trim_start().len()) + 1).min(after.end)
+            }
+            _ => return,
+        };
+        if leaf::speaker_prefix(&format!("{name}:")).is_some() {
             self.sink.push(
                 Code::StyledSpeakerPrefix,
-                span.start..colon.min(after.end),
+                span.start..end,
                 format!(
                     "This line looks like a speaker prefix (\"{name}\") but the name is styled, so it is not \
                      recognized and the line has no speaker. Remove the styling to name the speaker."

@@ -244,6 +244,10 @@ impl Builder<'_, '_, '_> {
         let raw = self.source.get(span.clone()).unwrap_or_default();
         match what {
             Skipped::FrontMatter | Skipped::TooDeep => {}
+            Skipped::Block(name, keep) if matches!(self.stack.last(), Some(Frame::Inlines { .. })) => {
+                let handling = if keep { Handling::Keep } else { Handling::Ignore };
+                self.unmodeled_inline(name, handling, span);
+            }
             Skipped::Block(name, keep) => {
                 if keep {
                     self.kept_block(raw, span);

@@ -225,3 +225,13 @@ fn a_very_long_line_is_named_not_quoted() {
     assert!(text.contains("long.dialogue.md:1:5009: not a game call"), "{text}");
     assert!(!text.contains("word word"));
 }
+
+#[test]
+fn a_styled_prefix_is_noticed_with_the_colon_inside_or_outside() {
+    for source in ["*Alice*: Hi.\n", "**Alice**: Hi.\n", "**Alice:** Hi.\n", "_Alice_ : Hi.\n"] {
+        assert!(codes(source).contains(&Code::StyledSpeakerPrefix), "{source}");
+    }
+    for source in ["*Really*, Alice?\n", "*Two words*: Hi.\n", "Alice: *Hi*: there.\n"] {
+        assert!(!codes(source).contains(&Code::StyledSpeakerPrefix), "{source}");
+    }
+}

@@ -288,3 +288,20 @@ fn a_quoted_key_may_end_in_a_question_mark_and_a_malformed_one_is_no_condition()
     let compilation = compile("Alice: `\"a\" \"b\"?` Hi.\n", "t.dialogue.md", &Options::default());
     assert!(compilation.diagnostics.iter().any(|d| d.code == Code::NotAGameCall));
 }
+
+#[test]
+fn a_jump_split_across_lines_is_no_jump() {
+    let compilation =
+        compile("=>\n[Play tennis](#play-tennis)\n\n# Play tennis\n", "t.dialogue.md", &Options::default());
+    assert!(compilation.diagnostics.iter().any(|d| d.code == Code::DanglingArrow));
+    let book = stagehand_playbook::to_json(&compilation.playbook.expect("a warning only"));
+    assert_eq!(node(&book, 0)["kind"], "line");
+    assert_eq!(node(&book, 0)["speech"][2]["kind"], "link");
+}
+
+#[test]
+fn a_jump_in_a_heading_is_heading_text() {
+    let book = playbook("## => [Play tennis](#play-tennis)\n\nAlice: Hi.\n");
+    assert_eq!(book["anchors"], json!({ "-play-tennis": 0 }));
+    assert_eq!(node(&book, 0)["out"], json!([{ "kind": "succession", "target": 1 }]));
+}
