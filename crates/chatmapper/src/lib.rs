@@ -1,10 +1,39 @@
 //! **ChatMapper** projects for Stagehand: the readers of the editor's XML and JSON exports, the
-//! typed model they produce, the coercion of field values into Lua values, and the markup in
-//! text.
+//! typed model they produce, the coercion of field values into Lua values, the markup in text, and
+//! the engine that plays them.
 //!
 //! The normative behaviour of a player is the "Runtime semantics" page; the file formats and our
-//! rulings are in `shared/reference/chatmapper/FORMAT.md`. This crate holds what an engine needs
-//! before it plays:
+//! rulings are in `shared/reference/chatmapper/FORMAT.md`.
+//!
+//! Playing:
+//!
+//! - [`ChatMapperEngine`] plays a project behind the runner's protocol (`Command` in, `OwnedEvent`s
+//!   out), with its conditions and scripts in a sandboxed Lua 5.1 host (`stagehand-lua`); see the
+//!   [`engine`] module for the protocol mapping. [`Snapshot`]s save and restore a playthrough.
+//! - [`check::check`] lists what is wrong or suspicious in a project, for `stagehand check`.
+//! - [`ConformanceLoader`] opens ChatMapper exports in the conformance harness.
+//!
+//! ```
+//! use stagehand_chatmapper::{load, ChatMapperEngine, Options};
+//! use stagehand_runner::{Command, OwnedEvent};
+//!
+//! let json = br#"{"Title": "Hi", "Assets": {"Actors": [{"ID": 1, "Fields": {"Name": "Mara"}}],
+//!   "UserVariables": [{"Fields": {"Name": "gold", "Initial Value": "5"}}],
+//!   "Conversations": [{"ID": 1, "Fields": {"Title": "Greeting"}, "DialogNodes": [
+//!     {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"},
+//!      "OutgoingLinks": [{"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+//!     {"ID": 1, "Fields": {"Actor": "1", "Dialogue Text": "Hello.|You have [var=gold] gold."}}]}]}}"#;
+//! let mut engine = ChatMapperEngine::new(load(json, "hi.json")?, Options::seeded(7))?;
+//! let said = engine.send(Command::start());
+//! assert!(matches!(&said[..], [OwnedEvent::Said { speaker: Some(name), .. }] if name == "Mara"));
+//! let said = engine.send(Command::Next);
+//! let OwnedEvent::Said { speech, .. } = &said[0] else { panic!() };
+//! assert_eq!(stagehand_playbook::plain_text(speech), "You have 5 gold.");
+//! assert_eq!(engine.send(Command::Next), [OwnedEvent::Ended]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Reading, what an engine needs before it plays:
 //!
 //! - [`load`] reads a file's bytes, picking the XML or JSON reader by content (the file name's
 //!   extension is a hint), and refuses native `.cmp` files with a message naming the exports.
@@ -38,7 +67,10 @@
 //! assert_eq!(spans(&segments[1])[0], Span { text: "Welcome".into(), emphasis: Some(1) });
 //! ```
 
+pub mod check;
 pub mod coerce;
+mod conformance;
+pub mod engine;
 mod error;
 mod json;
 pub mod markup;
@@ -47,6 +79,8 @@ mod text;
 mod xml;
 
 pub use coerce::{lua_key, Coerced};
+pub use conformance::ConformanceLoader;
+pub use engine::{ChatMapperEngine, EngineError, EntryRef, Options, SimStatus, Snapshot, MAX_LOG_LINES};
 pub use error::{Format, LoadError};
 pub use json::{read_json, read_json_str};
 pub use model::{

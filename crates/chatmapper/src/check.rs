@@ -1,0 +1,263 @@
+//! Checks for `stagehand check`: what is wrong or suspicious in a project, each finding naming the
+//! conversation and entry it concerns.
+//!
+//! - links to a conversation or entry that does not exist;
+//! - entries no conversation's START entry reaches (following every link, across conversations);
+//! - conditions and scripts (and the project script) that do not compile as Lua 5.1;
+//! - variables read (`Variable["x"]`, `Variable['x']`, `Variable.x`, `[var=x]`) but never declared:
+//!   not a user variable, and never assigned by any script.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+
+use stagehand_lua::{ChunkKind, Limits, Sandbox, ScriptHost};
+
+use crate::coerce::lua_key;
+use crate::markup;
+use crate::model::{Id, Project};
+
+/// What a finding is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindingKind {
+    /// A link leads to a conversation the project does not have.
+    MissingConversation {
+        /// The conversation the link names.
+        conversation: Id,
+    },
+    /// A link leads to an entry its conversation does not have.
+    MissingEntry {
+        /// The conversation the link names.
+        conversation: Id,
+        /// The entry the link names.
+        entry: Id,
+    },
+    /// No START entry reaches the entry.
+    Unreachable,
+    /// The condition does not compile as a Lua expression.
+    ConditionDoesNotCompile {
+        /// Lua's message.
+        message: String,
+    },
+    /// The script does not compile as Lua statements.
+    ScriptDoesNotCompile {
+        /// Lua's message.
+        message: String,
+    },
+    /// A variable is read but never declared nor assigned.
+    UndeclaredVariable {
+        /// The variable's key as read.
+        name: String,
+    },
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The conversation it concerns (`None` for the project script).
+    pub conversation: Option<Id>,
+    /// The entry it concerns (`None` for the project script).
+    pub entry: Option<Id>,
+    /// What it is.
+    pub kind: FindingKind,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.conversation, self.entry) {
+            (Some(c), Some(e)) => write!(f, "conversation {c}, entry {e}: ")?,
+            (Some(c), None) => write!(f, "conversation {c}: ")?,
+            _ => f.write_str("project script: ")?,
+        }
+        match &self.kind {
+            FindingKind::MissingConversation { conversation } => {
+                write!(f, "a link leads to conversation {conversation}, which does not exist")
+            }
+            FindingKind::MissingEntry { conversation, entry } => {
+                write!(f, "a link leads to entry {entry} of conversation {conversation}, which does not exist")
+            }
+            FindingKind::Unreachable => f.write_str("no START entry reaches this entry"),
+            FindingKind::ConditionDoesNotCompile { message } => write!(f, "the condition does not compile: {message}"),
+            FindingKind::ScriptDoesNotCompile { message } => write!(f, "the script does not compile: {message}"),
+            FindingKind::UndeclaredVariable { name } => {
+                write!(f, "reads Variable[{name:?}], which is neither a user variable nor assigned by any script")
+            }
+        }
+    }
+}
+
+/// Checks a project; findings come in document order, by kind within an entry.
+pub fn check(project: &Project) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut host = Sandbox::new(Limits::default(), 0).ok();
+    let mut declared: HashSet<String> = project.user_variables.iter().map(|v| lua_key(v.name())).collect();
+    for conversation in &project.conversations {
+        for entry in &conversation.entries {
+            declared.extend(assigned(&entry.user_script));
+        }
+    }
+    declared.extend(assigned(&project.user_script));
+    if let Some(host) = host.as_mut() {
+        if !project.user_script.trim().is_empty() {
+            if let Err(error) = host.compile("project script", &project.user_script, ChunkKind::Script) {
+                findings.push(Finding {
+                    conversation: None,
+                    entry: None,
+                    kind: FindingKind::ScriptDoesNotCompile { message: error.message },
+                });
+            }
+        }
+    }
+    let reached = reachable(project);
+    let conversations: HashMap<Id, HashSet<Id>> =
+        project.conversations.iter().map(|c| (c.id, c.entries.iter().map(|e| e.id).collect())).collect();
+    for conversation in &project.conversations {
+        for entry in &conversation.entries {
+            let here = |kind| Finding { conversation: Some(conversation.id), entry: Some(entry.id), kind };
+            for link in &entry.links {
+                match conversations.get(&link.destination_conversation) {
+                    None => findings
+                        .push(here(FindingKind::MissingConversation { conversation: link.destination_conversation })),
+                    Some(entries) if !entries.contains(&link.destination_entry) => {
+                        findings.push(here(FindingKind::MissingEntry {
+                            conversation: link.destination_conversation,
+                            entry: link.destination_entry,
+                        }))
+                    }
+                    Some(_) => {}
+                }
+            }
+            if !reached.contains(&(conversation.id, entry.id)) {
+                findings.push(here(FindingKind::Unreachable));
+            }
+            if let Some(host) = host.as_mut() {
+                let name = format!("conversation {} entry {}", conversation.id, entry.id);
+                if !entry.conditions.trim().is_empty() {
+                    if let Err(error) = host.compile(&name, &entry.conditions, ChunkKind::Condition) {
+                        findings.push(here(FindingKind::ConditionDoesNotCompile { message: error.message }));
+                    }
+                }
+                if !entry.user_script.trim().is_empty() {
+                    if let Err(error) = host.compile(&name, &entry.user_script, ChunkKind::Script) {
+                        findings.push(here(FindingKind::ScriptDoesNotCompile { message: error.message }));
+                    }
+                }
+            }
+            let mut reads = Vec::new();
+            for source in [&entry.conditions, &entry.user_script] {
+                reads.extend(variable_reads(source));
+            }
+            for text in [entry.dialogue_text(), entry.menu_text()] {
+                reads.extend(markup::var_references(text).into_iter().map(lua_key));
+            }
+            let mut seen = HashSet::new();
+            for name in reads {
+                if !declared.contains(&name) && seen.insert(name.clone()) {
+                    findings.push(here(FindingKind::UndeclaredVariable { name }));
+                }
+            }
+        }
+    }
+    findings
+}
+
+/// Every `(conversation, entry)` a START entry reaches.
+fn reachable(project: &Project) -> HashSet<(Id, Id)> {
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::new();
+    for conversation in &project.conversations {
+        if let Some(start) = conversation.start_entry() {
+            if seen.insert((conversation.id, start.id)) {
+                queue.push_back((conversation.id, start.id));
+            }
+        }
+    }
+    while let Some((c, e)) = queue.pop_front() {
+        let Some(entry) = project.entry(c, e) else { continue };
+        for link in &entry.links {
+            let target = (link.destination_conversation, link.destination_entry);
+            if project.entry(target.0, target.1).is_some() && seen.insert(target) {
+                queue.push_back(target);
+            }
+        }
+    }
+    seen
+}
+
+/// One `Variable` access found in source: its key, and whether it is assigned (`=` but not `==`).
+fn accesses(source: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let bytes = source.as_bytes();
+    let mut from = 0;
+    while let Some(found) = source[from..].find("Variable") {
+        let start = from + found;
+        let mut i = start + "Variable".len();
+        from = i;
+        let before_ok = start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        if !before_ok {
+            continue;
+        }
+        let key = if bytes.get(i) == Some(&b'.') {
+            let begin = i + 1;
+            let mut end = begin;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            i = end;
+            (end > begin).then(|| source[begin..end].to_owned())
+        } else if bytes.get(i) == Some(&b'[') {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] == b' ' {
+                j += 1;
+            }
+            match bytes.get(j) {
+                Some(&quote @ (b'"' | b'\'')) => match source[j + 1..].find(quote as char) {
+                    Some(len) => {
+                        let key = source[j + 1..j + 1 + len].to_owned();
+                        let mut k = j + 1 + len + 1;
+                        while k < bytes.len() && bytes[k] == b' ' {
+                            k += 1;
+                        }
+                        if bytes.get(k) == Some(&b']') {
+                            i = k + 1;
+                            Some(key)
+                        } else {
+                            None
+                        }
+                    }
+                    None => None,
+                },
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let Some(key) = key else { continue };
+        from = i;
+        let rest = source[i..].trim_start_matches([' ', '\t']);
+        let assigned = rest.starts_with('=') && !rest.starts_with("==");
+        out.push((key, assigned));
+    }
+    out
+}
+
+/// The variable keys a source reads.
+fn variable_reads(source: &str) -> Vec<String> {
+    accesses(source).into_iter().filter(|(_, assigned)| !assigned).map(|(key, _)| key).collect()
+}
+
+/// The variable keys a source assigns.
+fn assigned(source: &str) -> Vec<String> {
+    accesses(source).into_iter().filter(|(_, assigned)| *assigned).map(|(key, _)| key).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_assignments_are_told_apart() {
+        let found = accesses(r#"Variable["a b"] = Variable.c + 1; if Variable['d'] == 2 then MyVariable.e = 1 end"#);
+        assert_eq!(found, [("a b".to_owned(), true), ("c".to_owned(), false), ("d".to_owned(), false)]);
+        assert_eq!(variable_reads("Variable[x] Variable. Variable[\"unclosed"), Vec::<String>::new());
+    }
+}

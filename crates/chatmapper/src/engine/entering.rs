@@ -1,0 +1,223 @@
+//! Entering a node (the page's four steps), the walk that follows (play, menu or end), the
+//! runaway guard, and rendering text as speech.
+
+use stagehand_lua::{Key, Value};
+use stagehand_playbook::{Fragment, Style};
+use stagehand_runner::{OwnedEvent, RefusalReason};
+
+use super::offered::{self, Offered};
+use super::state::Situation;
+use super::status::{self, SimStatus};
+use super::{environment, ChatMapperEngine};
+use crate::coerce::lua_key;
+use crate::markup;
+
+/// What entering a node left the run doing.
+pub(super) enum Entered {
+    /// It stands: a line was said, or a prompt asked.
+    Stands,
+    /// The node emitted nothing; the walk goes on from it.
+    Silent(usize),
+}
+
+impl ChatMapperEngine {
+    /// Enters a node: marks it (or defers the mark), runs the carried group scripts and its own
+    /// script, then asks its input prompts or says its first segment.
+    pub(super) fn enter(&mut self, offered: &Offered, events: &mut Vec<OwnedEvent>) -> Entered {
+        let node = offered.node;
+        self.switch_conversation(self.index.nodes[node].conversation);
+        let (is_root, delays) = (self.index.nodes[node].is_root, self.index.nodes[node].delays_status);
+        // 1. SimStatus: the root is never marked; DelaySimStatus waits for the next offered set.
+        if !is_root {
+            if delays {
+                self.state.deferred.push(node);
+            } else {
+                self.mark_displayed(node);
+            }
+        }
+        // 2. The accumulated group scripts, then the node's own.
+        for &group in &offered.carried {
+            self.run_script(group);
+        }
+        self.run_script(node);
+        if is_root {
+            return Entered::Silent(node);
+        }
+        // 3. Input prompts: withhold the line and ask.
+        let names = &self.index.nodes[node].prompts;
+        if !names.is_empty() {
+            events.push(OwnedEvent::Resolve {
+                questions: names.iter().map(|n| (n.clone(), stagehand_runner::AnswerKind::Text)).collect(),
+            });
+            self.state.situation = Situation::Asking { node, names: names.clone() };
+            return Entered::Stands;
+        }
+        // 4. The line.
+        self.speak(node, events)
+    }
+
+    /// Renders a node's line and says its first segment, or reports it silent.
+    pub(super) fn speak(&mut self, node: usize, events: &mut Vec<OwnedEvent>) -> Entered {
+        let n = &self.index.nodes[node];
+        if n.is_root {
+            return Entered::Silent(node);
+        }
+        let text = self.project.conversations[n.conversation].entries[n.entry].dialogue_text();
+        let host = self.host.as_ref();
+        let segments = markup::render_line(text, |name| variable_text(host, name));
+        match segments.first() {
+            None => Entered::Silent(node),
+            Some(first) => {
+                events.push(OwnedEvent::Said { speaker: n.speaker.clone(), speech: speech(first) });
+                self.state.situation = Situation::Speaking { node, segments, next: 1 };
+                Entered::Stands
+            }
+        }
+    }
+
+    /// The walk from `from`: compute the offered set, then end, show a menu, or enter the line or
+    /// single choice and carry on while entering says nothing.
+    pub(super) fn advance(&mut self, mut from: usize, events: &mut Vec<OwnedEvent>) {
+        loop {
+            let offered = offered::offered(&self.index, self.host.as_mut(), &mut self.log, from);
+            self.flush_deferred();
+            if offered.is_empty() {
+                events.push(OwnedEvent::Ended);
+                self.state.situation = Situation::Ended;
+                return;
+            }
+            let nodes = &self.index.nodes;
+            let pick = match offered.iter().position(|o| !nodes[o.node].is_choice) {
+                Some(line) => Some(line),
+                None if offered.len() == 1 && !nodes[offered[0].node].forces_menu => Some(0),
+                None => None,
+            };
+            let Some(pick) = pick else {
+                self.show_menu(offered, events);
+                return;
+            };
+            self.state.automatic += 1;
+            if self.state.automatic > self.options.max_automatic_advances {
+                let label = self.index.nodes[offered[pick].node].label.clone();
+                events.push(OwnedEvent::Refused {
+                    reason: RefusalReason::EndlessLoop,
+                    explanation: format!(
+                        "more than {} entries were entered automatically without a player decision, so this may \
+                         be a loop (it was about to enter {label}); the conversation stops here",
+                        self.options.max_automatic_advances
+                    ),
+                });
+                self.state.situation = Situation::Halted;
+                return;
+            }
+            match self.enter(&offered[pick], events) {
+                Entered::Stands => return,
+                Entered::Silent(node) => from = node,
+            }
+        }
+    }
+
+    fn show_menu(&mut self, offered: Vec<Offered>, events: &mut Vec<OwnedEvent>) {
+        let mut options = Vec::with_capacity(offered.len());
+        for o in &offered {
+            let n = &self.index.nodes[o.node];
+            let (conversation_id, entry_id, is_root) = (n.conversation_id, n.entry_id, n.is_root);
+            let menu_text = self.project.conversations[n.conversation].entries[n.entry].menu_text();
+            let host = self.host.as_ref();
+            let label = markup::menu_label(menu_text, |name| variable_text(host, name));
+            options.push((speech(&label), true));
+            if !is_root {
+                if let Err(error) = status::offer(self.host.as_mut(), conversation_id, entry_id) {
+                    self.log
+                        .push(format!("{}: its SimStatus cannot be written: {error}", self.index.nodes[o.node].label));
+                }
+            }
+        }
+        events.push(OwnedEvent::Offer { ordered: true, options });
+        self.state.situation = Situation::Choosing { options: offered };
+    }
+
+    /// Marks every deferred node `WasDisplayed`.
+    pub(super) fn flush_deferred(&mut self) {
+        for node in std::mem::take(&mut self.state.deferred) {
+            self.mark_displayed(node);
+        }
+    }
+
+    fn mark_displayed(&mut self, node: usize) {
+        let n = &self.index.nodes[node];
+        if let Err(error) = status::write(self.host.as_mut(), n.conversation_id, n.entry_id, SimStatus::WasDisplayed) {
+            self.log.push(format!("{}: its SimStatus cannot be written: {error}", n.label));
+        }
+    }
+
+    fn run_script(&mut self, node: usize) {
+        let n = &self.index.nodes[node];
+        match &n.script {
+            None => {}
+            Some(Err(message)) => self.log.push(format!("{}: the script does not compile: {message}", n.label)),
+            Some(Ok(slot)) => {
+                if let Err(error) = self.host.call(environment::SCRIPT, &[Value::Number(*slot as f64)]) {
+                    self.log.push(format!("{}: the script failed, and play goes on: {error}", n.label));
+                }
+            }
+        }
+    }
+
+    /// Makes `conversation` (an index) the current one, pointing `Dialog` at it.
+    pub(super) fn switch_conversation(&mut self, conversation: usize) {
+        if self.state.conversation == Some(conversation) {
+            return;
+        }
+        self.state.conversation = Some(conversation);
+        let id = self.project.conversations[conversation].id;
+        if let Err(error) = self.host.call(environment::ENTER, &[Value::Number(id as f64)]) {
+            self.log.push(format!("the Dialog alias for conversation {id} cannot be set: {error}"));
+        }
+    }
+}
+
+/// `[var=Name]`: the variable's value as Lua 5.1's `tostring` writes it (`nil` when unset).
+pub(super) fn variable_text(host: &dyn stagehand_lua::ScriptHost, name: &str) -> String {
+    let key = lua_key(name);
+    match host.get(&[Key::Name("Variable"), Key::Name(&key)]) {
+        Ok(value) => value.to_string(),
+        Err(_) => "nil".to_owned(),
+    }
+}
+
+/// Text with emphasis tags as speech: `[em1]`/`[em3]` bold, `[em2]`/`[em4]` italic.
+pub(super) fn speech(text: &str) -> Vec<Fragment> {
+    markup::spans(text)
+        .into_iter()
+        .map(|span| match span.emphasis {
+            None => Fragment::text(span.text),
+            Some(level) => Fragment::Styled {
+                style: if level % 2 == 1 { Style::Bold } else { Style::Italic },
+                children: vec![Fragment::text(span.text)],
+            },
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odd_emphasis_is_bold_and_even_is_italic() {
+        let styled = |style, text: &str| Fragment::Styled { style, children: vec![Fragment::text(text)] };
+        assert_eq!(
+            speech("[em1]a[/em1][em2]b[/em2][em3]c[/em3][em4]d[/em4] e"),
+            [
+                styled(Style::Bold, "a"),
+                styled(Style::Italic, "b"),
+                styled(Style::Bold, "c"),
+                styled(Style::Italic, "d"),
+                Fragment::text(" e")
+            ]
+        );
+        assert_eq!(speech("[Location Change]"), [Fragment::text("[Location Change]")]);
+        assert_eq!(speech(""), []);
+    }
+}

@@ -1,0 +1,81 @@
+//! The Lua environment of a playthrough (FORMAT.md §6): the asset tables keyed by
+//! [`lua_key`](crate::lua_key), `Variable` seeded from coerced Initial Values, `Conversation[c]`
+//! with its fields and `Dialog[d].SimStatus`, the `Dialog` alias, and the status and relationship
+//! functions.
+//!
+//! Each asset's fields are keyed by `lua_key` of their titles too (`Actor["Kick_Hart"].Display_Name`).
+
+use stagehand_lua::{Key, ScriptError, ScriptHost, Value};
+
+use crate::coerce::{lua_key, Coerced};
+use crate::model::{Asset, Project};
+
+use super::status::{self, SimStatus};
+
+/// The Lua code of the surface: the tables, the functions and the host's helpers.
+const SURFACE: &str = include_str!("environment.lua");
+
+/// The global the host calls to point `Dialog` at a conversation.
+pub(crate) const ENTER: &str = "__stagehand_enter";
+
+/// The global the host calls to evaluate a compiled condition by slot.
+pub(crate) const CONDITION: &str = "__stagehand_condition";
+
+/// The global the host calls to run a compiled script by slot.
+pub(crate) const SCRIPT: &str = "__stagehand_script";
+
+/// The global the host calls to list the globals a snapshot saves.
+pub(crate) const GLOBALS: &str = "__stagehand_globals";
+
+impl From<Coerced> for Value {
+    fn from(value: Coerced) -> Value {
+        match value {
+            Coerced::Boolean(b) => Value::Boolean(b),
+            Coerced::Number(n) => Value::Number(n),
+            Coerced::String(s) => Value::String(s),
+        }
+    }
+}
+
+/// Loads the surface's functions (again, after a restore: they are code, not state).
+pub(crate) fn load_surface(host: &mut dyn ScriptHost) -> Result<(), ScriptError> {
+    host.load("stagehand-chatmapper-surface", SURFACE)
+}
+
+fn fill_assets(host: &mut dyn ScriptHost, table: &str, assets: &[Asset]) -> Result<(), ScriptError> {
+    for asset in assets {
+        let key = lua_key(asset.name());
+        for field in &asset.fields {
+            let title = lua_key(&field.title);
+            host.set(&[Key::Name(table), Key::Name(&key), Key::Name(&title)], field.lua_value().into())?;
+        }
+    }
+    Ok(())
+}
+
+/// Creates the tables of a fresh playthrough: assets, variables (from Initial Values), conversations
+/// and every entry's `SimStatus` as `Untouched`. The project script is the caller's to run.
+pub(crate) fn create(host: &mut dyn ScriptHost, project: &Project) -> Result<(), ScriptError> {
+    load_surface(host)?;
+    fill_assets(host, "Actor", &project.actors)?;
+    fill_assets(host, "Item", &project.items)?;
+    fill_assets(host, "Location", &project.locations)?;
+    for variable in &project.user_variables {
+        let key = lua_key(variable.name());
+        let value = variable.field("Initial Value").map_or(Value::String(String::new()), |f| f.lua_value().into());
+        host.set(&[Key::Name("Variable"), Key::Name(&key)], value)?;
+    }
+    for conversation in &project.conversations {
+        let id = Key::Index(conversation.id);
+        for field in &conversation.fields {
+            let title = lua_key(&field.title);
+            if title != "Dialog" {
+                host.set(&[Key::Name("Conversation"), id, Key::Name(&title)], field.lua_value().into())?;
+            }
+        }
+        for entry in &conversation.entries {
+            status::write(host, conversation.id, entry.id, SimStatus::Untouched)?;
+        }
+    }
+    Ok(())
+}

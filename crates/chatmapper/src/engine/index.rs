@@ -1,0 +1,215 @@
+//! What the engine reads off a project once: every entry as a [`Node`] with its links resolved
+//! to node indices, its priority group, and its condition and script compiled in the host.
+
+use std::collections::HashMap;
+
+use stagehand_lua::{ChunkKind, ScriptHost};
+
+use crate::markup;
+use crate::model::{ConditionPriority, FalseConditionAction, Id, Project};
+
+/// A compiled chunk (its slot in the surface's chunk table), or why it does not compile (the
+/// message is logged each time it is needed).
+pub(crate) type Compiled = Option<Result<i64, String>>;
+
+/// Compiles conditions and scripts once each, sharing a slot between identical sources.
+///
+/// Each chunk is compiled by `ScriptHost::load` into a function stored in the Lua table
+/// `__stagehand_chunks`, rather than by `ScriptHost::compile`: the `Sandbox` keeps one `mlua`
+/// reference per compiled chunk, and Lua 5.1's auxiliary stack holds fewer than 8,000 of them, so a
+/// large project would exhaust it (mlua then panics). The wrapper keeps the source's first line on
+/// the wrapper's line, so Lua's messages give the source's own line numbers.
+struct Compiler<'h> {
+    host: &'h mut dyn ScriptHost,
+    slots: HashMap<(bool, String), Result<i64, String>>,
+}
+
+impl Compiler<'_> {
+    fn compile(&mut self, name: &str, source: &str, kind: ChunkKind) -> Compiled {
+        if source.trim().is_empty() {
+            return None;
+        }
+        let condition = kind == ChunkKind::Condition;
+        let key = (condition, source.to_owned());
+        if let Some(done) = self.slots.get(&key) {
+            return Some(done.clone());
+        }
+        let slot = self.slots.len() as i64 + 1;
+        let body = if condition { format!("return {source}") } else { source.to_owned() };
+        let wrapped = format!("__stagehand_chunks[{slot}] = function() {body}\nend");
+        let compiled = self.host.load(name, &wrapped).map(|()| slot).map_err(|e| e.to_string());
+        self.slots.insert(key, compiled.clone());
+        Some(compiled)
+    }
+}
+
+/// One dialog entry, ready to play.
+#[derive(Debug)]
+pub(crate) struct Node {
+    /// Index of its conversation in `Project::conversations`.
+    pub conversation: usize,
+    /// Index of the entry in its conversation's `entries`.
+    pub entry: usize,
+    /// The conversation's ID.
+    pub conversation_id: Id,
+    /// The entry's ID.
+    pub entry_id: Id,
+    /// Whether it is its conversation's start entry.
+    pub is_root: bool,
+    /// Whether it is a group.
+    pub is_group: bool,
+    /// Whether its `WasDisplayed` waits for the next offered set (only when it has links).
+    pub delays_status: bool,
+    /// Whether a false condition lets its children through in its place.
+    pub passthrough: bool,
+    /// Its condition priority.
+    pub priority: ConditionPriority,
+    /// Whether it is a player choice (non-empty Menu Text).
+    pub is_choice: bool,
+    /// Whether its Menu Text holds `[f]`.
+    pub forces_menu: bool,
+    /// Its link destinations in link order; `None` for a link to nothing (logged when followed).
+    pub links: Vec<Option<usize>>,
+    /// Its priority group: the index of the root or group node heading it, or
+    /// `nodes.len() + own index` for a private group.
+    pub group: usize,
+    /// Its condition, compiled (`None` when empty: always true).
+    pub condition: Compiled,
+    /// Its script, compiled (`None` when empty).
+    pub script: Compiled,
+    /// The variables its input prompts ask for, in order, each once.
+    pub prompts: Vec<String>,
+    /// The speaker's name (the `Actor` field's actor).
+    pub speaker: Option<String>,
+    /// A label for logs: `conversation 1 entry 5 ("Title")`.
+    pub label: String,
+}
+
+/// Every entry of a project, in document order, and the way to find them.
+#[derive(Debug)]
+pub(crate) struct Index {
+    /// The nodes.
+    pub nodes: Vec<Node>,
+    /// `(conversation ID, entry ID)` → node index (the first such entry).
+    by_id: HashMap<(Id, Id), usize>,
+    /// Each conversation's start node, by conversation index.
+    pub starts: Vec<Option<usize>>,
+}
+
+impl Index {
+    /// Reads the project and compiles every condition and script once in `host` (whose surface must
+    /// be loaded: see `environment::load_surface`).
+    pub fn build(project: &Project, host: &mut dyn ScriptHost) -> Index {
+        let mut nodes = Vec::new();
+        let mut by_id = HashMap::new();
+        let mut starts = Vec::with_capacity(project.conversations.len());
+        let mut compiler = Compiler { host, slots: HashMap::new() };
+        for (c, conversation) in project.conversations.iter().enumerate() {
+            let start = conversation.start_entry().map(|e| e.id);
+            let mut start_node = None;
+            for (e, entry) in conversation.entries.iter().enumerate() {
+                let index = nodes.len();
+                by_id.entry((conversation.id, entry.id)).or_insert(index);
+                let is_root = Some(entry.id) == start && start_node.is_none();
+                if is_root {
+                    start_node = Some(index);
+                }
+                let label = format!("conversation {} entry {} ({:?})", conversation.id, entry.id, entry.title());
+                let condition =
+                    compiler.compile(&format!("{label} condition"), &entry.conditions, ChunkKind::Condition);
+                let script = compiler.compile(&format!("{label} script"), &entry.user_script, ChunkKind::Script);
+                let speaker = entry.actor_id().and_then(|id| project.actor(id)).map(|a| a.name().to_owned());
+                let mut prompts: Vec<String> = Vec::new();
+                let mut rest = entry.dialogue_text().to_owned();
+                while let Some(prompt) = markup::input_prompt(&rest) {
+                    if !prompts.contains(&prompt.name) {
+                        prompts.push(prompt.name);
+                    }
+                    rest = prompt.text;
+                }
+                nodes.push(Node {
+                    conversation: c,
+                    entry: e,
+                    conversation_id: conversation.id,
+                    entry_id: entry.id,
+                    is_root,
+                    is_group: entry.is_group,
+                    delays_status: entry.delay_sim_status && !entry.links.is_empty(),
+                    passthrough: entry.false_condition_action == FalseConditionAction::Passthrough,
+                    priority: entry.condition_priority,
+                    is_choice: entry.is_choice(),
+                    forces_menu: markup::forces_menu(entry.menu_text()),
+                    links: Vec::new(),
+                    group: 0,
+                    condition,
+                    script,
+                    prompts,
+                    speaker,
+                    label,
+                });
+            }
+            starts.push(start_node);
+        }
+        let mut index = Index { nodes, by_id, starts };
+        index.resolve(project);
+        index
+    }
+
+    /// The node of entry `entry` in conversation `conversation`.
+    pub fn find(&self, conversation: Id, entry: Id) -> Option<usize> {
+        self.by_id.get(&(conversation, entry)).copied()
+    }
+
+    fn resolve(&mut self, project: &Project) {
+        let mut parents = Vec::with_capacity(self.nodes.len());
+        let mut links = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let conversation = &project.conversations[node.conversation];
+            let entry = &conversation.entries[node.entry];
+            links.push(
+                entry
+                    .links
+                    .iter()
+                    .map(|l| self.find(l.destination_conversation, l.destination_entry))
+                    .collect::<Vec<_>>(),
+            );
+            parents.push(entry.parent.and_then(|p| self.find(conversation.id, p)));
+        }
+        for (node, links) in self.nodes.iter_mut().zip(links) {
+            node.links = links;
+        }
+        // Priority groups (the page): children of the root or of a group form that node's group;
+        // every other node inherits its parent's; a node with no parent in its conversation gets
+        // a private group. Parent chains never loop (Project::resolve_links cuts loops).
+        let count = self.nodes.len();
+        let mut groups: Vec<Option<usize>> = vec![None; count];
+        for start in 0..count {
+            let mut chain = Vec::new();
+            let mut current = start;
+            let group = loop {
+                if let Some(group) = groups[current] {
+                    break group;
+                }
+                match parents[current] {
+                    None => break count + current,
+                    Some(p) if self.nodes[p].is_root || self.nodes[p].is_group => {
+                        groups[current] = Some(p);
+                        break p;
+                    }
+                    Some(p) if chain.len() > count => break count + p,
+                    Some(p) => {
+                        chain.push(current);
+                        current = p;
+                    }
+                }
+            };
+            groups[current].get_or_insert(group);
+            for node in chain {
+                groups[node] = Some(group);
+            }
+        }
+        for (node, group) in self.nodes.iter_mut().zip(groups) {
+            node.group = group.unwrap_or(count);
+        }
+    }
+}

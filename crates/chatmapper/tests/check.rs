@@ -1,0 +1,64 @@
+//! `check`: each kind of finding, naming the conversation and entry it concerns.
+
+use stagehand_chatmapper::check::{check, Finding, FindingKind};
+use stagehand_chatmapper::load;
+
+#[test]
+fn every_kind_of_finding_is_reported_where_it_is() {
+    let json = br#"{"Title": "t", "UserScript": "Variable[\"set_by_project\"] = 1; function f() end",
+      "Assets": {"UserVariables": [{"Fields": {"Name": "declared one", "Initial Value": "1"}}],
+      "Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1},
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 9},
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 7, "DestinationDialogID": 0}]},
+        {"ID": 1, "ConditionsString": "Variable[\"declared_one\"] == 1 and Variable.ghost and Variable['set_by_project']",
+         "UserScript": "Variable[\"written\"] = Variable[\"written\"] or 2",
+         "Fields": {"Title": "a", "Dialogue Text": "[var=phantom] [var=written]"}},
+        {"ID": 2, "ConditionsString": "x = 5", "UserScript": "if then",
+         "Fields": {"Title": "orphan"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let findings = check(&project);
+    let at = |entry: i64| -> Vec<&FindingKind> {
+        findings.iter().filter(|f| f.entry == Some(entry)).map(|f| &f.kind).collect()
+    };
+    assert_eq!(
+        at(0),
+        [
+            &FindingKind::MissingEntry { conversation: 1, entry: 9 },
+            &FindingKind::MissingConversation { conversation: 7 }
+        ]
+    );
+    assert_eq!(
+        at(1),
+        [
+            &FindingKind::UndeclaredVariable { name: "ghost".into() },
+            &FindingKind::UndeclaredVariable { name: "phantom".into() }
+        ]
+    );
+    let orphan = at(2);
+    assert_eq!(orphan.len(), 3, "{orphan:?}");
+    assert_eq!(orphan[0], &FindingKind::Unreachable);
+    assert!(matches!(orphan[1], FindingKind::ConditionDoesNotCompile { .. }));
+    assert!(matches!(orphan[2], FindingKind::ScriptDoesNotCompile { .. }));
+    assert!(findings.iter().all(|f| f.conversation == Some(1)));
+    let shown = findings.iter().map(Finding::to_string).collect::<Vec<_>>().join("\n");
+    assert!(shown.contains("conversation 1, entry 2: no START entry reaches this entry"), "{shown}");
+    assert!(shown.contains("conversation 1, entry 0: a link leads to conversation 7, which does not exist"), "{shown}");
+}
+
+#[test]
+fn the_worked_example_is_clean() {
+    let path = format!("{}/../../examples/the-crossing.json", env!("CARGO_MANIFEST_DIR"));
+    let project = load(&std::fs::read(&path).unwrap(), &path).unwrap();
+    assert_eq!(check(&project), []);
+}
+
+#[test]
+fn a_project_script_that_does_not_compile_is_reported_without_an_entry() {
+    let project = load(br#"{"Title": "t", "UserScript": "function (", "Assets": {}}"#, "t.json").unwrap();
+    let findings = check(&project);
+    assert_eq!(findings.len(), 1);
+    assert_eq!((findings[0].conversation, findings[0].entry), (None, None));
+    assert!(findings[0].to_string().starts_with("project script: the script does not compile"), "{}", findings[0]);
+}
