@@ -56,6 +56,7 @@ mod diagnostics;
 mod graph;
 mod leaf;
 mod line;
+pub mod lint;
 mod markdown;
 mod render;
 mod speakers;

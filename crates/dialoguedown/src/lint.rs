@@ -1,0 +1,374 @@
+//! Lints over a compiled graph: what a script compiles to and plays badly. `stagehand check`
+//! runs them after a script compiles and reads back.
+//!
+//! | Lint | Severity | Why |
+//! | --- | --- | --- |
+//! | a node nothing reaches (from the entry or any anchor) | warning | dead words |
+//! | a node from which the story can never end | warning | a run there never reaches an `end` |
+//! | a ring of nodes that hand the host nothing | error (only jumps) or warning (with random choices) | a run entering it is refused `endless-loop` |
+//! | one node needing a key as a truth and as words (or a number) | error | the runner refuses it `key-needed-both-ways` |
+//! | one key asked as a truth in one place and as words in another | warning | one world answer cannot serve both |
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use stagehand_playbook::{for_each_key, plain_text, Edge, Node, Playbook, Weight};
+
+use crate::diagnostics::Severity;
+
+/// One thing the graph lints found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// How serious it is.
+    pub severity: Severity,
+    /// The node it concerns (its position in the playbook).
+    pub node: usize,
+    /// What is wrong, naming the node by its words where it has some.
+    pub message: String,
+}
+
+/// The kinds of answer a key can be asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Use {
+    Truth,
+    Words,
+    Number,
+}
+
+impl Use {
+    fn describe(self) -> &'static str {
+        match self {
+            Use::Truth => "a truth (a condition)",
+            Use::Words => "words (a query)",
+            Use::Number => "a number (a weight)",
+        }
+    }
+}
+
+/// How a node reads to a person: its kind and its first words.
+pub fn describe_node(playbook: &Playbook, index: usize) -> String {
+    let Some(node) = playbook.nodes.get(index) else { return format!("node {index}") };
+    let words = match node {
+        Node::Line { speaker, speech, .. } => {
+            let who = playbook.speaker(*speaker).and_then(|s| s.name.as_deref()).unwrap_or("the narrator");
+            Some(format!("{who}: {}", plain_text(speech)))
+        }
+        Node::Choice { out, .. } => out.iter().find_map(|edge| match edge {
+            Edge::Option { label, .. } => Some(format!("a menu starting \"{}\"", plain_text(label))),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let mut text = format!("node {index} ({})", node.kind());
+    if let Some(words) = words {
+        let short: String = words.chars().take(60).collect();
+        let ellipsis = if short.len() < words.len() { "…" } else { "" };
+        text.push_str(&format!(" \"{}{ellipsis}\"", short.trim()));
+    }
+    text
+}
+
+/// Runs every lint.
+pub fn lint(playbook: &Playbook) -> Vec<Lint> {
+    let mut lints = Vec::new();
+    unreachable(playbook, &mut lints);
+    never_ends(playbook, &mut lints);
+    silent_rings(playbook, &mut lints);
+    keys(playbook, &mut lints);
+    lints.sort_by_key(|lint| (lint.node, lint.severity != Severity::Error));
+    lints
+}
+
+fn successors(node: &Node) -> impl Iterator<Item = usize> + '_ {
+    node.out().iter().map(Edge::target)
+}
+
+fn reached_from(playbook: &Playbook, starts: impl IntoIterator<Item = usize>) -> Vec<bool> {
+    let mut seen = vec![false; playbook.nodes.len()];
+    let mut stack: Vec<usize> = starts.into_iter().filter(|&s| s < seen.len()).collect();
+    while let Some(at) = stack.pop() {
+        if std::mem::replace(&mut seen[at], true) {
+            continue;
+        }
+        stack.extend(successors(&playbook.nodes[at]).filter(|&n| n < seen.len() && !seen[n]));
+    }
+    seen
+}
+
+fn unreachable(playbook: &Playbook, lints: &mut Vec<Lint>) {
+    let starts = std::iter::once(playbook.entry).chain(playbook.anchors.values().copied());
+    let seen = reached_from(playbook, starts);
+    for (index, reached) in seen.iter().enumerate() {
+        // The end node is shared; a script whose every path jumps away leaves it unreached harmlessly.
+        if !reached && !matches!(playbook.nodes[index], Node::End) {
+            lints.push(Lint {
+                severity: Severity::Warning,
+                node: index,
+                message: format!("{} is never reached from the start or any scene", describe_node(playbook, index)),
+            });
+        }
+    }
+}
+
+fn never_ends(playbook: &Playbook, lints: &mut Vec<Lint>) {
+    let n = playbook.nodes.len();
+    let mut predecessors = vec![Vec::new(); n];
+    for (from, node) in playbook.nodes.iter().enumerate() {
+        for to in successors(node).filter(|&t| t < n) {
+            predecessors[to].push(from);
+        }
+    }
+    let mut can_end = vec![false; n];
+    let mut stack: Vec<usize> = (0..n).filter(|&i| matches!(playbook.nodes[i], Node::End)).collect();
+    while let Some(at) = stack.pop() {
+        if std::mem::replace(&mut can_end[at], true) {
+            continue;
+        }
+        stack.extend(predecessors[at].iter().copied().filter(|&p| !can_end[p]));
+    }
+    let starts = std::iter::once(playbook.entry).chain(playbook.anchors.values().copied());
+    let seen = reached_from(playbook, starts);
+    for index in (0..n).filter(|&i| seen[i] && !can_end[i]) {
+        // Report only where a run first gets trapped: a node some trapped node's predecessor can
+        // still end from, or the start.
+        let entry_point = index == playbook.entry || predecessors[index].iter().any(|&p| can_end[p]);
+        if entry_point {
+            lints.push(Lint {
+                severity: Severity::Warning,
+                node: index,
+                message: format!("from {}, the story can never reach an end", describe_node(playbook, index)),
+            });
+        }
+    }
+}
+
+/// Whether a node hands the host nothing when the walk reaches it, and where it may go on to.
+fn silent_ways(node: &Node) -> Option<(Vec<usize>, bool)> {
+    match node {
+        Node::Control { effects, condition: None, out } if !effects.iter().any(|f| f.is_command()) => {
+            if out.iter().any(|e| e.condition().is_some()) {
+                return None;
+            }
+            let onward = out
+                .iter()
+                .find(|e| matches!(e, Edge::Divert { .. }))
+                .or_else(|| out.iter().find(|e| e.is_succession()))
+                .map(Edge::target);
+            Some((onward.into_iter().collect(), false))
+        }
+        Node::RandomChoice { out } => {
+            let asks = out.iter().any(|e| {
+                e.condition().is_some() || matches!(e, Edge::RandomOption { weight: Weight::Query { .. }, .. })
+            });
+            (!asks).then(|| (out.iter().map(Edge::target).collect(), true))
+        }
+        _ => None,
+    }
+}
+
+fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
+    let n = playbook.nodes.len();
+    let ways: Vec<Option<(Vec<usize>, bool)>> = playbook.nodes.iter().map(silent_ways).collect();
+    // Tarjan's strongly connected components over the silent subgraph, iteratively.
+    let mut index_of = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut counter = 0;
+    let mut reported = BTreeSet::new();
+    for root in 0..n {
+        if index_of[root] != usize::MAX || ways[root].is_none() {
+            continue;
+        }
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        while let Some(&mut (at, ref mut next)) = work.last_mut() {
+            if *next == 0 && index_of[at] == usize::MAX {
+                index_of[at] = counter;
+                low[at] = counter;
+                counter += 1;
+                stack.push(at);
+                on_stack[at] = true;
+            }
+            let targets = ways[at].as_ref().map_or(&[][..], |(t, _)| t.as_slice());
+            if let Some(&to) = targets.get(*next) {
+                *next += 1;
+                if to >= n || ways[to].is_none() {
+                    continue;
+                }
+                if index_of[to] == usize::MAX {
+                    work.push((to, 0));
+                } else if on_stack[to] {
+                    low[at] = low[at].min(index_of[to]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[at]);
+            }
+            if low[at] == index_of[at] {
+                let mut ring = Vec::new();
+                while let Some(member) = stack.pop() {
+                    on_stack[member] = false;
+                    ring.push(member);
+                    if member == at {
+                        break;
+                    }
+                }
+                let loops_on_itself =
+                    ring.len() == 1 && ways[at].as_ref().is_some_and(|(targets, _)| targets.contains(&at));
+                if ring.len() > 1 || loops_on_itself {
+                    ring.sort_unstable();
+                    let random = ring.iter().any(|&m| ways[m].as_ref().is_some_and(|(_, r)| *r));
+                    if reported.insert(ring[0]) {
+                        let members: Vec<String> = ring.iter().map(|m| m.to_string()).collect();
+                        lints.push(Lint {
+                            severity: if random { Severity::Warning } else { Severity::Error },
+                            node: ring[0],
+                            message: format!(
+                                "nodes {} form a ring that hands the host nothing: a run {} there is refused as an \
+                                 endless loop",
+                                members.join(", "),
+                                if random { "that draws its way round" } else { "that enters" }
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn keys(playbook: &Playbook, lints: &mut Vec<Lint>) {
+    let mut everywhere: BTreeMap<&str, BTreeMap<Use, usize>> = BTreeMap::new();
+    for (index, node) in playbook.nodes.iter().enumerate() {
+        let mut here: BTreeMap<&str, BTreeSet<Use>> = BTreeMap::new();
+        let mut uses: Vec<(&str, Use)> = Vec::new();
+        if let Some(condition) = node.condition() {
+            uses.push((condition.key_name(), Use::Truth));
+        }
+        match node {
+            Node::Line { speech, .. } => for_each_key(speech, &mut |key| uses.push((key, Use::Words))),
+            Node::Control { effects, .. } => for_each_key(effects, &mut |key| uses.push((key, Use::Words))),
+            _ => {}
+        }
+        for edge in node.out() {
+            if let Some(condition) = edge.condition() {
+                uses.push((condition.key_name(), Use::Truth));
+            }
+            match edge {
+                Edge::Option { label, .. } | Edge::Divert { label, .. } => {
+                    for_each_key(label, &mut |key| uses.push((key, Use::Words)))
+                }
+                Edge::RandomOption { weight: Weight::Query { key }, .. } => uses.push((key, Use::Number)),
+                _ => {}
+            }
+        }
+        for (key, kind) in uses {
+            here.entry(key).or_default().insert(kind);
+            everywhere.entry(key).or_default().entry(kind).or_insert(index);
+        }
+        for (key, kinds) in here.iter().filter(|(_, kinds)| kinds.len() > 1) {
+            let kinds: Vec<&str> = kinds.iter().map(|k| k.describe()).collect();
+            lints.push(Lint {
+                severity: Severity::Error,
+                node: index,
+                message: format!(
+                    "{} needs the key \"{key}\" as {}, which one answer cannot be (the runner refuses it)",
+                    describe_node(playbook, index),
+                    kinds.join(" and as ")
+                ),
+            });
+        }
+    }
+    for (key, kinds) in everywhere.iter().filter(|(_, kinds)| kinds.len() > 1) {
+        let places: Vec<String> = kinds
+            .iter()
+            .map(|(kind, node)| format!("as {} at {}", kind.describe(), describe_node(playbook, *node)))
+            .collect();
+        let first = kinds.values().copied().min().unwrap_or(0);
+        lints.push(Lint {
+            severity: Severity::Warning,
+            node: first,
+            message: format!("the key \"{key}\" is asked {}", places.join(", and ")),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stagehand_playbook::{Condition, Fragment, Speaker};
+
+    fn line(words: &str, out: Vec<Edge>) -> Node {
+        Node::Line { speaker: 0, speech: vec![Fragment::text(words)], condition: None, out }
+    }
+
+    fn book(nodes: Vec<Node>) -> Playbook {
+        let mut playbook = Playbook::new("t.dialogue.md");
+        playbook.speakers.push(Speaker::named("Alice"));
+        playbook.nodes = nodes;
+        playbook
+    }
+
+    fn jump(target: usize) -> Node {
+        Node::Control {
+            effects: vec![],
+            condition: None,
+            out: vec![Edge::Divert { target, label: vec![], condition: None }],
+        }
+    }
+
+    #[test]
+    fn a_clean_graph_has_no_lints() {
+        let playbook = book(vec![line("Hi.", vec![Edge::Succession { target: 1 }]), Node::End]);
+        assert!(lint(&playbook).is_empty());
+    }
+
+    #[test]
+    fn unreachable_nodes_trapped_runs_and_silent_rings_are_found() {
+        let playbook = book(vec![
+            line("Hi.", vec![Edge::Succession { target: 1 }]),
+            jump(2),
+            jump(1),
+            line("Never said.", vec![Edge::Succession { target: 4 }]),
+            Node::End,
+        ]);
+        let lints = lint(&playbook);
+        let messages: Vec<&str> = lints.iter().map(|l| l.message.as_str()).collect();
+        assert!(
+            messages.iter().any(|m| m.contains("node 3 (line) \"Alice: Never said.\" is never reached")),
+            "{messages:?}"
+        );
+        assert!(messages.iter().any(|m| m.contains("can never reach an end")), "{messages:?}");
+        let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring");
+        assert_eq!((ring.severity, ring.node), (Severity::Error, 1));
+    }
+
+    #[test]
+    fn a_key_asked_two_ways_is_found_in_a_node_and_across_nodes() {
+        let playbook = book(vec![
+            Node::Line {
+                speaker: 0,
+                speech: vec![Fragment::query("mood")],
+                condition: Some(Condition::key("mood")),
+                out: vec![Edge::Succession { target: 1 }],
+            },
+            Node::Line {
+                speaker: 0,
+                speech: vec![Fragment::query("gold")],
+                condition: None,
+                out: vec![Edge::Succession { target: 2 }],
+            },
+            Node::Line {
+                speaker: 0,
+                speech: vec![],
+                condition: Some(Condition::key("gold")),
+                out: vec![Edge::Succession { target: 3 }],
+            },
+            Node::End,
+        ]);
+        let lints = lint(&playbook);
+        assert!(lints.iter().any(|l| l.severity == Severity::Error && l.node == 0 && l.message.contains("\"mood\"")));
+        assert!(lints.iter().any(|l| l.severity == Severity::Warning && l.message.contains("\"gold\"")));
+    }
+}
