@@ -3,11 +3,29 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stagehand_conformance::{discover, Harness, Outcome};
+use std::sync::Arc;
 
-/// The harness with every engine this build has.
+use stagehand_conformance::{discover, Harness, Outcome};
+use stagehand_dialoguedown::{compile, Options};
+
+/// The harness with every engine this build has: the runner for playbooks (compiling a case's
+/// `source.dialogue.md` when its playbook is absent) and the ChatMapper engine for projects.
 pub fn harness() -> Harness {
     Harness::new()
+        .with_compiler(Arc::new(|source: &str, name: &str| {
+            let compilation = compile(source, name, &Options::default());
+            match compilation.playbook {
+                Some(playbook) if !compilation.has_errors() => Ok(playbook),
+                _ => Err(compilation
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| format!("{}:{}:{}: {} {}", d.file, d.line, d.column, d.code, d.message))
+                    .collect::<Vec<_>>()
+                    .join("; ")),
+            }
+        }))
+        .with_loader(Arc::new(stagehand_chatmapper::ConformanceLoader))
 }
 
 pub fn run(paths: &[PathBuf]) -> ExitCode {

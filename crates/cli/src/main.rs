@@ -1,6 +1,8 @@
 //! `stagehand`: the command-line face of Stagehand. Glue only: every behaviour lives in a library
 //! crate beneath it.
 
+mod check;
+mod compile;
 mod conform;
 mod graph;
 mod play;
@@ -29,15 +31,19 @@ enum Commands {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Plays a DialogueDown script (`*.dialogue.md`) or a playbook (JSON). In a terminal: styled
-    /// speech, numbered menus, and the commands :undo, :history, :save FILE, :load FILE, :why,
-    /// :restart, :quit. Without one: one input per line (a number picks an option, an empty line
-    /// moves on), a plain transcript, exit 0 at the end of the story.
+    /// Plays a DialogueDown script (`*.dialogue.md`), a playbook (JSON) or a ChatMapper project
+    /// (an XML or JSON export), told apart by content. In a terminal: styled speech, numbered
+    /// menus, and the commands :undo, :history, :save FILE, :load FILE, :why, :restart, :quit.
+    /// Without one: one input per line (a number picks an option, an empty line moves on), a plain
+    /// transcript, exit 0 at the end of the story. Without --world, a world named for the file
+    /// beside it (`club-fair.dialogue.md` → `club-fair.world.lua`, `.toml` or `.json`) is used,
+    /// with a notice on standard error.
     Play {
-        /// The script or playbook.
+        /// The script, playbook or ChatMapper project.
         file: PathBuf,
         /// Who answers the script's questions and carries out its commands: a Lua script
-        /// (`.lua`) or facts (`.toml`, `.json`).
+        /// (`.lua`) or facts (`.toml`, `.json`). By default the world named for the file, if one
+        /// sits beside it.
         #[arg(long)]
         world: Option<PathBuf>,
         /// The seed random choices draw from.
@@ -46,6 +52,40 @@ enum Commands {
         /// Start at this anchor (a scene's slug) instead of the entry.
         #[arg(long)]
         start: Option<String>,
+        /// For a ChatMapper project: the conversation to play, by ID or Title.
+        #[arg(long)]
+        conversation: Option<String>,
+    },
+    /// Compiles DialogueDown scripts to playbooks (JSON). Diagnostics go to standard error, as
+    /// rustc renders them or as JSON; exits 1 when a script has errors.
+    Compile {
+        /// The scripts.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where to write the playbook (one script), or a folder (several). Without it the
+        /// playbook goes to standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The configuration (`dialogue.toml`); by default the one beside each script, if any.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// How diagnostics are written.
+        #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
+        message_format: compile::MessageFormat,
+    },
+    /// Checks DialogueDown scripts (compile, read back, lint the graph) and ChatMapper projects
+    /// (missing links, unreachable entries, Lua that does not compile, undeclared variables).
+    /// Exits 0 when clean, 1 on errors; warnings are counted.
+    Check {
+        /// Scripts (`*.dialogue.md`), playbooks (`*.json`) or ChatMapper projects (`*.xml`, `*.json`).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The configuration (`dialogue.toml`) for scripts; by default the one beside each script.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// How diagnostics are written.
+        #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
+        message_format: compile::MessageFormat,
     },
     /// Draws a script's or playbook's graph: scenes as clusters, node kinds as shapes,
     /// conditions on edges.
@@ -62,7 +102,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play { file, world, seed, start } => play::run(play::PlayOptions { file, world, seed, start }),
+        Commands::Play { file, world, seed, start, conversation } => {
+            play::run(play::PlayOptions { file, world, seed, start, conversation })
+        }
+        Commands::Compile { files, output, config, message_format } => {
+            compile::run(&files, output.as_deref(), config.as_deref(), message_format)
+        }
+        Commands::Check { files, config, message_format } => check::run(&files, config.as_deref(), message_format),
         Commands::Graph { file, format } => graph::run(&file, format),
     }
 }

@@ -64,8 +64,11 @@ fn an_unavailable_option_is_refused_and_why_says_why() {
 
 #[test]
 fn without_a_world_unknown_keys_are_false_and_warned_about_once() {
+    // The script alone, so no world sits beside it.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::copy(root().join(EXAMPLE), dir.path().join("club-fair.dialogue.md")).expect("copied");
     let input = lines(&["", "", "", "1", "", "", "", "", "", "", "", ":restart", "", "", "1", ":quit"]);
-    insta::assert_snapshot!(run(&["play", EXAMPLE, "--seed", "9"], &input));
+    insta::assert_snapshot!(run_in(dir.path(), &["play", "club-fair.dialogue.md", "--seed", "9"], &input));
 }
 
 #[test]

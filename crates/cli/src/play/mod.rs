@@ -6,7 +6,14 @@
 //! line moves on, the `:` commands work too — prints a plain transcript (echoing each input as
 //! `> …`), answers unknown keys with false or empty words (warning once per key), and exits 0 at
 //! the end of the story.
+//!
+//! What is played is decided by the file's content ([`story::kind_of`]): a DialogueDown script or
+//! playbook plays in a [`stagehand_session::Session`], a ChatMapper project on its engine
+//! ([`chatmapper::ChatMapperRun`]), both behind [`Playable`]. Without `--world`, a world named for
+//! the file (`<stem>.world.lua`, `.toml` or `.json` beside it) is used when the input is piped,
+//! and a notice on standard error says so; in a terminal it is pointed out.
 
+mod chatmapper;
 mod render;
 mod story;
 
@@ -18,9 +25,10 @@ use std::process::ExitCode;
 use stagehand_runner::{Command, OwnedEvent};
 use stagehand_session::{Happening, Playable, Waiting};
 
+use chatmapper::ChatMapperStory;
 use render::Painter;
 pub use story::read_playbook;
-use story::{open_world, Attended, DialogueStory, Story};
+use story::{kind_of, open_world, Attended, DialogueStory, Kind, Story};
 
 const HELP: &str = "\
 Enter moves on; a number picks an option. Commands:
@@ -34,7 +42,7 @@ Enter moves on; a number picks an option. Commands:
 
 /// What `play` was asked to do.
 pub struct PlayOptions {
-    /// The script or playbook.
+    /// The script, playbook or ChatMapper project.
     pub file: PathBuf,
     /// The world, if any.
     pub world: Option<PathBuf>,
@@ -42,18 +50,33 @@ pub struct PlayOptions {
     pub seed: u64,
     /// The anchor to start at.
     pub start: Option<String>,
+    /// For a ChatMapper project: the conversation to play, by ID or Title.
+    pub conversation: Option<String>,
 }
 
 /// Plays a story; the exit code says how it went.
 pub fn run(options: PlayOptions) -> ExitCode {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let colour = interactive && std::env::var_os("NO_COLOR").is_none();
-    let story = DialogueStory { path: options.file.clone(), seed: options.seed };
+    let (story, opening) = match choose_story(&options) {
+        Ok(chosen) => chosen,
+        Err(message) => return fail(&message),
+    };
     let mut playable = match story.open() {
         Ok(playable) => playable,
         Err(message) => return fail(&message),
     };
-    let inner = match &options.world {
+    let world = match options.world.clone() {
+        Some(path) => Some(path),
+        None => match discover_world(&options.file) {
+            Some(path) => {
+                eprintln!("using world {}", path.display());
+                Some(path)
+            }
+            None => None,
+        },
+    };
+    let inner = match &world {
         Some(path) => match open_world(path, options.seed) {
             Ok(world) => world,
             Err(message) => return fail(&message),
@@ -65,11 +88,7 @@ pub fn run(options: PlayOptions) -> ExitCode {
         painter: Painter { colour },
         interactive,
         warned: BTreeSet::new(),
-        story: &story,
-    };
-    let opening = match options.start {
-        Some(anchor) => Command::start_at(anchor),
-        None => Command::start(),
+        story: story.as_ref(),
     };
     let happenings = playable.send(opening, &mut player.world);
     player.show(&happenings);
@@ -77,6 +96,49 @@ pub fn run(options: PlayOptions) -> ExitCode {
         return fail("the story did not start");
     }
     player.play(playable)
+}
+
+/// The story the file holds, and the command that opens it.
+fn choose_story(options: &PlayOptions) -> Result<(Box<dyn Story>, Command<'static>), String> {
+    let name = options.file.display();
+    match kind_of(&options.file)? {
+        Kind::ChatMapper => {
+            if let Some(anchor) = &options.start {
+                return Err(format!(
+                    "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
+                ));
+            }
+            let opening = match &options.conversation {
+                Some(conversation) => Command::start_at(conversation.clone()),
+                None => Command::start(),
+            };
+            Ok((Box::new(ChatMapperStory { path: options.file.clone(), seed: options.seed }), opening))
+        }
+        Kind::Script | Kind::Playbook => {
+            if options.conversation.is_some() {
+                return Err(format!(
+                    "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
+                ));
+            }
+            let opening = match &options.start {
+                Some(anchor) => Command::start_at(anchor.clone()),
+                None => Command::start(),
+            };
+            Ok((Box::new(DialogueStory { path: options.file.clone(), seed: options.seed }), opening))
+        }
+    }
+}
+
+/// The world named for the played file, if one sits beside it: `<stem>.world.lua`, `.toml` or
+/// `.json`, where the stem is the file name before its first `.` (`club-fair.dialogue.md` →
+/// `club-fair.world.lua`).
+fn discover_world(file: &Path) -> Option<PathBuf> {
+    let name = file.file_name()?.to_str()?;
+    let stem = name.split('.').next().filter(|stem| !stem.is_empty())?;
+    ["lua", "toml", "json"]
+        .iter()
+        .map(|extension| file.with_file_name(format!("{stem}.world.{extension}")))
+        .find(|candidate| candidate.as_path() != file && candidate.is_file())
 }
 
 fn fail(message: &str) -> ExitCode {

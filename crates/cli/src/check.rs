@@ -1,0 +1,220 @@
+//! `stagehand check FILE…`: scripts are compiled, read back through the playbook reader and
+//! their graph linted; playbooks are read and linted; ChatMapper projects are loaded and
+//! checked. Exits 0 when clean, 1 on errors; warnings are counted.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::json;
+use stagehand_dialoguedown::lint::{lint, Lint};
+use stagehand_dialoguedown::Severity;
+
+use crate::compile::{compile_file, report, tally, MessageFormat};
+
+/// What a file holds, judged by its name and content.
+pub enum Kind {
+    /// A DialogueDown script.
+    Script,
+    /// A DialogueDown playbook (JSON with `format` and `nodes`).
+    Playbook,
+    /// A ChatMapper export (XML, or JSON with `Assets`), or a native `.cmp` file.
+    ChatMapper,
+}
+
+/// Judges what a file holds.
+pub fn kind(path: &Path, bytes: &[u8]) -> Kind {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    if name.ends_with(".md") {
+        return Kind::Script;
+    }
+    if name.ends_with(".json") {
+        if let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            if map.contains_key("format") && map.contains_key("nodes") {
+                return Kind::Playbook;
+            }
+        }
+    }
+    Kind::ChatMapper
+}
+
+/// Errors and warnings found in one file.
+#[derive(Default)]
+struct Count {
+    errors: usize,
+    warnings: usize,
+}
+
+pub fn run(files: &[PathBuf], config: Option<&Path>, format: MessageFormat) -> ExitCode {
+    let mut total = Count::default();
+    let mut json_findings = Vec::new();
+    for file in files {
+        let name = file.to_string_lossy().into_owned();
+        let count = match std::fs::read(file) {
+            Err(e) => {
+                eprintln!("error: {name}: {e}");
+                Count { errors: 1, warnings: 0 }
+            }
+            Ok(bytes) => match kind(file, &bytes) {
+                Kind::Script => check_script(file, config, format, &mut json_findings),
+                Kind::Playbook => check_playbook(&name, &bytes, format, &mut json_findings),
+                Kind::ChatMapper => check_project(&name, &bytes, format, &mut json_findings),
+            },
+        };
+        if format == MessageFormat::Human {
+            println!("{name}: {} error(s), {} warning(s)", count.errors, count.warnings);
+        }
+        total.errors += count.errors;
+        total.warnings += count.warnings;
+    }
+    if format == MessageFormat::Json {
+        println!("{}", serde_json::Value::Array(json_findings));
+    } else if files.len() > 1 {
+        println!("{} file(s): {} error(s), {} warning(s)", files.len(), total.errors, total.warnings);
+    }
+    if total.errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn severity_name(severity: Severity) -> &'static str {
+    severity.as_str()
+}
+
+/// Prints graph lints, or gathers them for JSON.
+fn report_lints(
+    name: &str,
+    lints: &[Lint],
+    format: MessageFormat,
+    json_findings: &mut Vec<serde_json::Value>,
+) -> Count {
+    let mut count = Count::default();
+    for found in lints {
+        match found.severity {
+            Severity::Error => count.errors += 1,
+            Severity::Warning => count.warnings += 1,
+            _ => {}
+        }
+        match format {
+            MessageFormat::Human => {
+                println!(
+                    "{}[graph]: {}\n  --> {name} (node {})",
+                    severity_name(found.severity),
+                    found.message,
+                    found.node
+                )
+            }
+            MessageFormat::Json => json_findings.push(json!({
+                "file": name, "severity": severity_name(found.severity), "code": "graph",
+                "message": found.message, "node": found.node,
+            })),
+        }
+    }
+    count
+}
+
+fn check_script(
+    file: &Path,
+    config: Option<&Path>,
+    format: MessageFormat,
+    json_findings: &mut Vec<serde_json::Value>,
+) -> Count {
+    let name = file.to_string_lossy().into_owned();
+    let (source, compilation) = match compile_file(file, config) {
+        Ok(done) => done,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Count { errors: 1, warnings: 0 };
+        }
+    };
+    match format {
+        MessageFormat::Human => {
+            if !compilation.diagnostics.is_empty() {
+                report(&compilation.diagnostics, &source, &name, format);
+            }
+        }
+        MessageFormat::Json => {
+            let rendered = stagehand_dialoguedown::render_json(&compilation.diagnostics);
+            if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&rendered) {
+                json_findings.extend(items);
+            }
+        }
+    }
+    let (errors, warnings) = tally(&compilation.diagnostics);
+    let mut count = Count { errors, warnings };
+    let Some(playbook) = compilation.playbook else { return count };
+    // What the compiler wrote must read back through the reader a runtime uses.
+    if let Err(refusal) = stagehand_playbook::read(&stagehand_playbook::write(&playbook)) {
+        count.errors += 1;
+        let message = format!("the compiled playbook does not read back: {refusal}");
+        match format {
+            MessageFormat::Human => println!("error[reader]: {message}\n  --> {name}"),
+            MessageFormat::Json => json_findings.push(json!({
+                "file": name, "severity": "error", "code": "reader", "message": message,
+            })),
+        }
+        return count;
+    }
+    let more = report_lints(&name, &lint(&playbook), format, json_findings);
+    count.errors += more.errors;
+    count.warnings += more.warnings;
+    count
+}
+
+fn check_playbook(
+    name: &str,
+    bytes: &[u8],
+    format: MessageFormat,
+    json_findings: &mut Vec<serde_json::Value>,
+) -> Count {
+    match stagehand_playbook::read(&String::from_utf8_lossy(bytes)) {
+        Ok(playbook) => report_lints(name, &lint(&playbook), format, json_findings),
+        Err(error) => {
+            match format {
+                MessageFormat::Human => println!("error[reader]: {error}\n  --> {name}"),
+                MessageFormat::Json => json_findings.push(json!({
+                    "file": name, "severity": "error", "code": "reader", "message": error.to_string(),
+                })),
+            }
+            Count { errors: 1, warnings: 0 }
+        }
+    }
+}
+
+fn check_project(name: &str, bytes: &[u8], format: MessageFormat, json_findings: &mut Vec<serde_json::Value>) -> Count {
+    use stagehand_chatmapper::check::{check, FindingKind};
+    let project = match stagehand_chatmapper::load(bytes, name) {
+        Ok(project) => project,
+        Err(error) => {
+            match format {
+                MessageFormat::Human => println!("error[load]: {error}"),
+                MessageFormat::Json => json_findings.push(json!({
+                    "file": name, "severity": "error", "code": "load", "message": error.to_string(),
+                    "line": error.position().map(|p| p.0), "column": error.position().map(|p| p.1),
+                })),
+            }
+            return Count { errors: 1, warnings: 0 };
+        }
+    };
+    let mut count = Count::default();
+    for finding in check(&project) {
+        // A link into nothing is a broken project; the rest the engine survives (an unevaluable
+        // condition counts as true, a failing script is logged), so they warn.
+        let error = matches!(finding.kind, FindingKind::MissingConversation { .. } | FindingKind::MissingEntry { .. });
+        let severity = if error { "error" } else { "warning" };
+        if error {
+            count.errors += 1;
+        } else {
+            count.warnings += 1;
+        }
+        match format {
+            MessageFormat::Human => println!("{severity}[chatmapper]: {finding}\n  --> {name}"),
+            MessageFormat::Json => json_findings.push(json!({
+                "file": name, "severity": severity, "code": "chatmapper", "message": finding.to_string(),
+                "conversation": finding.conversation, "entry": finding.entry,
+            })),
+        }
+    }
+    count
+}

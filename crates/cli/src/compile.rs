@@ -1,0 +1,117 @@
+//! `stagehand compile FILE… [-o OUT]`: scripts to playbooks, with diagnostics.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use stagehand_dialoguedown::{compile, render_human_with, render_json, Compilation, Diagnostic, Options, Severity};
+
+/// How diagnostics are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MessageFormat {
+    /// As rustc renders them, with the source line and a label under the span.
+    Human,
+    /// One JSON array per script, for editors.
+    Json,
+}
+
+/// The configuration for a script: the one named, or `dialogue.toml` beside the script.
+pub fn options_for(script: &Path, config: Option<&Path>) -> Result<Options, String> {
+    let path = match config {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let beside = script.parent().unwrap_or(Path::new(".")).join("dialogue.toml");
+            if !beside.is_file() {
+                return Ok(Options::default());
+            }
+            beside
+        }
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Options::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Compiles one script, returning its source (for rendering) and what the compile produced.
+pub fn compile_file(script: &Path, config: Option<&Path>) -> Result<(String, Compilation), String> {
+    let source = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
+    let options = options_for(script, config)?;
+    let name = script.to_string_lossy();
+    let compilation = compile(&source, &name, &options);
+    Ok((source, compilation))
+}
+
+/// Writes diagnostics to standard error in the chosen format.
+pub fn report(diagnostics: &[Diagnostic], source: &str, file: &str, format: MessageFormat) {
+    if diagnostics.is_empty() {
+        return;
+    }
+    match format {
+        MessageFormat::Human => {
+            use std::io::IsTerminal;
+            let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            eprint!("{}", render_human_with(diagnostics, source, file, colour));
+        }
+        MessageFormat::Json => eprintln!("{}", render_json(diagnostics)),
+    }
+}
+
+/// Counts errors and warnings.
+pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
+    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    (errors, warnings)
+}
+
+pub fn run(files: &[PathBuf], output: Option<&Path>, config: Option<&Path>, format: MessageFormat) -> ExitCode {
+    if files.len() > 1 && output.is_some_and(|o| !o.is_dir()) {
+        eprintln!("error: with several scripts, -o must name an existing folder");
+        return ExitCode::from(2);
+    }
+    let mut failed = false;
+    for script in files {
+        let (source, compilation) = match compile_file(script, config) {
+            Ok(done) => done,
+            Err(message) => {
+                eprintln!("error: {message}");
+                failed = true;
+                continue;
+            }
+        };
+        let name = script.to_string_lossy();
+        report(&compilation.diagnostics, &source, &name, format);
+        let (errors, warnings) = tally(&compilation.diagnostics);
+        let Some(playbook) = compilation.playbook.filter(|_| errors == 0) else {
+            eprintln!("{name}: {errors} error(s), {warnings} warning(s); no playbook written");
+            failed = true;
+            continue;
+        };
+        let json = stagehand_playbook::write(&playbook);
+        let destination = match output {
+            None => None,
+            Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script))),
+            Some(file) => Some(file.to_path_buf()),
+        };
+        match destination {
+            None => println!("{json}"),
+            Some(path) => {
+                if let Err(e) = std::fs::write(&path, format!("{json}\n")) {
+                    eprintln!("error: {}: {e}", path.display());
+                    failed = true;
+                    continue;
+                }
+                eprintln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `story.dialogue.md` → `story.playbook.json`.
+fn playbook_name(script: &Path) -> String {
+    let name = script.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = name.strip_suffix(".dialogue.md").or_else(|| name.strip_suffix(".md")).unwrap_or(&name);
+    format!("{stem}.playbook.json")
+}

@@ -1,0 +1,669 @@
+//! ChatMapper projects in the terminal player: [`ChatMapperStory`] opens a project (an XML or JSON
+//! export) into [`ChatMapperRun`], which plays it on a [`ChatMapperEngine`] behind the same
+//! [`Playable`] seam as a DialogueDown session.
+//!
+//! - The engine's input prompts (`resolve`, words) are answered by the [`World`] (in a terminal,
+//!   the person), then `supply`d; the answers are journalled as the world's.
+//! - ChatMapper never asks the host to perform anything, so there is nothing to retry.
+//! - Undo and load **replay**: a fresh engine is built from the project and the seed and the
+//!   journal is sent to it again (a `start` after the first begins a fresh playthrough, as
+//!   `:restart` does). Nothing is ever undone by inverse effects.
+//! - A save holds a version, the SHA-256 of the project's bytes, the seed and the journal. Loading
+//!   replays the journal; into another version of the project it is refused at the first step the
+//!   story no longer accepts (or where the option taken has moved).
+//! - What the engine logs (scripts and conditions that failed, Lua's `print`) is shown to the
+//!   person as log lines.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use sha2::{Digest, Sha256};
+use stagehand_chatmapper::{ChatMapperEngine, Options, Project};
+use stagehand_playbook::{plain_text, Fingerprint, Fragment};
+use stagehand_runner::{Answer, AnswerKind, Answers, Command, OwnedEvent, RefusalReason};
+use stagehand_session::{
+    default_answer, Entry, Happening, LoadError, Loaded, Playable, Record, ReplayError, SaveError, Sender, Waiting,
+    World, WorldError, SAVE_VERSION,
+};
+
+use super::story::Story;
+
+/// The key that marks a ChatMapper save and holds its format version.
+const SAVE_KEY: &str = "stagehand-chatmapper-save";
+
+/// A ChatMapper project on disk: an XML or JSON export. (A native `.cmp` file is refused by the
+/// loader, with a message naming the exports.)
+pub struct ChatMapperStory {
+    /// The file.
+    pub path: PathBuf,
+    /// The seed of the engine's `math.random`.
+    pub seed: u64,
+}
+
+impl Story for ChatMapperStory {
+    fn open(&self) -> Result<Box<dyn Playable>, String> {
+        let name = self.path.display().to_string();
+        let bytes = std::fs::read(&self.path).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Box::new(ChatMapperRun::open(&bytes, &name, self.seed)?))
+    }
+}
+
+/// A run of a ChatMapper project: the engine, the journal of every command it accepted, and what
+/// the front-end needs to know about where it stands.
+pub struct ChatMapperRun {
+    /// The file's name, for people.
+    name: String,
+    /// SHA-256 of the project's bytes.
+    fingerprint: Fingerprint,
+    /// The seed the engine was made with.
+    seed: u64,
+    /// The project as read, to build fresh engines from.
+    project: Project,
+    /// The playthrough.
+    core: Core,
+}
+
+impl ChatMapperRun {
+    /// Reads a project from a file's bytes into a run that has not started.
+    pub fn open(bytes: &[u8], name: &str, seed: u64) -> Result<ChatMapperRun, String> {
+        let project = stagehand_chatmapper::load(bytes, name).map_err(|e| e.to_string())?;
+        let fingerprint = Fingerprint(Sha256::digest(bytes).into());
+        let core = Core::new(&project, seed).map_err(|e| format!("{name}: {e}"))?;
+        Ok(ChatMapperRun { name: name.to_owned(), fingerprint, seed, project, core })
+    }
+
+    /// Lets the world answer the engine's input prompt, if one waits.
+    fn serve(&mut self, world: &mut dyn World, out: &mut Vec<Happening>) -> Option<Entry> {
+        if self.core.asking.is_empty() {
+            return None;
+        }
+        let mut answers = Answers::with_capacity(self.core.asking.len());
+        for (key, kind) in self.core.asking.clone() {
+            let answer = match world.answer(&key, kind) {
+                Ok(Some(answer)) if answer.fits(kind) => {
+                    out.push(Happening::Answered { key: key.clone(), answer: answer.clone() });
+                    answer
+                }
+                other => {
+                    let problem = match other {
+                        Err(WorldError(problem)) => Some(problem),
+                        Ok(Some(answer)) => Some(format!("the world answered {answer:?}, which is not {kind}")),
+                        Ok(None) => None,
+                    };
+                    let answer = default_answer(kind);
+                    out.push(Happening::Guessed { key: key.clone(), answer: answer.clone(), problem });
+                    answer
+                }
+            };
+            answers.insert(key, answer);
+        }
+        out.extend(world.take_log().into_iter().map(Happening::Log));
+        Some(Entry::world(Command::Supply(answers)))
+    }
+
+    /// Replays `entries` on a fresh engine (the world reset, and reset again at every restart).
+    fn replay(&self, seed: u64, entries: &[Entry], world: &mut dyn World) -> Result<Core, ReplayError> {
+        world.reset()?;
+        let mut core = Core::new(&self.project, seed).map_err(|e| ReplayError::Diverged {
+            step: 1,
+            command: "start".into(),
+            explanation: format!("the engine could not be made: {e}"),
+        })?;
+        for (index, entry) in entries.iter().enumerate() {
+            let diverged = |explanation: String| ReplayError::Diverged {
+                step: index + 1,
+                command: entry.to_string(),
+                explanation,
+            };
+            if index > 0 && matches!(entry.command, Command::Start { .. }) {
+                world.reset()?;
+            }
+            if let (Command::Choose(position), Some(expected)) = (&entry.command, &entry.label) {
+                if let Some(options) = &core.offer {
+                    match label_at(options, *position) {
+                        Some(label) if label == *expected => {}
+                        Some(label) => {
+                            return Err(diverged(format!(
+                                "the option taken there, {expected:?}, is gone from position {position} (it now holds {label:?})"
+                            )))
+                        }
+                        None => {
+                            return Err(diverged(format!(
+                                "the option taken there, {expected:?}, is gone: the menu has no position {position} now"
+                            )))
+                        }
+                    }
+                }
+            }
+            if let Err(events) = core.apply(&self.project, seed, entry.clone()) {
+                let explanation = events
+                    .iter()
+                    .find_map(|e| match e {
+                        OwnedEvent::Refused { explanation, .. } => Some(explanation.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                return Err(diverged(explanation));
+            }
+        }
+        core.engine.get_mut().take_log();
+        world.take_log();
+        Ok(core)
+    }
+
+    /// Where the run stands, read off the engine's snapshot: the current conversation and the
+    /// entry speaking or asking, or the entries the menu offers. (The engine has no accessor for
+    /// its position; should the snapshot's shape change, `why` says less, not something else.)
+    fn position(&self) -> Option<Position> {
+        let mut engine = self.core.engine.try_borrow_mut().ok()?;
+        let snapshot = serde_json::to_value(engine.snapshot().ok()?).ok()?;
+        let state = snapshot.get("state")?;
+        let conversation = state.get("conversation").and_then(Json::as_u64).and_then(|c| usize::try_from(c).ok());
+        let situation = state.get("situation")?;
+        let node = |name: &str| situation.get(name)?.get("node")?.as_u64().and_then(|n| usize::try_from(n).ok());
+        let current = node("Speaking").or_else(|| node("Asking"));
+        let offered = situation
+            .get("Choosing")
+            .and_then(|c| c.get("options"))
+            .and_then(Json::as_array)
+            .map(|options| {
+                options.iter().filter_map(|o| o.get("node")?.as_u64().and_then(|n| usize::try_from(n).ok())).collect()
+            })
+            .unwrap_or_default();
+        Some(Position { conversation, current, offered })
+    }
+
+    /// An entry named for people, `entry 3 ("Accept the token") of conversation 1 ("The Crossing")`,
+    /// by its node index (the engine numbers entries in document order).
+    fn entry_name(&self, node: usize) -> Option<String> {
+        let mut rest = node;
+        for conversation in &self.project.conversations {
+            match conversation.entries.get(rest) {
+                Some(entry) => {
+                    return Some(format!(
+                        "entry {} ({:?}) of conversation {} ({:?})",
+                        entry.id,
+                        entry.title(),
+                        conversation.id,
+                        conversation.title()
+                    ))
+                }
+                None => rest -= conversation.entries.len(),
+            }
+        }
+        None
+    }
+}
+
+/// Where the engine stands, as its snapshot says.
+struct Position {
+    /// The current conversation, by index.
+    conversation: Option<usize>,
+    /// The entry speaking or asking, by node index (document order).
+    current: Option<usize>,
+    /// The entries the menu offers, by node index.
+    offered: Vec<usize>,
+}
+
+/// A playthrough: the engine, the journal and transcript, and what it waits for.
+struct Core {
+    /// The engine (in a cell so that `why` can ask it for a snapshot).
+    engine: RefCell<ChatMapperEngine>,
+    journal: Vec<Entry>,
+    transcript: Vec<Record>,
+    waiting: Waiting,
+    /// The input prompt's questions while the engine waits for `supply`.
+    asking: Vec<(String, AnswerKind)>,
+    /// The last menu offered.
+    offer: Option<Vec<(Vec<Fragment>, bool)>>,
+}
+
+impl Core {
+    fn new(project: &Project, seed: u64) -> Result<Core, stagehand_chatmapper::EngineError> {
+        let engine = ChatMapperEngine::new(project.clone(), Options::seeded(seed))?;
+        Ok(Core {
+            engine: RefCell::new(engine),
+            journal: Vec::new(),
+            transcript: Vec::new(),
+            waiting: Waiting::NotStarted,
+            asking: Vec::new(),
+            offer: None,
+        })
+    }
+
+    /// Sends one command. Accepted, it is journalled and its events returned; refused, nothing
+    /// changes and the events (with the refusal) come back as the error. A `start` once the run
+    /// has begun is a restart: it begins on a fresh engine. The runaway guard's `endless-loop`
+    /// stops the conversation, so that refusal is journalled like an accepted command.
+    fn apply(&mut self, project: &Project, seed: u64, mut entry: Entry) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
+        let restart = matches!(entry.command, Command::Start { .. }) && !self.journal.is_empty();
+        let mut fresh = if restart {
+            match ChatMapperEngine::new(project.clone(), Options::seeded(seed)) {
+                Ok(engine) => Some(engine),
+                Err(error) => {
+                    return Err(vec![OwnedEvent::Refused {
+                        reason: RefusalReason::CannotStart,
+                        explanation: format!("the engine could not be made afresh: {error}"),
+                    }])
+                }
+            }
+        } else {
+            None
+        };
+        let engine = match fresh.as_mut() {
+            Some(engine) => engine,
+            None => self.engine.get_mut(),
+        };
+        let events = engine.send(entry.command.clone());
+        let halted = engine.is_finished()
+            && events.iter().any(|e| matches!(e, OwnedEvent::Refused { reason: RefusalReason::EndlessLoop, .. }));
+        if !halted && events.iter().any(|e| matches!(e, OwnedEvent::Refused { .. })) {
+            return Err(events);
+        }
+        if let Some(engine) = fresh {
+            self.engine = RefCell::new(engine);
+        }
+        if let (Command::Choose(position), Some(options)) = (&entry.command, &self.offer) {
+            entry.label = label_at(options, *position);
+        }
+        self.asking.clear();
+        for event in &events {
+            match event {
+                OwnedEvent::Said { .. } | OwnedEvent::Continued { .. } => self.waiting = Waiting::Next,
+                OwnedEvent::Offer { ordered, options } => {
+                    self.offer = Some(options.clone());
+                    self.waiting = Waiting::Choice { ordered: *ordered, options: options.clone() };
+                }
+                OwnedEvent::Ended => self.waiting = Waiting::Ended,
+                OwnedEvent::Resolve { questions } => {
+                    self.asking = questions.clone();
+                    let names: Vec<&str> = questions.iter().map(|(name, _)| name.as_str()).collect();
+                    self.waiting =
+                        Waiting::Stuck { waiting: format!("an input prompt waits for {}", names.join(", ")) };
+                }
+                OwnedEvent::Refused { .. } => {
+                    self.waiting = Waiting::Stuck { waiting: "the runaway guard stopped the conversation".into() };
+                }
+                OwnedEvent::Perform { .. } => {}
+            }
+        }
+        self.transcript.push(Record { entry: entry.clone(), events: events.clone() });
+        self.journal.push(entry);
+        Ok(events)
+    }
+
+    /// What the engine logged since it was last asked, each line once, with how often it came
+    /// (a condition that fails in a loop logs the same line on every pass).
+    fn take_log(&mut self) -> Vec<Happening> {
+        let mut lines: Vec<(String, usize)> = Vec::new();
+        for line in self.engine.get_mut().take_log() {
+            match lines.iter_mut().find(|(seen, _)| *seen == line) {
+                Some((_, count)) => *count += 1,
+                None => lines.push((line, 1)),
+            }
+        }
+        lines
+            .into_iter()
+            .map(|(line, count)| match count {
+                1 => Happening::Log(line),
+                n => Happening::Log(format!("{line} ({n} times)")),
+            })
+            .collect()
+    }
+}
+
+/// The plain-text label of the option at `position`.
+fn label_at(options: &[(Vec<Fragment>, bool)], position: i64) -> Option<String> {
+    let (label, _) = options.get(usize::try_from(position).ok()?)?;
+    Some(plain_text(label).trim().to_owned())
+}
+
+impl Playable for ChatMapperRun {
+    fn send(&mut self, command: Command<'static>, world: &mut dyn World) -> Vec<Happening> {
+        let mut out = Vec::new();
+        let mut next = Some(Entry::player(command));
+        while let Some(entry) = next.take() {
+            let result = self.core.apply(&self.project, self.seed, entry);
+            out.extend(self.core.take_log());
+            match result {
+                Ok(events) => out.extend(events.into_iter().map(Happening::Event)),
+                Err(events) => {
+                    out.extend(events.into_iter().map(Happening::Event));
+                    break;
+                }
+            }
+            next = self.serve(world, &mut out);
+        }
+        out
+    }
+
+    fn retry(&mut self, _world: &mut dyn World) -> Vec<Happening> {
+        Vec::new()
+    }
+
+    fn undo(&mut self, world: &mut dyn World) -> Result<bool, ReplayError> {
+        let mut entries = self.core.journal.clone();
+        while entries.last().is_some_and(|e| e.by == Sender::World) {
+            entries.pop();
+        }
+        if entries.len() <= 1 {
+            return Ok(false);
+        }
+        entries.pop();
+        self.core = self.replay(self.seed, &entries, world)?;
+        Ok(true)
+    }
+
+    fn restart(&mut self, world: &mut dyn World) -> Result<Vec<Happening>, WorldError> {
+        let opening = match self.core.journal.first() {
+            Some(Entry { command: command @ Command::Start { .. }, .. }) => command.clone(),
+            _ => Command::start(),
+        };
+        world.reset()?;
+        Ok(self.send(opening, world))
+    }
+
+    fn waiting(&self) -> Waiting {
+        self.core.waiting.clone()
+    }
+
+    fn history(&self) -> &[Record] {
+        &self.core.transcript
+    }
+
+    fn why(&self) -> String {
+        let mut out = String::new();
+        let position = self.position();
+        let conversation = position
+            .as_ref()
+            .and_then(|p| p.conversation)
+            .and_then(|c| self.project.conversations.get(c))
+            .map(|c| format!("conversation {} ({:?})", c.id, c.title()));
+        let waiting = self.waiting();
+        let (conversation, current, offered) = match &position {
+            Some(p) => (conversation, p.current.and_then(|n| self.entry_name(n)), p.offered.clone()),
+            None => (conversation, None, Vec::new()),
+        };
+        let place = conversation.clone().unwrap_or_else(|| format!("the project {:?}", self.project.title));
+        match &waiting {
+            Waiting::NotStarted => out.push_str("No conversation has started.\n"),
+            Waiting::Next => {
+                let entry = current.unwrap_or_else(|| place.clone());
+                out.push_str(&format!("At {entry}: a line is being said; Enter moves on.\n"));
+            }
+            Waiting::Choice { options, .. } => {
+                let count = match options.len() {
+                    1 => "one option".to_owned(),
+                    n => format!("{n} options"),
+                };
+                out.push_str(&format!("In {place}: a menu of {count}.\n"));
+                out.push_str(
+                    "The engine offers only the entries whose conditions hold now, so every option is open:\n",
+                );
+                for (i, (label, _)) in options.iter().enumerate() {
+                    let target = offered.get(i).and_then(|&n| self.entry_name(n));
+                    match target {
+                        Some(target) => {
+                            out.push_str(&format!("  {}. {:?} -> {target}\n", i + 1, plain_text(label).trim()))
+                        }
+                        None => out.push_str(&format!("  {}. {:?}\n", i + 1, plain_text(label).trim())),
+                    }
+                }
+            }
+            Waiting::Ended => out.push_str(&format!("{} has ended: nothing more is offered.\n", capitalized(&place))),
+            Waiting::Stuck { waiting } => {
+                let entry = current.unwrap_or(place);
+                out.push_str(&format!("At {entry}: the run cannot go on ({waiting}); :undo or :restart.\n"));
+            }
+            Waiting::Held { .. } => out.push_str("The run holds.\n"),
+        }
+        out
+    }
+
+    fn save_json(&self) -> String {
+        let wire = SaveWire {
+            version: SAVE_VERSION,
+            project: self.name.clone(),
+            fingerprint: self.fingerprint.to_hex(),
+            seed: self.seed,
+            journal: self.core.journal.iter().map(EntryWire::from).collect(),
+        };
+        serde_json::to_string_pretty(&wire).unwrap_or_default() + "\n"
+    }
+
+    fn load_json(&mut self, json: &str, world: &mut dyn World) -> Result<Loaded, LoadError> {
+        let malformed = |message: String| LoadError::Save(SaveError::Malformed(message));
+        let value: Json = serde_json::from_str(json).map_err(|e| malformed(e.to_string()))?;
+        if value.get(SAVE_KEY).is_none() {
+            let what = if value.get("stagehand-save").is_some() {
+                "it is a save of a DialogueDown script, not of a ChatMapper project".to_owned()
+            } else {
+                format!("it has no {SAVE_KEY:?} version")
+            };
+            return Err(malformed(what));
+        }
+        let version = value.get(SAVE_KEY).and_then(Json::as_u64);
+        if version != Some(SAVE_VERSION) {
+            return Err(LoadError::Save(SaveError::Version(version.unwrap_or(u64::MAX))));
+        }
+        let wire: SaveWire = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        let fingerprint = Fingerprint::from_hex(&wire.fingerprint)
+            .ok_or_else(|| LoadError::Save(SaveError::Fingerprint(wire.fingerprint.clone())))?;
+        let journal: Vec<Entry> = wire.journal.into_iter().map(Entry::from).collect();
+        let core = self.replay(wire.seed, &journal, world)?;
+        self.core = core;
+        self.seed = wire.seed;
+        Ok(if fingerprint == self.fingerprint { Loaded::Restored } else { Loaded::Replayed { steps: journal.len() } })
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A ChatMapper save as written:
+///
+/// ```json
+/// {
+///   "stagehand-chatmapper-save": 0,
+///   "project": "examples/the-crossing.json",
+///   "fingerprint": "<SHA-256 of the project's bytes>",
+///   "seed": 0,
+///   "journal": [
+///     { "by": "player", "command": "start" },
+///     { "by": "player", "command": "choose", "option": 0, "label": "I'll take the crossing." }
+///   ]
+/// }
+/// ```
+#[derive(Serialize, Deserialize)]
+struct SaveWire {
+    #[serde(rename = "stagehand-chatmapper-save")]
+    version: u64,
+    project: String,
+    fingerprint: String,
+    seed: u64,
+    journal: Vec<EntryWire>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct EntryWire {
+    by: SenderWire,
+    #[serde(flatten)]
+    command: CommandWire,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum SenderWire {
+    Player,
+    World,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "kebab-case")]
+enum CommandWire {
+    Start {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        anchor: Option<String>,
+    },
+    Next,
+    Done,
+    Failed {
+        explanation: String,
+    },
+    Supply {
+        answers: Vec<AnswerWire>,
+    },
+    Choose {
+        option: i64,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct AnswerWire {
+    key: String,
+    answer: AnswerValue,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum AnswerValue {
+    Truth(bool),
+    Number(f64),
+    Text(String),
+}
+
+impl From<&Entry> for EntryWire {
+    fn from(entry: &Entry) -> Self {
+        let by = match entry.by {
+            Sender::Player => SenderWire::Player,
+            Sender::World => SenderWire::World,
+        };
+        let command = match &entry.command {
+            Command::Start { anchor } => CommandWire::Start { anchor: anchor.as_ref().map(|a| a.to_string()) },
+            Command::Next => CommandWire::Next,
+            Command::Done => CommandWire::Done,
+            Command::Failed { explanation } => CommandWire::Failed { explanation: explanation.to_string() },
+            Command::Choose(option) => CommandWire::Choose { option: *option },
+            Command::Supply(answers) => CommandWire::Supply {
+                answers: answers
+                    .iter()
+                    .map(|(key, answer)| AnswerWire {
+                        key: key.to_owned(),
+                        answer: match answer {
+                            Answer::Truth(b) => AnswerValue::Truth(*b),
+                            Answer::Text(text) => AnswerValue::Text(text.to_string()),
+                            Answer::Number(n) => AnswerValue::Number(*n),
+                        },
+                    })
+                    .collect(),
+            },
+        };
+        EntryWire { by, command, label: entry.label.clone() }
+    }
+}
+
+impl From<EntryWire> for Entry {
+    fn from(wire: EntryWire) -> Self {
+        let by = match wire.by {
+            SenderWire::Player => Sender::Player,
+            SenderWire::World => Sender::World,
+        };
+        let command = match wire.command {
+            CommandWire::Start { anchor } => Command::Start { anchor: anchor.map(Into::into) },
+            CommandWire::Next => Command::Next,
+            CommandWire::Done => Command::Done,
+            CommandWire::Failed { explanation } => Command::failed(explanation),
+            CommandWire::Choose { option } => Command::Choose(option),
+            CommandWire::Supply { answers } => Command::Supply(
+                answers
+                    .into_iter()
+                    .map(|a| {
+                        let answer = match a.answer {
+                            AnswerValue::Truth(b) => Answer::Truth(b),
+                            AnswerValue::Text(text) => Answer::Text(text.into()),
+                            AnswerValue::Number(n) => Answer::Number(n),
+                        };
+                        (a.key, answer)
+                    })
+                    .collect::<Answers<'static>>(),
+            ),
+        };
+        Entry { by, command, label: wire.label }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stagehand_session::NoWorld;
+
+    use super::*;
+
+    fn crossing() -> ChatMapperRun {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/the-crossing.json");
+        let bytes = std::fs::read(path).expect("the example");
+        ChatMapperRun::open(&bytes, "the-crossing.json", 0).expect("it opens")
+    }
+
+    fn said(happenings: &[Happening]) -> Vec<String> {
+        happenings
+            .iter()
+            .filter_map(|h| match h {
+                Happening::Event(OwnedEvent::Said { speech, .. }) => Some(plain_text(speech)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_saves_loads_and_undoes_by_replay() {
+        let mut run = crossing();
+        assert_eq!(run.waiting(), Waiting::NotStarted);
+        assert_eq!(said(&run.send(Command::start(), &mut NoWorld)), ["The river runs high tonight."]);
+        assert_eq!(said(&run.send(Command::Next, &mut NoWorld)).len(), 1, "the second segment");
+        run.send(Command::Next, &mut NoWorld);
+        assert!(matches!(run.waiting(), Waiting::Choice { ref options, .. } if options.len() == 2));
+        let refused = run.send(Command::Choose(5), &mut NoWorld);
+        assert!(matches!(refused[..], [Happening::Event(OwnedEvent::Refused { .. })]), "{refused:?}");
+        assert_eq!(run.history().len(), 3, "a refused command is not journalled");
+        run.send(Command::Choose(0), &mut NoWorld);
+        assert_eq!(run.history()[3].entry.label.as_deref(), Some("I'll take the crossing."));
+
+        let saved = run.save_json();
+        let mut again = crossing();
+        assert_eq!(again.load_json(&saved, &mut NoWorld), Ok(Loaded::Restored));
+        assert_eq!(again.waiting(), run.waiting());
+        assert_eq!(again.history(), run.history());
+
+        assert_eq!(run.undo(&mut NoWorld), Ok(true));
+        assert!(matches!(run.waiting(), Waiting::Choice { .. }));
+        assert_eq!(said(&run.send(Command::Choose(1), &mut NoWorld)), ["I'll wait for morning."]);
+        for _ in 0..3 {
+            assert_eq!(run.undo(&mut NoWorld), Ok(true));
+        }
+        assert_eq!(run.undo(&mut NoWorld), Ok(false), "the opening start stays");
+        assert!(run.retry(&mut NoWorld).is_empty());
+    }
+
+    #[test]
+    fn broken_saves_are_refused_without_changing_the_run() {
+        let mut run = crossing();
+        run.send(Command::start(), &mut NoWorld);
+        for json in ["", "[]", "{\"stagehand-chatmapper-save\": 7}", "{\"stagehand-chatmapper-save\": 0}"] {
+            assert!(matches!(run.load_json(json, &mut NoWorld), Err(LoadError::Save(_))), "{json}");
+        }
+        let mut save: Json = serde_json::from_str(&run.save_json()).expect("JSON");
+        save["fingerprint"] = Json::String("nope".into());
+        let refused = run.load_json(&save.to_string(), &mut NoWorld);
+        assert!(matches!(refused, Err(LoadError::Save(SaveError::Fingerprint(_)))), "{refused:?}");
+        assert_eq!(run.waiting(), Waiting::Next);
+    }
+}
