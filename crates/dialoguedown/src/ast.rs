@@ -96,7 +96,7 @@ pub(crate) struct Line {
     /// The speaker's position in the speaker table, once analysis binds it.
     pub speaker_index: usize,
     pub speech: Vec<Fragment>,
-    pub jump: Option<Jump>,
+    pub jump: Option<Box<Jump>>,
 }
 
 /// An effect-only line.
@@ -104,7 +104,7 @@ pub(crate) struct Line {
 pub(crate) struct ControlLine {
     pub condition: Option<Cond>,
     pub effects: Vec<Fragment>,
-    pub jump: Option<Jump>,
+    pub jump: Option<Box<Jump>>,
 }
 
 /// A choice weight, as written.

@@ -328,13 +328,13 @@ impl Cursor {
         if to <= self.at {
             return;
         }
-        for c in source[self.at..to].chars() {
-            if c == '\n' {
-                self.line += 1;
-                self.column = 1;
-            } else {
-                self.column += 1;
+        let passed = &source[self.at..to];
+        match passed.rfind('\n') {
+            Some(last) => {
+                self.line += passed.bytes().filter(|&byte| byte == b'\n').count();
+                self.column = 1 + passed[last + 1..].chars().count();
             }
+            None => self.column += passed.chars().count(),
         }
         self.at = to;
     }

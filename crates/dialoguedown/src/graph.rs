@@ -118,16 +118,16 @@ impl Lowering {
     }
 
     /// Adds a jump's divert to a node; returns whether it leaves for sure.
-    fn divert(&mut self, node: usize, jump: &Jump, cond: Option<Condition>) -> bool {
-        let late = match &jump.resolved {
+    fn divert(&mut self, node: usize, jump: Jump, cond: Option<Condition>) -> bool {
+        let late = match jump.resolved {
             JumpTarget::End => Late::End,
-            JumpTarget::Anchor(anchor) => Late::Anchor(anchor.clone()),
+            JumpTarget::Anchor(anchor) => Late::Anchor(anchor),
             JumpTarget::Outside | JumpTarget::Unresolved => return false,
         };
         let unconditional = cond.is_none();
         if let Some(out) = out_mut(&mut self.nodes[node]) {
             self.late.push((node, out.len(), late));
-            out.push(Edge::Divert { target: OPEN, label: jump.label.clone(), condition: cond });
+            out.push(Edge::Divert { target: OPEN, label: jump.label, condition: cond });
         }
         unconditional
     }
@@ -148,15 +148,20 @@ impl Lowering {
                 open
             }
             Block::Line(line) => {
+                let conditional = line.condition.is_some();
                 let node = Node::Line {
                     speaker: line.speaker_index,
                     speech: line.speech,
-                    condition: condition(&line.condition),
-                    out: Vec::new(),
+                    condition: line.condition.map(|cond| Condition::key(cond.key)),
+                    // At most a divert and a succession.
+                    out: Vec::with_capacity(1 + usize::from(line.jump.is_some())),
                 };
                 let id = self.add(node, &mut open);
-                let leaves = line.jump.as_ref().is_some_and(|jump| self.divert(id, jump, condition(&jump.condition)));
-                if !leaves || line.condition.is_some() {
+                let leaves = line.jump.is_some_and(|jump| {
+                    let jump_condition = condition(&jump.condition);
+                    self.divert(id, *jump, jump_condition)
+                });
+                if !leaves || conditional {
                     open.push(Hole::Succession(id));
                 }
                 open
@@ -166,14 +171,15 @@ impl Lowering {
                 let on_jump =
                     control.jump.as_ref().is_some_and(|jump| jump.condition.is_none()) && control.effects.is_empty();
                 let node_condition = if on_jump { None } else { condition(&control.condition) };
-                let node = Node::Control { effects: control.effects, condition: node_condition.clone(), out: vec![] };
+                let out = Vec::with_capacity(1 + usize::from(control.jump.is_some()));
+                let node = Node::Control { effects: control.effects, condition: node_condition.clone(), out };
                 let id = self.add(node, &mut open);
                 let jump_condition = match &control.jump {
                     Some(jump) if jump.condition.is_some() => condition(&jump.condition),
                     _ if on_jump => condition(&control.condition),
                     _ => None,
                 };
-                let leaves = control.jump.as_ref().is_some_and(|jump| self.divert(id, jump, jump_condition));
+                let leaves = control.jump.is_some_and(|jump| self.divert(id, *jump, jump_condition));
                 if !leaves || node_condition.is_some() {
                     open.push(Hole::Succession(id));
                 }
@@ -181,11 +187,10 @@ impl Lowering {
             }
             Block::Choices(choices) => {
                 let random = choices.is_random();
-                let node = if random {
-                    Node::RandomChoice { out: vec![] }
-                } else {
-                    Node::Choice { ordered: choices.ordered, out: vec![] }
-                };
+                // An edge per option and at most a succession.
+                let out = Vec::with_capacity(choices.options.len() + 1);
+                let node =
+                    if random { Node::RandomChoice { out } } else { Node::Choice { ordered: choices.ordered, out } };
                 let id = self.add(node, &mut open);
                 let mut exits = open;
                 let all_gated = choices.options.iter().all(|option| option.condition.is_some());
@@ -216,7 +221,7 @@ impl Lowering {
                 exits
             }
             Block::Branches(control) => {
-                let id = self.add(Node::Branch { out: vec![] }, &mut open);
+                let id = self.add(Node::Branch { out: Vec::with_capacity(control.arms.len() + 1) }, &mut open);
                 let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
                 for (index, arm) in control.arms.into_iter().enumerate() {

@@ -51,11 +51,13 @@ impl Marker {
     }
 }
 
-/// A parsed speaker prefix: everything up to and including the colon.
+/// A parsed speaker prefix: everything up to and including the colon. The name and id are
+/// borrowed from the text, so a line that only looks like it might open with a prefix costs
+/// no allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PrefixData {
-    pub name: Option<String>,
-    pub id: Option<String>,
+pub(crate) struct PrefixData<'t> {
+    pub name: Option<&'t str>,
+    pub id: Option<&'t str>,
     pub tags: Vec<(TagData, Range<usize>)>,
     /// Bytes consumed, through the colon.
     pub consumed: usize,
@@ -92,12 +94,12 @@ fn quoted(text: &str) -> Option<(&str, usize)> {
 }
 
 /// A name (identifier or quoted string) at the start of `text`.
-fn name(text: &str) -> Option<(String, usize)> {
+fn name(text: &str) -> Option<(&str, usize)> {
     if text.starts_with('"') {
-        return quoted(text).map(|(inner, used)| (inner.to_owned(), used));
+        return quoted(text);
     }
     let used = identifier(text);
-    (used > 0).then(|| (text[..used].to_owned(), used))
+    (used > 0).then(|| (&text[..used], used))
 }
 
 /// A tag at the start of `text`, and the bytes it takes.
@@ -117,7 +119,7 @@ pub(crate) fn tag(text: &str) -> Option<(TagData, usize)> {
         value = Some(tag_value);
         at += 1 + used;
     }
-    Some((TagData { name: tag_name, value, reserved }, at))
+    Some((TagData { name: tag_name.to_owned(), value: value.map(str::to_owned), reserved }, at))
 }
 
 /// A tag that stands as a tag inside running text: it ends the text, is followed by another
@@ -135,9 +137,10 @@ fn tag_in_text(text: &str) -> Option<(TagData, usize)> {
     }
 }
 
-/// Splits a text run into words, tags and (where `arrows`) `=>` arrows. A `#` that does not make
-/// a tag starts a new run of words, as the reference tokenizer does.
-pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Leaf> {
+/// Splits a text run into words, tags and (where `arrows`) `=>` arrows, handing each to `emit`
+/// in order. A `#` that does not make a tag starts a new run of words, as the reference
+/// tokenizer does.
+pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool, mut emit: impl FnMut(Leaf)) {
     let exact = span.end.saturating_sub(span.start) == text.len();
     let place = |from: usize, to: usize| {
         if exact {
@@ -146,13 +149,12 @@ pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Lea
             span.clone()
         }
     };
-    let mut leaves = Vec::new();
     let mut run = String::new();
     let mut run_start = 0;
     let mut at = 0;
-    let flush = |run: &mut String, run_start: usize, at: usize, leaves: &mut Vec<Leaf>| {
+    let flush = |run: &mut String, run_start: usize, at: usize, emit: &mut dyn FnMut(Leaf)| {
         if !run.is_empty() {
-            leaves.push(Leaf::Text(std::mem::take(run), place(run_start, at)));
+            emit(Leaf::Text(std::mem::take(run), place(run_start, at)));
         }
     };
     while at < text.len() {
@@ -164,17 +166,17 @@ pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Lea
             continue;
         }
         if arrows && text[at..].starts_with("=>") {
-            flush(&mut run, run_start, at, &mut leaves);
-            leaves.push(Leaf::Arrow(place(at, at + 2)));
+            flush(&mut run, run_start, at, &mut emit);
+            emit(Leaf::Arrow(place(at, at + 2)));
             at += 2;
             run_start = at;
             continue;
         }
         if text[at..].starts_with('#') {
-            flush(&mut run, run_start, at, &mut leaves);
+            flush(&mut run, run_start, at, &mut emit);
             run_start = at;
             if let Some((data, used)) = tag_in_text(&text[at..]) {
-                leaves.push(Leaf::Tag(data, place(at, at + used)));
+                emit(Leaf::Tag(data, place(at, at + used)));
                 at += used;
                 run_start = at;
                 continue;
@@ -188,12 +190,11 @@ pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Lea
         run.push('=');
         at += 1;
     }
-    flush(&mut run, run_start, at, &mut leaves);
-    leaves
+    flush(&mut run, run_start, at, &mut emit);
 }
 
 /// A speaker prefix at the start of `text`, if the text opens with one.
-pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData> {
+pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     let mut at = skip_ws(text, 0);
     let mut speaker_name = None;
     if let Some((parsed, used)) = name(&text[at..]) {
@@ -208,7 +209,7 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData> {
         if used == 0 {
             return None;
         }
-        id.get_or_insert_with(|| rest[..used].to_owned());
+        id.get_or_insert(&rest[..used]);
         at = next + 1 + used;
     }
     let head_end = at;
@@ -351,14 +352,20 @@ mod tests {
         assert!(speaker_prefix("\"Old Man\": Hi").unwrap().name.as_deref() == Some("Old Man"));
     }
 
+    fn split(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Leaf> {
+        let mut leaves = Vec::new();
+        tokenize(text, span, arrows, |leaf| leaves.push(leaf));
+        leaves
+    }
+
     #[test]
     fn text_splits_at_tags_and_arrows() {
         let text = "Fresh apples! #marketday \u{2014} come. #end";
-        let leaves = tokenize(text, &(0..text.len()), true);
+        let leaves = split(text, &(0..text.len()), true);
         assert!(matches!(&leaves[0], Leaf::Text(words, _) if words == "Fresh apples! "));
         assert!(matches!(&leaves[1], Leaf::Text(words, _) if words.starts_with("#marketday")));
         assert!(matches!(&leaves[2], Leaf::Tag(tag, _) if tag.name == "end"));
-        let leaves = tokenize("a => b", &(0..6), true);
+        let leaves = split("a => b", &(0..6), true);
         assert_eq!(leaves.len(), 3);
         assert!(matches!(leaves[1], Leaf::Arrow(_)));
     }

@@ -90,8 +90,10 @@ impl Compilation {
 /// Compiles a script. `file_name` is recorded as the playbook's `script` and in every diagnostic.
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
     let mut sink = diagnostics::Sink::default();
-    let markdown = markdown::parse(source, &options.unmodeled, &mut sink);
-    let mut blocks = transpile::transpile(markdown, &mut sink);
+    let mut blocks = Vec::new();
+    markdown::parse(source, &options.unmodeled, &mut sink, |block, sink| {
+        transpile::transpile(&block, sink, &mut blocks)
+    });
     let stop = |sink: &diagnostics::Sink| options.mode == Mode::StageBoundary && sink.has_errors();
     let mut playbook = None;
     if !stop(&sink) {

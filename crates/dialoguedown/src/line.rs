@@ -70,6 +70,7 @@ impl LineBuilder<'_> {
         let speaker = self.speaker(&mut items);
         let pieces = self.speech(&items);
         let (mut speech, jump) = self.assemble(pieces);
+        let jump = jump.map(Box::new);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
         let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
             && (jump.is_some() || speech.iter().any(Fragment::is_command));
@@ -105,7 +106,7 @@ impl LineBuilder<'_> {
     }
 
     /// Splits a speaker prefix off the leading text, if the line opens with one.
-    fn speaker(&mut self, items: &mut Items<'_>) -> SpeakerSyntax {
+    fn speaker(&mut self, items: &mut Items<'_, '_>) -> SpeakerSyntax {
         let Some((text, span)) = items.first_text() else {
             self.styled_prefix(items.rest.first(), items.rest.get(1));
             return SpeakerSyntax::Default;
@@ -113,35 +114,38 @@ impl LineBuilder<'_> {
         let Some(prefix) = leaf::speaker_prefix(text) else { return SpeakerSyntax::Default };
         let exact = span.len() == text.len();
         let at = |offset: usize| if exact { span.start + offset } else { span.start };
-        let speaker = self.classify(&prefix, &text[..prefix.consumed], at(0)..at(prefix.consumed), &at);
-        items.advance(prefix.consumed);
+        let consumed = prefix.consumed;
+        let speaker = self.classify(prefix, &text[..consumed], at(0)..at(consumed), &at);
+        items.advance(consumed);
         items.trim_start();
         speaker
     }
 
     fn classify(
         &mut self,
-        prefix: &PrefixData,
+        prefix: PrefixData<'_>,
         text: &str,
         span: Range<usize>,
         at: &dyn Fn(usize) -> usize,
     ) -> SpeakerSyntax {
         let tags: Vec<TagSyntax> = prefix
             .tags
-            .iter()
+            .into_iter()
             .map(|(TagData { name, value, reserved }, range)| TagSyntax {
-                name: name.clone(),
-                value: value.clone(),
-                reserved: *reserved,
+                name,
+                value,
+                reserved,
                 span: at(range.start)..at(range.end),
             })
             .collect();
         let head = span.start..at(prefix.head_end).max(span.start);
-        match (&prefix.name, &prefix.id) {
-            (Some(name), None) if tags.is_empty() => SpeakerSyntax::Name { name: name.clone(), span: head },
-            (None, Some(id)) if tags.is_empty() => SpeakerSyntax::Id { id: id.clone(), span: head },
-            (Some(name), id) => SpeakerSyntax::Declaration { name: name.clone(), id: id.clone(), tags, span: head },
-            (None, Some(id)) => SpeakerSyntax::Partial { id: id.clone(), tags, span: head },
+        match (prefix.name, prefix.id) {
+            (Some(name), None) if tags.is_empty() => SpeakerSyntax::Name { name: name.to_owned(), span: head },
+            (None, Some(id)) if tags.is_empty() => SpeakerSyntax::Id { id: id.to_owned(), span: head },
+            (Some(name), id) => {
+                SpeakerSyntax::Declaration { name: name.to_owned(), id: id.map(str::to_owned), tags, span: head }
+            }
+            (None, Some(id)) => SpeakerSyntax::Partial { id: id.to_owned(), tags, span: head },
             (None, None) => {
                 let shown = text[..prefix.consumed.saturating_sub(1)].trim();
                 self.sink.push(
@@ -192,7 +196,7 @@ impl LineBuilder<'_> {
     }
 
     /// A line's inlines as pieces of speech, arrows and links still apart.
-    fn speech(&mut self, items: &Items<'_>) -> Vec<Piece> {
+    fn speech(&mut self, items: &Items<'_, '_>) -> Vec<Piece> {
         let mut pieces = Vec::with_capacity(items.rest.len());
         let head = items.first_text();
         for (index, inline) in items.rest.iter().enumerate() {
@@ -200,19 +204,19 @@ impl LineBuilder<'_> {
                 MdInline::Text { text, span } => {
                     let (text, span) = match &head {
                         Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone()),
-                        _ => (text.as_str(), span.clone()),
+                        _ => (&text[..], span.clone()),
                     };
-                    for leaf in leaf::tokenize(text, &span, true) {
+                    leaf::tokenize(text, &span, true, |leaf| {
                         pieces.push(match leaf {
                             Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text }, span),
                             Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
                             Leaf::Arrow(span) => Piece::Arrow(span),
-                        });
-                    }
+                        })
+                    });
                 }
                 MdInline::Link { target, children, span } => {
                     let label = self.label(children);
-                    pieces.push(Piece::Link { target: target.clone(), label, span: span.clone() });
+                    pieces.push(Piece::Link { target: target.to_string(), label, span: span.clone() });
                 }
                 MdInline::Code { text, span } => match leaf::code(text) {
                     CodeKind::Condition(key) => pieces.push(Piece::Condition(Cond { key, span: span.clone() })),
@@ -235,7 +239,7 @@ impl LineBuilder<'_> {
     /// One inline below the top of a line (or, with `label`, inside a label or alt text).
     fn nested(&mut self, inline: &MdInline, label: bool) -> Option<Fragment> {
         match inline {
-            MdInline::Text { text, .. } => Some(Fragment::Text { text: text.clone() }),
+            MdInline::Text { text, .. } => Some(Fragment::Text { text: text.to_string() }),
             MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span, label),
             MdInline::Styled { style, children, .. } => {
                 Some(Fragment::Styled { style: *style, children: self.fragments(children, label) })
@@ -245,14 +249,14 @@ impl LineBuilder<'_> {
                     self.disallowed("A link", span);
                     return None;
                 }
-                Some(Fragment::Link { target: target.clone(), label: self.label(children) })
+                Some(Fragment::Link { target: target.to_string(), label: self.label(children) })
             }
             MdInline::Image { source, children, span } => {
                 if label {
                     self.disallowed("An image", span);
                     return None;
                 }
-                Some(Fragment::Image { source: source.clone(), alt: self.label(children) })
+                Some(Fragment::Image { source: source.to_string(), alt: self.label(children) })
             }
             MdInline::SoftBreak { span } | MdInline::HardBreak { span } => {
                 if label {
@@ -269,13 +273,11 @@ impl LineBuilder<'_> {
         let mut out = Vec::new();
         for child in children {
             if let MdInline::Text { text, span } = child {
-                for leaf in leaf::tokenize(text, span, false) {
-                    match leaf {
-                        Leaf::Text(text, _) => out.push(Fragment::Text { text }),
-                        Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
-                        Leaf::Arrow(_) => {}
-                    }
-                }
+                leaf::tokenize(text, span, false, |leaf| match leaf {
+                    Leaf::Text(text, _) => out.push(Fragment::Text { text }),
+                    Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
+                    Leaf::Arrow(_) => {}
+                });
             } else if let Some(fragment) = self.nested(child, label) {
                 out.push(fragment);
             }
@@ -421,13 +423,13 @@ fn tag_fragment(tag: TagData) -> Fragment {
 
 /// A line's inlines, read from the front without copying them: `skip` bytes of the first
 /// one (a text) are already taken, by a condition's or a speaker prefix's trailing space.
-struct Items<'a> {
-    rest: &'a [MdInline],
+struct Items<'a, 's> {
+    rest: &'a [MdInline<'s>],
     skip: usize,
 }
 
-impl<'a> Items<'a> {
-    fn first(&self) -> Option<&'a MdInline> {
+impl<'a, 's> Items<'a, 's> {
+    fn first(&self) -> Option<&'a MdInline<'s>> {
         self.rest.first()
     }
 

@@ -9,9 +9,10 @@
 //! exhaust the call stack here; past [`MAX_DEPTH`] nested containers the deeper content is
 //! dropped and a single `DLG1901` error is reported.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
-use pulldown_cmark::{Event, LinkType, Options as MdOptions, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, LinkType, Options as MdOptions, Parser, Tag, TagEnd};
 use stagehand_playbook::Style;
 
 use crate::config::{Handling, Unmodeled};
@@ -22,44 +23,44 @@ pub(crate) const MAX_DEPTH: usize = 100;
 
 /// A block of the Markdown tree.
 #[derive(Debug, Clone)]
-pub(crate) enum MdBlock {
+pub(crate) enum MdBlock<'s> {
     /// A heading: a scene.
-    Heading { inlines: Vec<MdInline>, span: Range<usize> },
+    Heading { inlines: Vec<MdInline<'s>>, span: Range<usize> },
     /// A paragraph: one or more lines.
-    Paragraph { inlines: Vec<MdInline>, span: Range<usize> },
+    Paragraph { inlines: Vec<MdInline<'s>>, span: Range<usize> },
     /// A list: choices.
-    List { ordered: bool, items: Vec<MdItem>, span: Range<usize> },
+    List { ordered: bool, items: Vec<MdItem<'s>>, span: Range<usize> },
     /// A blockquote: a conditional block, or a transparent wrapper.
-    Quote { blocks: Vec<MdBlock>, span: Range<usize> },
+    Quote { blocks: Vec<MdBlock<'s>>, span: Range<usize> },
 }
 
 /// One list item.
 #[derive(Debug, Clone)]
-pub(crate) struct MdItem {
-    pub blocks: Vec<MdBlock>,
+pub(crate) struct MdItem<'s> {
+    pub blocks: Vec<MdBlock<'s>>,
     pub span: Range<usize>,
 }
 
 /// An inline of the Markdown tree.
 #[derive(Debug, Clone)]
-pub(crate) enum MdInline {
-    /// Plain text (entities and escapes already decoded).
-    Text { text: String, span: Range<usize> },
+pub(crate) enum MdInline<'s> {
+    /// Plain text (entities and escapes already decoded), borrowed from the source when it can be.
+    Text { text: Cow<'s, str>, span: Range<usize> },
     /// A code span's content, backticks stripped.
-    Code { text: String, span: Range<usize> },
+    Code { text: Cow<'s, str>, span: Range<usize> },
     /// Emphasis, strong emphasis or strikethrough.
-    Styled { style: Style, children: Vec<MdInline>, span: Range<usize> },
+    Styled { style: Style, children: Vec<MdInline<'s>>, span: Range<usize> },
     /// A link with its label.
-    Link { target: String, children: Vec<MdInline>, span: Range<usize> },
+    Link { target: Cow<'s, str>, children: Vec<MdInline<'s>>, span: Range<usize> },
     /// An image with its alt text.
-    Image { source: String, children: Vec<MdInline>, span: Range<usize> },
+    Image { source: Cow<'s, str>, children: Vec<MdInline<'s>>, span: Range<usize> },
     /// A soft line break.
     SoftBreak { span: Range<usize> },
     /// A hard line break: it ends a line.
     HardBreak { span: Range<usize> },
 }
 
-impl MdInline {
+impl MdInline<'_> {
     /// The inline's byte span.
     pub fn span(&self) -> Range<usize> {
         match self {
@@ -74,29 +75,38 @@ impl MdInline {
     }
 }
 
-enum InlineKind {
+enum InlineKind<'s> {
     Paragraph,
     Implicit,
     Heading,
     Styled(Style),
-    Link(String),
-    Image(String),
+    Link(Cow<'s, str>),
+    Image(Cow<'s, str>),
 }
 
-enum Frame {
+/// A pulldown-cmark string as a `Cow`: borrowed from the source whenever pulldown-cmark borrowed it.
+fn cow(text: CowStr<'_>) -> Cow<'_, str> {
+    match text {
+        CowStr::Borrowed(text) => Cow::Borrowed(text),
+        other => Cow::Owned(other.into_string()),
+    }
+}
+
+enum Frame<'s> {
     Blocks {
-        blocks: Vec<MdBlock>,
+        blocks: Vec<MdBlock<'s>>,
         quote: bool,
         span: Range<usize>,
     },
     List {
         ordered: bool,
-        items: Vec<MdItem>,
+        items: Vec<MdItem<'s>>,
         span: Range<usize>,
     },
     Inlines {
-        kind: InlineKind,
-        inlines: Vec<MdInline>,
+        kind: InlineKind<'s>,
+        /// Where this frame's inlines start on the builder's shared inline stack.
+        start: usize,
         span: Range<usize>,
     },
     /// Events inside a construct taken whole: counted, not built.
@@ -116,33 +126,153 @@ enum Skipped {
     Autolink,
 }
 
-/// Parses a script into the Markdown tree.
-pub(crate) fn parse(source: &str, policy: &Unmodeled, sink: &mut Sink) -> Vec<MdBlock> {
+/// About how many bytes pulldown-cmark parses at once (see [`cuts`]).
+const PIECE: usize = 64 * 1024;
+
+/// Parses a script into the Markdown tree, handing each top-level block to `on_block` as soon
+/// as it is complete (with the sink), so the whole tree never exists at once.
+pub(crate) fn parse<'s>(
+    source: &'s str,
+    policy: &Unmodeled,
+    sink: &mut Sink,
+    on_block: impl FnMut(MdBlock<'s>, &mut Sink),
+) {
+    parse_in_pieces(source, policy, sink, on_block, PIECE);
+}
+
+/// [`parse`], with pulldown-cmark run on one piece of at least `piece` bytes at a time (cut
+/// where [`cuts`] finds it safe), so its own event tree stays small too.
+fn parse_in_pieces<'s>(
+    source: &'s str,
+    policy: &Unmodeled,
+    sink: &mut Sink,
+    on_block: impl FnMut(MdBlock<'s>, &mut Sink),
+    piece: usize,
+) {
     let options =
         MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TABLES | MdOptions::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let mut builder = Builder {
         source,
         policy,
         sink,
+        on_block,
+        inlines: Vec::new(),
         stack: vec![Frame::Blocks { blocks: Vec::new(), quote: false, span: 0..source.len() }],
         too_deep_reported: false,
     };
-    for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
-        builder.event(event, range);
+    let mut start = 0;
+    for end in cuts(source, piece).into_iter().chain([source.len()]) {
+        let text = source.get(start..end).unwrap_or_default();
+        for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+            builder.event(event, start + range.start..start + range.end);
+        }
+        start = end;
     }
-    builder.finish()
+    builder.finish();
 }
 
-struct Builder<'s, 'p, 'k> {
+/// Where the source may be cut into pieces that pulldown-cmark parses exactly as it parses the
+/// whole: at an ATX heading in the first column right after a blank line, which closes every
+/// container and can continue nothing. Cuts are at least `piece` bytes apart. Constructs that
+/// can carry on across a blank line (front matter, fenced code, HTML comments) hold no cut, and
+/// a script with anything subtler (link reference definitions, which act on the whole document;
+/// other multi-line HTML blocks; lone carriage returns) is not cut at all.
+fn cuts(source: &str, piece: usize) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    if source.len() <= piece || !cuttable(source) {
+        return cuts;
+    }
+    // Front matter runs from a first `---` line to the next `---` or `...` line.
+    let mut last = 0;
+    if source.starts_with("---") {
+        let mut lines = source.split_inclusive('\n');
+        let first = lines.next().map_or(0, str::len);
+        let mut at = first;
+        let closed = lines.any(|line| {
+            at += line.len();
+            matches!(line.trim_end(), "---" | "...")
+        });
+        if !closed {
+            return cuts;
+        }
+        last = at;
+    }
+    // How far HTML comments have been followed, and whether that is inside one.
+    let mut scanned = 0;
+    let mut in_comment = false;
+    let mut from = last + piece;
+    loop {
+        while from < source.len() && !source.is_char_boundary(from) {
+            from += 1;
+        }
+        let Some(found) = source.get(from..).and_then(|rest| find(rest, "\n#")) else { break };
+        let newline = from + found;
+        let at = newline + 1;
+        from = at;
+        let before = &source[..newline];
+        let previous = &before[before.rfind('\n').map_or(0, |start| start + 1)..];
+        let line = source[at..].split('\n').next().unwrap_or_default().trim_end_matches('\r');
+        if !previous.trim_matches([' ', '\t', '\r']).is_empty() || !is_heading(line) {
+            continue;
+        }
+        while let Some(offset) = find(&source[scanned..at], if in_comment { "-->" } else { "<!--" }) {
+            scanned += offset + if in_comment { 3 } else { 4 };
+            in_comment = !in_comment;
+        }
+        if !in_comment {
+            cuts.push(at);
+            last = at;
+            from = last + piece;
+        }
+    }
+    cuts
+}
+
+/// Where `needle` first occurs in `text`, looked for by its first character (which is rare in
+/// the needles searched for, so this skips ahead quickly).
+fn find(text: &str, needle: &str) -> Option<usize> {
+    let first = needle.chars().next()?;
+    text.match_indices(first).map(|(at, _)| at).find(|&at| text[at..].starts_with(needle))
+}
+
+/// Whether a line is an ATX heading starting in the first column.
+fn is_heading(line: &str) -> bool {
+    let hashes = line.len() - line.trim_start_matches('#').len();
+    (1..=6).contains(&hashes) && matches!(line.as_bytes().get(hashes), None | Some(b' ' | b'\t'))
+}
+
+/// Whether the script holds nothing that makes cutting it unsafe.
+fn cuttable(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    let lone_return = source.match_indices('\r').any(|(at, _)| bytes.get(at + 1) != Some(&b'\n'));
+    let risky = ["```", "~~~", "]:"].iter().any(|needle| find(source, needle).is_some());
+    // HTML blocks that end at a marker rather than a blank line, comments aside.
+    let html = source.match_indices('<').any(|(at, _)| {
+        let after = &bytes[at + 1..];
+        after.starts_with(b"?")
+            || (after.starts_with(b"!") && !after.starts_with(b"!--"))
+            || ["script", "pre", "style", "textarea"]
+                .iter()
+                .any(|tag| after.get(..tag.len()).is_some_and(|name| name.eq_ignore_ascii_case(tag.as_bytes())))
+    });
+    !lone_return && !risky && !html
+}
+
+struct Builder<'s, 'p, 'k, F> {
     source: &'s str,
     policy: &'p Unmodeled,
     sink: &'k mut Sink,
-    stack: Vec<Frame>,
+    /// Takes each finished top-level block.
+    on_block: F,
+    /// The inlines of every open inline frame, innermost last: one buffer that is reused,
+    /// so a finished run of inlines is copied out once, at its exact size.
+    inlines: Vec<MdInline<'s>>,
+    stack: Vec<Frame<'s>>,
     too_deep_reported: bool,
 }
 
-impl Builder<'_, '_, '_> {
-    fn event(&mut self, event: Event<'_>, range: Range<usize>) {
+impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
+    fn event(&mut self, event: Event<'s>, range: Range<usize>) {
         if let Some(Frame::Skip { depth, .. }) = self.stack.last_mut() {
             match event {
                 Event::Start(_) => *depth += 1,
@@ -160,13 +290,13 @@ impl Builder<'_, '_, '_> {
             self.close_implicit();
         } else if matches!(self.stack.last(), Some(Frame::Blocks { .. })) {
             let at = range.start;
-            self.stack.push(Frame::Inlines { kind: InlineKind::Implicit, inlines: Vec::new(), span: at..at });
+            self.stack.push(Frame::Inlines { kind: InlineKind::Implicit, start: self.inlines.len(), span: at..at });
         }
         match event {
             Event::Start(tag) => self.start(tag, range),
             Event::End(_) => self.end(range),
-            Event::Text(text) => self.inline(MdInline::Text { text: text.into_string(), span: range }),
-            Event::Code(text) => self.inline(MdInline::Code { text: text.into_string(), span: range }),
+            Event::Text(text) => self.inline(MdInline::Text { text: cow(text), span: range }),
+            Event::Code(text) => self.inline(MdInline::Code { text: cow(text), span: range }),
             Event::SoftBreak => self.inline(MdInline::SoftBreak { span: range }),
             Event::HardBreak => self.inline(MdInline::HardBreak { span: range }),
             Event::InlineHtml(html) => {
@@ -186,7 +316,7 @@ impl Builder<'_, '_, '_> {
         self.stack.len()
     }
 
-    fn start(&mut self, tag: Tag<'_>, range: Range<usize>) {
+    fn start(&mut self, tag: Tag<'s>, range: Range<usize>) {
         if self.depth() > MAX_DEPTH {
             if !self.too_deep_reported {
                 self.too_deep_reported = true;
@@ -204,25 +334,29 @@ impl Builder<'_, '_, '_> {
             return;
         }
         let frame = match tag {
-            Tag::Paragraph => Frame::Inlines { kind: InlineKind::Paragraph, inlines: Vec::new(), span: range },
-            Tag::Heading { .. } => Frame::Inlines { kind: InlineKind::Heading, inlines: Vec::new(), span: range },
+            Tag::Paragraph => Frame::Inlines { kind: InlineKind::Paragraph, start: self.inlines.len(), span: range },
+            Tag::Heading { .. } => Frame::Inlines { kind: InlineKind::Heading, start: self.inlines.len(), span: range },
             Tag::BlockQuote(_) => Frame::Blocks { blocks: Vec::new(), quote: true, span: range },
             Tag::List(first) => Frame::List { ordered: first.is_some(), items: Vec::new(), span: range },
             Tag::Item => Frame::Blocks { blocks: Vec::new(), quote: false, span: range },
             Tag::Emphasis => {
-                Frame::Inlines { kind: InlineKind::Styled(Style::Italic), inlines: Vec::new(), span: range }
+                Frame::Inlines { kind: InlineKind::Styled(Style::Italic), start: self.inlines.len(), span: range }
             }
-            Tag::Strong => Frame::Inlines { kind: InlineKind::Styled(Style::Bold), inlines: Vec::new(), span: range },
-            Tag::Strikethrough => {
-                Frame::Inlines { kind: InlineKind::Styled(Style::Strikethrough), inlines: Vec::new(), span: range }
+            Tag::Strong => {
+                Frame::Inlines { kind: InlineKind::Styled(Style::Bold), start: self.inlines.len(), span: range }
             }
+            Tag::Strikethrough => Frame::Inlines {
+                kind: InlineKind::Styled(Style::Strikethrough),
+                start: self.inlines.len(),
+                span: range,
+            },
             Tag::Link { link_type: LinkType::Autolink, .. } => return self.skip(Skipped::Autolink, range),
             Tag::Link { link_type: LinkType::Email, .. } => return self.skip(Skipped::Autolink, range),
             Tag::Link { dest_url, .. } => {
-                Frame::Inlines { kind: InlineKind::Link(dest_url.into_string()), inlines: Vec::new(), span: range }
+                Frame::Inlines { kind: InlineKind::Link(cow(dest_url)), start: self.inlines.len(), span: range }
             }
             Tag::Image { dest_url, .. } => {
-                Frame::Inlines { kind: InlineKind::Image(dest_url.into_string()), inlines: Vec::new(), span: range }
+                Frame::Inlines { kind: InlineKind::Image(cow(dest_url)), start: self.inlines.len(), span: range }
             }
             Tag::MetadataBlock(_) => return self.skip(Skipped::FrontMatter, range),
             Tag::CodeBlock(_) => {
@@ -281,20 +415,21 @@ impl Builder<'_, '_, '_> {
         );
     }
 
-    fn kept_block(&mut self, raw: &str, span: Range<usize>) {
-        let text = raw.trim_end_matches(['\n', '\r']).to_owned();
+    fn kept_block(&mut self, raw: &'s str, span: Range<usize>) {
+        let text = raw.trim_end_matches(['\n', '\r']);
         if text.trim().is_empty() {
             return;
         }
         let span = span.start..span.start + text.len();
+        let text = Cow::Borrowed(text);
         self.push_block(MdBlock::Paragraph { inlines: vec![MdInline::Text { text, span: span.clone() }], span });
     }
 
     fn unmodeled_block(&mut self, name: &str, handling: Handling, span: Range<usize>) {
         match handling {
             Handling::Keep => {
-                let raw = self.source.get(span.clone()).unwrap_or_default().to_owned();
-                self.kept_block(&raw, span);
+                let raw = self.source.get(span.clone()).unwrap_or_default();
+                self.kept_block(raw, span);
             }
             Handling::Ignore => self.ignored(name, span),
         }
@@ -303,22 +438,24 @@ impl Builder<'_, '_, '_> {
     fn unmodeled_inline(&mut self, name: &str, handling: Handling, span: Range<usize>) {
         match handling {
             Handling::Keep => {
-                let text = self.source.get(span.clone()).unwrap_or_default().to_owned();
+                let text = Cow::Borrowed(self.source.get(span.clone()).unwrap_or_default());
                 self.inline(MdInline::Text { text, span });
             }
             Handling::Ignore => self.ignored(name, span),
         }
     }
 
-    fn inline(&mut self, inline: MdInline) {
+    fn inline(&mut self, inline: MdInline<'s>) {
         match self.stack.last_mut() {
-            Some(Frame::Inlines { inlines, span, .. }) => {
+            Some(Frame::Inlines { start, span, .. }) => {
                 span.end = span.end.max(inline.span().end);
-                match (inlines.last_mut(), inline) {
+                let inlines = &mut self.inlines;
+                let last = if inlines.len() > *start { inlines.last_mut() } else { None };
+                match (last, inline) {
                     (Some(MdInline::Text { text, span: previous }), MdInline::Text { text: more, span: more_span })
                         if previous.end == more_span.start || more_span.start <= previous.end =>
                     {
-                        text.push_str(&more);
+                        text.to_mut().push_str(&more);
                         previous.end = previous.end.max(more_span.end);
                     }
                     (_, inline) => inlines.push(inline),
@@ -326,7 +463,7 @@ impl Builder<'_, '_, '_> {
             }
             Some(Frame::Blocks { .. }) => {
                 let at = inline.span().start;
-                self.stack.push(Frame::Inlines { kind: InlineKind::Implicit, inlines: vec![], span: at..at });
+                self.stack.push(Frame::Inlines { kind: InlineKind::Implicit, start: self.inlines.len(), span: at..at });
                 self.inline(inline);
             }
             _ => {}
@@ -335,7 +472,8 @@ impl Builder<'_, '_, '_> {
 
     fn close_implicit(&mut self) {
         if let Some(Frame::Inlines { kind: InlineKind::Implicit, .. }) = self.stack.last() {
-            if let Some(Frame::Inlines { inlines, span, .. }) = self.stack.pop() {
+            if let Some(Frame::Inlines { start, span, .. }) = self.stack.pop() {
+                let inlines = self.take_inlines(start);
                 if !inlines.is_empty() {
                     self.push_block(MdBlock::Paragraph { inlines, span });
                 }
@@ -343,9 +481,17 @@ impl Builder<'_, '_, '_> {
         }
     }
 
-    fn push_block(&mut self, block: MdBlock) {
+    /// The inlines of a frame being closed, off the shared stack.
+    fn take_inlines(&mut self, start: usize) -> Vec<MdInline<'s>> {
+        self.inlines.drain(start.min(self.inlines.len())..).collect()
+    }
+
+    fn push_block(&mut self, block: MdBlock<'s>) {
         self.close_implicit();
-        if let Some(Frame::Blocks { blocks, .. }) = self.stack.last_mut() {
+        if self.stack.len() == 1 {
+            // A top-level block is done: hand it on rather than keep it.
+            (self.on_block)(block, self.sink);
+        } else if let Some(Frame::Blocks { blocks, .. }) = self.stack.last_mut() {
             blocks.push(block);
         }
     }
@@ -354,7 +500,8 @@ impl Builder<'_, '_, '_> {
     fn end(&mut self, range: Range<usize>) {
         let Some(frame) = self.stack.pop() else { return };
         match frame {
-            Frame::Inlines { kind, inlines, span } => {
+            Frame::Inlines { kind, start, span } => {
+                let inlines = self.take_inlines(start);
                 let span = span.start..span.end.max(range.end);
                 match kind {
                     InlineKind::Paragraph | InlineKind::Implicit => {
@@ -367,11 +514,14 @@ impl Builder<'_, '_, '_> {
                         if !self.source.get(span.clone()).unwrap_or_default().starts_with("~~") =>
                     {
                         // A single `~` is not strikethrough in DialogueDown: keep it as text.
-                        self.inline(MdInline::Text { text: "~".into(), span: span.start..span.start + 1 });
+                        self.inline(MdInline::Text { text: Cow::Borrowed("~"), span: span.start..span.start + 1 });
                         for inline in inlines {
                             self.inline(inline);
                         }
-                        self.inline(MdInline::Text { text: "~".into(), span: span.end.saturating_sub(1)..span.end });
+                        self.inline(MdInline::Text {
+                            text: Cow::Borrowed("~"),
+                            span: span.end.saturating_sub(1)..span.end,
+                        });
                     }
                     InlineKind::Styled(style) => self.inline(MdInline::Styled { style, children: inlines, span }),
                     InlineKind::Link(target) => self.inline(MdInline::Link { target, children: inlines, span }),
@@ -393,15 +543,11 @@ impl Builder<'_, '_, '_> {
         }
     }
 
-    fn finish(mut self) -> Vec<MdBlock> {
+    fn finish(mut self) {
         while self.stack.len() > 1 {
             self.end(self.source.len()..self.source.len());
         }
         self.close_implicit();
-        match self.stack.pop() {
-            Some(Frame::Blocks { blocks, .. }) => blocks,
-            _ => Vec::new(),
-        }
     }
 }
 
@@ -453,9 +599,10 @@ fn trim_span(source: &str, span: Range<usize>) -> Range<usize> {
 mod tests {
     use super::*;
 
-    fn tree(source: &str) -> (Vec<MdBlock>, Sink) {
+    fn tree(source: &str) -> (Vec<MdBlock<'_>>, Sink) {
         let mut sink = Sink::default();
-        let blocks = parse(source, &Unmodeled::default(), &mut sink);
+        let mut blocks = Vec::new();
+        parse(source, &Unmodeled::default(), &mut sink, |block, _| blocks.push(block));
         (blocks, sink)
     }
 

@@ -26,15 +26,11 @@ struct Scope {
     choice_level: usize,
 }
 
-/// Transpiles a whole document.
-/// Each top-level block is dropped once transpiled, so the two trees are not both whole at once.
-pub(crate) fn transpile(blocks: Vec<MdBlock>, sink: &mut Sink) -> Vec<Block> {
+/// Transpiles one top-level block onto the document's blocks. The Markdown front-end hands
+/// each top-level block over as soon as it is complete, so the Markdown tree is never whole.
+pub(crate) fn transpile(block: &MdBlock, sink: &mut Sink, out: &mut Vec<Block>) {
     let mut transpiler = Transpiler { lines: LineBuilder { sink } };
-    let mut out = Vec::new();
-    for block in blocks {
-        transpiler.block(&block, Scope { nested: false, choice_level: 0 }, &mut out);
-    }
-    out
+    transpiler.block(block, Scope { nested: false, choice_level: 0 }, out);
 }
 
 struct Transpiler<'k> {
@@ -42,8 +38,8 @@ struct Transpiler<'k> {
 }
 
 /// Splits a paragraph's inlines into lines at hard breaks, dropping empty lines.
-pub(crate) fn split_lines(inlines: &[MdInline]) -> Vec<&[MdInline]> {
-    inlines.split(|inline| matches!(inline, MdInline::HardBreak { .. })).filter(|group| !group.is_empty()).collect()
+pub(crate) fn split_lines<'a, 's>(inlines: &'a [MdInline<'s>]) -> impl Iterator<Item = &'a [MdInline<'s>]> {
+    inlines.split(|inline| matches!(inline, MdInline::HardBreak { .. })).filter(|group| !group.is_empty())
 }
 
 impl Transpiler<'_> {
@@ -103,8 +99,7 @@ impl Transpiler<'_> {
             let mut arm = ChoiceArm { condition: None, weight: None, body: Vec::new(), span: head };
             let rest = match item.blocks.first() {
                 Some(MdBlock::Paragraph { inlines, .. }) => {
-                    let groups = split_lines(inlines);
-                    for (index, group) in groups.into_iter().enumerate() {
+                    for (index, group) in split_lines(inlines).enumerate() {
                         let lead = if index == 0 { Lead::Option } else { Lead::Line };
                         let parts = self.lines.line(group, lead);
                         if index == 0 {

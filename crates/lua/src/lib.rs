@@ -49,11 +49,37 @@
 //! with [`ScriptHost::take_log`] (at most [`MAX_LOG_BYTES`] are kept; later lines are counted and dropped);
 //! `pcall` and `xpcall` behave as Lua's but cannot catch the budget or memory stop (the error is raised again
 //! past every protected call); `math.random` and `math.randomseed` use the host's generator (below);
-//! `string.find`, `match`, `gmatch` and `gsub` refuse patterns longer than [`MAX_PATTERN_BYTES`], because Lua
-//! 5.1's matcher recurses in C once per pattern item without a depth limit; `string.rep` of the empty string
-//! returns at once instead of looping in C up to 2^31 times. These wrappers are Lua functions in a private
-//! prelude: an error raised inside one (`pcall(nil)`, `string.find(nil, "x")`) carries a
-//! `stagehand-prelude:N:` position when a script catches it, which [`ScriptError::message`] omits.
+//! `string.find`, `match`, `gmatch` and `gsub` run on the host's own Lua 5.1 pattern matcher (below) and
+//! refuse patterns longer than [`MAX_PATTERN_BYTES`]; `string.rep` of the empty string returns at once
+//! instead of looping in C up to 2^31 times. These wrappers are Lua functions in a private prelude: an error
+//! raised inside one (`pcall(nil)`) carries a `stagehand-prelude:N:` position when a script catches it, which
+//! [`ScriptError::message`] omits.
+//!
+//! # Patterns
+//!
+//! Lua's C pattern functions run where the instruction hook cannot see them, so a pattern that backtracks
+//! badly (`string.find(string.rep("a", 40), string.rep("a*", 40) .. "b")`, or `.-` patterns against a
+//! subject of megabytes) would hang the host. The sandbox replaces them with a matcher written in Rust that
+//! charges its work to the running chunk's instruction budget: one instruction for each pattern item tried
+//! at a subject position and for each backtrack, one for each subject byte a quantifier or `%b` scans, and
+//! one more per 32 bytes that a set, a back-reference or a plain `find` compares. When the budget runs out
+//! inside a pattern function, the run stops with [`ErrorKind::Budget`] exactly as an endless loop does
+//! (`pcall` cannot catch it). Backtracking keeps its choice points on the heap, at most one per pattern byte,
+//! so no pattern can overflow the stack. A `gsub` result built outside Lua's allocator is checked against
+//! what the memory cap leaves ([`ErrorKind::Memory`] past it).
+//!
+//! The functions behave as Lua 5.1.5's, quirks included, and are tested against the C functions on many
+//! thousands of cases: the same results, the same values for `find`'s `init` and `plain`, `gsub`'s
+//! replacements and `n`, `gmatch`'s empty matches, Lua 5.1's undocumented frontier pattern `%f[set]`, a
+//! pattern ending at its first NUL byte, and the same error messages (`malformed pattern (ends with '%')`,
+//! `malformed pattern (missing ']')`, `invalid capture index`, `invalid pattern capture`,
+//! `unfinished capture`, `too many captures`, `unbalanced pattern`, `missing '[' after '%f' in pattern`,
+//! `invalid replacement value (a table)`, argument errors), raised only when the matcher reaches the
+//! malformed part, at the calling line. Three differences remain, all in error text: a call in tail
+//! position (`return s:match(p)`) reports its error without the `chunk:line:` position (the caller's frame
+//! is gone by then); argument errors name the function even when `pcall` calls it directly (C says `'?'`);
+//! and a method call's argument errors count `self` as argument #1 (C counts from the first explicit
+//! argument).
 //!
 //! # Limits
 //!
@@ -61,11 +87,9 @@
 //! [`ScriptHost::run`], [`ScriptHost::call`] and [`ScriptHost::load`], counted by an instruction-count hook
 //! every 1000 instructions (or every `instructions` if that is smaller); the run that spends it fails with
 //! [`ErrorKind::Budget`]. With the default million instructions, `while true do end` stops in a few
-//! milliseconds. Time spent inside one C library call is not counted: memory bounds most of them (a
-//! `string.rep`, a `table.sort` without a Lua comparator), but a pattern that backtracks badly
-//! (`string.find(string.rep("a", 40), string.rep("a*", 40) .. "b")`) can run for a very long time. Closing
-//! that needs a step-counted pattern matcher; until then, code that builds patterns from untrusted text is
-//! the risk.
+//! milliseconds. The pattern functions charge their steps to the same budget (see [Patterns](#patterns)).
+//! Time spent inside other C library calls is not counted, but memory bounds them (a `string.rep`, a
+//! `table.sort` without a Lua comparator).
 //!
 //! [`Limits::memory_bytes`] caps the memory of the whole Lua state (globals, compiled chunks and a run's
 //! temporaries); an allocation past it fails and the run stops with [`ErrorKind::Memory`], after which the
@@ -91,9 +115,11 @@
 
 mod error;
 mod number;
+mod pattern;
 mod rng;
 mod sandbox;
 mod snapshot;
+mod strlib;
 
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,7 @@
 -- The original library functions are reached through the private table `raw` rather than upvalues,
 -- so Lua names them in argument errors ("bad argument #1 to 'find'"). An error raised inside a wrapper
 -- carries a position in this chunk; the host removes it from the messages it reports.
-local emit, draw, reseed, fatal, max_pattern = ...
+local emit, draw, reseed, fatal, max_pattern, patterns = ...
 local G = _G
 local error, select, type, unpack, tonumber = error, select, type, unpack, tonumber
 local concat = table.concat
@@ -13,10 +13,6 @@ local string = string
 local raw = {
   pcall = pcall,
   xpcall = xpcall,
-  find = string.find,
-  match = string.match,
-  gmatch = string.gmatch,
-  gsub = string.gsub,
   rep = string.rep,
 }
 
@@ -96,19 +92,93 @@ do
   end
 end
 
--- Lua 5.1's pattern matcher recurses in C once per pattern item, without a depth limit: a huge pattern
--- would overflow the host's stack. Patterns longer than max_pattern bytes are refused.
+-- Lua's pattern functions run in C, where the instruction hook cannot see them: a pattern that
+-- backtracks badly could run for hours. They are replaced by the host's matcher (`patterns`), which
+-- charges its steps to the same budget and answers `true, results...` or `false, message`, where the
+-- message already carries the position Lua's C function would give it (the wrapper's caller's line).
+-- Patterns longer than max_pattern bytes are refused.
 do
+  local sub = string.sub
+  local p_find, p_match, p_gmatch, p_gmatch_next, p_gsub, p_gsub_next, where =
+    patterns.find, patterns.match, patterns.gmatch, patterns.gmatch_next, patterns.gsub, patterns.gsub_next,
+    patterns.where
   local function check(name, p)
     if type(p) == "string" and #p > max_pattern then
       error("bad argument #2 to '" .. name .. "' (pattern too long)", 3)
     end
   end
   local function pass(...) return ... end
-  string.find = function(s, p, ...) check("find", p) return pass(raw.find(s, p, ...)) end
-  string.match = function(s, p, ...) check("match", p) return pass(raw.match(s, p, ...)) end
-  string.gmatch = function(s, p, ...) check("gmatch", p) return pass(raw.gmatch(s, p, ...)) end
-  string.gsub = function(s, p, ...) check("gsub", p) return pass(raw.gsub(s, p, ...)) end
+  local function finish(ok, ...)
+    if not ok then error((...), 0) end
+    return ...
+  end
+  string.find = function(...)
+    check("find", (select(2, ...)))
+    return pass(finish(p_find(...)))
+  end
+  string.match = function(...)
+    check("match", (select(2, ...)))
+    return pass(finish(p_match(...)))
+  end
+  string.gmatch = function(...)
+    check("gmatch", (select(2, ...)))
+    local s, p = finish(p_gmatch(...))
+    local pos = 0
+    local function advance(ok, next_pos, ...)
+      if not ok then error(next_pos, 0) end
+      if next_pos then pos = next_pos end
+      return ...
+    end
+    return function() return pass(advance(p_gmatch_next(s, p, pos))) end
+  end
+  -- gsub with a function or table replacement: the host finds each match, Lua calls the replacement.
+  -- The pieces are joined in blocks so a long result does not hold one table slot per piece. Called
+  -- from the gsub wrapper, never as a tail call: 3 levels up from here is the wrapper's caller.
+  local function substitute(s, p, repl, max_n, anchored)
+    local is_table = type(repl) == "table"
+    local blocks, nb, parts, np = {}, 0, {}, 0
+    local src, n, len = 0, 0, #s
+    local q, e, v
+    local function take(ok, mq, me, ...)
+      if not ok then error(mq, 0) end
+      q, e = mq, me
+      if mq == nil then return end
+      if is_table then v = repl[(...)] else v = repl(...) end
+    end
+    while n < max_n do
+      take(p_gsub_next(s, p, src, is_table))
+      if q == nil then break end
+      if q > src then np = np + 1; parts[np] = sub(s, src + 1, q) end
+      n = n + 1
+      if not v then
+        v = sub(s, q + 1, e)
+      elseif type(v) ~= "string" and type(v) ~= "number" then
+        error(where(3) .. "invalid replacement value (a " .. type(v) .. ")", 0)
+      end
+      np = np + 1; parts[np] = v
+      if e > q then
+        src = e
+      elseif q < len then
+        np = np + 1; parts[np] = sub(s, q + 1, q + 1); src = q + 1
+      else
+        src = q
+        break
+      end
+      if np >= 256 then
+        nb = nb + 1; blocks[nb] = concat(parts, "", 1, np); np = 0
+      end
+      if anchored then break end
+    end
+    np = np + 1; parts[np] = sub(s, src + 1)
+    nb = nb + 1; blocks[nb] = concat(parts, "", 1, np)
+    return concat(blocks, "", 1, nb), n
+  end
+  string.gsub = function(...)
+    check("gsub", (select(2, ...)))
+    local done, a, b, c, d, e = finish(p_gsub(...))
+    if done then return a, b end
+    return pass(substitute(a, b, c, d, e))
+  end
   if string.gfind then string.gfind = string.gmatch end
   -- string.rep loops in C once per copy: with an empty string that is up to 2^31 iterations that
   -- neither allocate nor count as instructions. Repeating the empty string gives it at once.

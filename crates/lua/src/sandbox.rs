@@ -10,6 +10,7 @@ use mlua::{ChunkMode, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, 
 use crate::error::{ErrorKind, ScriptError};
 use crate::rng::{lua51_checkint, SplitMix64};
 use crate::snapshot::{Snapshot, SnapshotEntry, SnapshotKey, SnapshotValue};
+use crate::strlib::{self, Budget};
 use crate::{ChunkId, ChunkKind, Key, Limits, ScriptHost, Value};
 
 /// The globals scripts can see. Everything else the standard libraries define is removed.
@@ -39,7 +40,8 @@ const ALLOWED_GLOBALS: &[&str] = &[
     "xpcall",
 ];
 
-/// The longest pattern (in bytes) `string.find`, `match`, `gmatch` and `gsub` accept.
+/// The longest pattern (in bytes) `string.find`, `match`, `gmatch` and `gsub` accept. It bounds the
+/// matcher's stack of choice points (at most one per pattern byte) and the cost of each of its steps.
 pub const MAX_PATTERN_BYTES: usize = 1024;
 
 /// How much `print` output the log keeps (in bytes) before it drops lines.
@@ -52,7 +54,7 @@ pub const MAX_SNAPSHOT_DEPTH: usize = 100;
 pub const MAX_SNAPSHOT_VALUES: usize = 1_000_000;
 
 /// The chunk name of the bootstrap code.
-const PRELUDE_NAME: &str = "stagehand-prelude";
+pub(crate) const PRELUDE_NAME: &str = "stagehand-prelude";
 
 /// The message Lua 5.1 raises when an allocation fails.
 const LUA_MEMORY_MESSAGE: &str = "not enough memory";
@@ -76,6 +78,37 @@ struct Shared {
     log_bytes: Cell<usize>,
     /// Lines dropped since the log was last taken, because the log was full.
     log_dropped: Cell<u64>,
+    /// The memory cap (0: none).
+    memory_bytes: usize,
+}
+
+impl Budget for Shared {
+    fn remaining(&self) -> u64 {
+        if self.blown.get() {
+            0
+        } else {
+            self.limit.saturating_sub(self.used.get())
+        }
+    }
+
+    fn spend(&self, steps: u64, exhausted: bool) {
+        self.used.set(self.used.get().saturating_add(steps));
+        if exhausted {
+            self.blown.set(true);
+        }
+    }
+
+    fn exhausted_message(&self) -> String {
+        format!("instruction budget of {} exhausted", self.limit)
+    }
+
+    fn memory_allowance(&self, lua: &Lua) -> usize {
+        if self.memory_bytes == 0 {
+            usize::MAX
+        } else {
+            self.memory_bytes.saturating_sub(lua.used_memory())
+        }
+    }
 }
 
 impl Shared {
@@ -136,6 +169,7 @@ impl Sandbox {
             log: RefCell::new(Vec::new()),
             log_bytes: Cell::new(0),
             log_dropped: Cell::new(0),
+            memory_bytes: limits.memory_bytes,
         });
         let sandbox =
             Sandbox { lua, shared, chunks: Vec::new(), limits, host: NEXT_HOST.fetch_add(1, Ordering::Relaxed) };
@@ -161,7 +195,8 @@ impl Sandbox {
         self.lua.used_memory()
     }
 
-    /// Instructions counted during the most recent run, to the hook's granularity (at most 1000).
+    /// Instructions counted during the most recent run, to the hook's granularity (at most 1000), with the
+    /// steps the pattern functions charged.
     pub fn instructions_used(&self) -> u64 {
         self.shared.used.get()
     }
@@ -191,10 +226,12 @@ impl Sandbox {
                 matches!(&error, mlua::Value::String(s) if s.as_bytes().as_ref() == LUA_MEMORY_MESSAGE.as_bytes());
             Ok(shared.blown.get() || out_of_memory)
         })?;
+        let shared: Rc<dyn Budget> = Rc::clone(&self.shared) as Rc<dyn Budget>;
+        let patterns = strlib::create(lua, shared)?;
         lua.load(include_str!("prelude.lua"))
             .set_name(format!("={PRELUDE_NAME}"))
             .set_mode(ChunkMode::Text)
-            .call::<()>((emit, draw, reseed, fatal, MAX_PATTERN_BYTES))?;
+            .call::<()>((emit, draw, reseed, fatal, MAX_PATTERN_BYTES, patterns))?;
 
         let globals = lua.globals();
         let mut remove = Vec::new();
@@ -628,7 +665,7 @@ fn arg_error(position: usize, function: &str, detail: &str) -> String {
 }
 
 /// Lua's name for a value's type.
-fn type_name(value: &mlua::Value) -> &'static str {
+pub(crate) fn type_name(value: &mlua::Value) -> &'static str {
     match value {
         mlua::Value::Nil => "nil",
         mlua::Value::Boolean(_) => "boolean",

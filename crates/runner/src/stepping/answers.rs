@@ -9,6 +9,12 @@ use crate::protocol::{Answer, Answers, Question, RefusalReason};
 /// Holds what came back to what was asked: every asked key answered, nothing answered that was
 /// not asked, and each answer the kind its question needs.
 pub(crate) fn check(asked: &[Question<'_>], answers: &Answers<'_>) -> Result<(), (RefusalReason, String)> {
+    // The common case first: every key answered once, in the order asked, with the right kind.
+    if answers.len() == asked.len()
+        && asked.iter().zip(answers.iter()).all(|(q, (key, answer))| same_key(q.key, key) && answer.fits(q.kind))
+    {
+        return Ok(());
+    }
     for question in asked {
         if answers.get(question.key).is_none() {
             return Err((
@@ -42,6 +48,11 @@ pub(crate) fn check(asked: &[Question<'_>], answers: &Answers<'_>) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Whether two keys are the same, cheaply when a driver answers with the very key it was asked.
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 fn describe(answer: &Answer<'_>) -> String {
