@@ -53,8 +53,8 @@ mod world;
 
 pub use journal::{AnswerText, CommandText, Entry, Happening, Record, Sender};
 pub use playable::Playable;
-pub use save::{Save, SaveError, SAVE_VERSION};
-pub use session::{LoadError, Loaded, ReplayError, Session, Waiting};
+pub use save::{EntryWire, Save, SaveError, SAVE_VERSION};
+pub use session::{ask_world, LoadError, Loaded, ReplayError, Session, Waiting};
 pub use why::{explain, why};
 pub use world::{
     command_text, default_answer, parse_answer, FactsWorld, LuaWorld, NoWorld, World, WorldError, PERFORM_FUNCTION,

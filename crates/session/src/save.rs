@@ -215,8 +215,10 @@ impl From<StateWire> for PlayState {
     }
 }
 
+/// One journal entry as a save spells it (`{"by": "player", "command": "choose", "option": 0,
+/// "label": …}`): public so that other engines' saves write their journals the same way.
 #[derive(Serialize, Deserialize)]
-struct EntryWire {
+pub struct EntryWire {
     by: SenderWire,
     #[serde(flatten)]
     command: CommandWire,

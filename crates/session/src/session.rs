@@ -3,7 +3,7 @@
 use std::fmt;
 
 use stagehand_playbook::{fingerprint, Fingerprint, Fragment, Playbook};
-use stagehand_runner::{Answers, Command, OwnedEvent, PlayContext, PlayState, Situation};
+use stagehand_runner::{AnswerKind, Answers, Command, OwnedEvent, PlayContext, PlayState, Situation};
 
 use crate::core::Core;
 use crate::journal::{Entry, Happening, Record, Sender};
@@ -289,31 +289,44 @@ fn serve(core: &mut Core, world: &mut dyn World, out: &mut Vec<Happening>) -> Op
             Some(Entry::world(Command::Done))
         }
         Situation::AwaitingSupply { .. } => {
-            let mut answers = Answers::with_capacity(core.questions.len());
-            for (key, kind) in core.questions.clone() {
-                let answer = match world.answer(&key, kind) {
-                    Ok(Some(answer)) if answer.fits(kind) => {
-                        out.push(Happening::Answered { key: key.clone(), answer: answer.clone() });
-                        answer
-                    }
-                    other => {
-                        let problem = match other {
-                            Err(WorldError(problem)) => Some(problem),
-                            Ok(Some(answer)) => Some(format!("the world answered {answer:?}, which is not {kind}")),
-                            Ok(None) => None,
-                        };
-                        let answer = default_answer(kind);
-                        out.push(Happening::Guessed { key: key.clone(), answer: answer.clone(), problem });
-                        answer
-                    }
-                };
-                answers.insert(key, answer);
-            }
-            out.extend(world.take_log().into_iter().map(Happening::Log));
+            let answers = ask_world(&core.questions, world, out);
             Some(Entry::world(Command::Supply(answers)))
         }
         _ => None,
     }
+}
+
+/// Asks the world every question of a `resolve`, in order. An answer the world does not know, or
+/// gives in the wrong kind, is the default for its kind (`false`, empty words, 0) and reported
+/// as guessed; what the world printed is passed on. Engines other than the runner use it too.
+pub fn ask_world(
+    questions: &[(String, AnswerKind)],
+    world: &mut dyn World,
+    out: &mut Vec<Happening>,
+) -> Answers<'static> {
+    let mut answers = Answers::with_capacity(questions.len());
+    for (key, kind) in questions {
+        let (key, kind) = (key.clone(), *kind);
+        let answer = match world.answer(&key, kind) {
+            Ok(Some(answer)) if answer.fits(kind) => {
+                out.push(Happening::Answered { key: key.clone(), answer: answer.clone() });
+                answer
+            }
+            other => {
+                let problem = match other {
+                    Err(WorldError(problem)) => Some(problem),
+                    Ok(Some(answer)) => Some(format!("the world answered {answer:?}, which is not {kind}")),
+                    Ok(None) => None,
+                };
+                let answer = default_answer(kind);
+                out.push(Happening::Guessed { key: key.clone(), answer: answer.clone(), problem });
+                answer
+            }
+        };
+        answers.insert(key, answer);
+    }
+    out.extend(world.take_log().into_iter().map(Happening::Log));
+    answers
 }
 
 /// Replays `entries` from the initial state with a rebuilt world (reset again at every restart).

@@ -22,10 +22,10 @@ use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 use stagehand_chatmapper::{ChatMapperEngine, Options, Project};
 use stagehand_playbook::{plain_text, Fingerprint, Fragment};
-use stagehand_runner::{Answer, AnswerKind, Answers, Command, OwnedEvent, RefusalReason};
+use stagehand_runner::{AnswerKind, Command, OwnedEvent, RefusalReason};
 use stagehand_session::{
-    default_answer, Entry, Happening, LoadError, Loaded, Playable, Record, ReplayError, SaveError, Sender, Waiting,
-    World, WorldError, SAVE_VERSION,
+    ask_world, Entry, EntryWire, Happening, LoadError, Loaded, Playable, Record, ReplayError, SaveError, Sender,
+    Waiting, World, WorldError, SAVE_VERSION,
 };
 
 use super::story::Story;
@@ -79,27 +79,7 @@ impl ChatMapperRun {
         if self.core.asking.is_empty() {
             return None;
         }
-        let mut answers = Answers::with_capacity(self.core.asking.len());
-        for (key, kind) in self.core.asking.clone() {
-            let answer = match world.answer(&key, kind) {
-                Ok(Some(answer)) if answer.fits(kind) => {
-                    out.push(Happening::Answered { key: key.clone(), answer: answer.clone() });
-                    answer
-                }
-                other => {
-                    let problem = match other {
-                        Err(WorldError(problem)) => Some(problem),
-                        Ok(Some(answer)) => Some(format!("the world answered {answer:?}, which is not {kind}")),
-                        Ok(None) => None,
-                    };
-                    let answer = default_answer(kind);
-                    out.push(Happening::Guessed { key: key.clone(), answer: answer.clone(), problem });
-                    answer
-                }
-            };
-            answers.insert(key, answer);
-        }
-        out.extend(world.take_log().into_iter().map(Happening::Log));
+        let answers = ask_world(&self.core.asking, world, out);
         Some(Entry::world(Command::Supply(answers)))
     }
 
@@ -489,116 +469,6 @@ struct SaveWire {
     fingerprint: String,
     seed: u64,
     journal: Vec<EntryWire>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct EntryWire {
-    by: SenderWire,
-    #[serde(flatten)]
-    command: CommandWire,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    label: Option<String>,
-}
-
-#[derive(Serialize, Deserialize, Clone, Copy)]
-#[serde(rename_all = "kebab-case")]
-enum SenderWire {
-    Player,
-    World,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "command", rename_all = "kebab-case")]
-enum CommandWire {
-    Start {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        anchor: Option<String>,
-    },
-    Next,
-    Done,
-    Failed {
-        explanation: String,
-    },
-    Supply {
-        answers: Vec<AnswerWire>,
-    },
-    Choose {
-        option: i64,
-    },
-}
-
-#[derive(Serialize, Deserialize)]
-struct AnswerWire {
-    key: String,
-    answer: AnswerValue,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(untagged)]
-enum AnswerValue {
-    Truth(bool),
-    Number(f64),
-    Text(String),
-}
-
-impl From<&Entry> for EntryWire {
-    fn from(entry: &Entry) -> Self {
-        let by = match entry.by {
-            Sender::Player => SenderWire::Player,
-            Sender::World => SenderWire::World,
-        };
-        let command = match &entry.command {
-            Command::Start { anchor } => CommandWire::Start { anchor: anchor.as_ref().map(|a| a.to_string()) },
-            Command::Next => CommandWire::Next,
-            Command::Done => CommandWire::Done,
-            Command::Failed { explanation } => CommandWire::Failed { explanation: explanation.to_string() },
-            Command::Choose(option) => CommandWire::Choose { option: *option },
-            Command::Supply(answers) => CommandWire::Supply {
-                answers: answers
-                    .iter()
-                    .map(|(key, answer)| AnswerWire {
-                        key: key.to_owned(),
-                        answer: match answer {
-                            Answer::Truth(b) => AnswerValue::Truth(*b),
-                            Answer::Text(text) => AnswerValue::Text(text.to_string()),
-                            Answer::Number(n) => AnswerValue::Number(*n),
-                        },
-                    })
-                    .collect(),
-            },
-        };
-        EntryWire { by, command, label: entry.label.clone() }
-    }
-}
-
-impl From<EntryWire> for Entry {
-    fn from(wire: EntryWire) -> Self {
-        let by = match wire.by {
-            SenderWire::Player => Sender::Player,
-            SenderWire::World => Sender::World,
-        };
-        let command = match wire.command {
-            CommandWire::Start { anchor } => Command::Start { anchor: anchor.map(Into::into) },
-            CommandWire::Next => Command::Next,
-            CommandWire::Done => Command::Done,
-            CommandWire::Failed { explanation } => Command::failed(explanation),
-            CommandWire::Choose { option } => Command::Choose(option),
-            CommandWire::Supply { answers } => Command::Supply(
-                answers
-                    .into_iter()
-                    .map(|a| {
-                        let answer = match a.answer {
-                            AnswerValue::Truth(b) => Answer::Truth(b),
-                            AnswerValue::Text(text) => Answer::Text(text.into()),
-                            AnswerValue::Number(n) => Answer::Number(n),
-                        };
-                        (a.key, answer)
-                    })
-                    .collect::<Answers<'static>>(),
-            ),
-        };
-        Entry { by, command, label: wire.label }
-    }
 }
 
 #[cfg(test)]
