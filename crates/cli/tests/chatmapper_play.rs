@@ -3,49 +3,11 @@
 //! native `.cmp` refused, the lighthouse to an end with a scripted answer; and the world found
 //! beside a script without `--world`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
 
-/// Runs `stagehand ARGS` in `dir` with `input` piped in; the transcript shows the command, its
-/// standard output, its standard error and its exit code, with `dir`'s own path written `[dir]`.
-fn run_in(dir: &Path, args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stagehand"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    // The player may stop reading before the input ends (a refusal); that is not an error.
-    let _ = stdin.write_all(input.as_bytes());
-    drop(stdin);
-    let output = child.wait_with_output().expect("the binary finishes");
-    let text = format!(
-        "$ stagehand {}\n{}--- stderr\n{}--- exit {}\n",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-        output.status.code().unwrap_or(-1)
-    );
-    text.replace(&dir.display().to_string(), "[dir]")
-}
-
-fn run(args: &[&str], input: &str) -> String {
-    run_in(&root(), args, input)
-}
-
-/// Input lines, each ended by a newline.
-fn lines(lines: &[&str]) -> String {
-    lines.iter().map(|line| format!("{line}\n")).collect()
-}
+use common::{copy, lines, run, run_in};
 
 const CROSSING: &str = "examples/the-crossing.json";
 
@@ -56,12 +18,6 @@ fn crossing_input(pick: &str) -> String {
     let mut input: Vec<&str> = TO_THE_MENU.to_vec();
     input.extend([pick, "", ""]);
     lines(&input)
-}
-
-fn copy_examples(dir: &Path, files: &[&str]) {
-    for file in files {
-        std::fs::copy(root().join("examples").join(file), dir.join(file)).expect("copied");
-    }
 }
 
 #[test]
@@ -127,7 +83,7 @@ fn undo_takes_back_a_choice_and_the_other_option_can_be_taken() {
 #[test]
 fn a_save_loads_where_it_was_saved() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    copy_examples(dir.path(), &["the-crossing.json"]);
+    copy(dir.path(), &["the-crossing.json"]);
     let saved =
         run_in(dir.path(), &["play", "the-crossing.json"], &lines(&["", "", ":save crossing.save.json", ":quit"]));
     assert!(saved.contains("(saved to crossing.save.json)"), "{saved}");
@@ -150,7 +106,7 @@ fn edit(path: &Path, from: &str, to: &str) {
 #[test]
 fn a_save_replays_into_an_edited_project_and_is_refused_where_it_differs() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    copy_examples(dir.path(), &["the-crossing.json"]);
+    copy(dir.path(), &["the-crossing.json"]);
     let project = dir.path().join("the-crossing.json");
     let saved = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&["", "", "1", ":save s.json", ":quit"]));
     assert!(saved.contains("(saved to s.json)"), "{saved}");
@@ -185,7 +141,7 @@ fn a_native_project_is_refused_with_the_exports_named() {
 #[test]
 fn the_lighthouse_plays_to_an_end_with_a_scripted_answer() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    copy_examples(dir.path(), &["the-lighthouse.xml"]);
+    copy(dir.path(), &["the-lighthouse.xml"]);
     std::fs::write(dir.path().join("keeper.toml"), "\"player name\" = \"Ada\"\n").expect("written");
     let args = ["play", "the-lighthouse.xml", "--world", "keeper.toml"];
     // Offer oil, go down to Jörg, fix the door, come back up and light the lamp.
@@ -232,7 +188,7 @@ fn a_world_beside_the_script_is_found_and_named() {
 
     // Nothing beside it: no world, and no notice.
     let dir = tempfile::tempdir().expect("a temporary directory");
-    copy_examples(dir.path(), &["club-fair.dialogue.md"]);
+    copy(dir.path(), &["club-fair.dialogue.md"]);
     let alone = run_in(dir.path(), &["play", "club-fair.dialogue.md"], &input);
     assert!(!alone.contains("using world"), "{alone}");
     assert!(alone.contains("warning: nobody answers"), "{alone}");
@@ -241,7 +197,7 @@ fn a_world_beside_the_script_is_found_and_named() {
 #[test]
 fn a_save_keeps_the_answers_the_world_gave() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    copy_examples(dir.path(), &["the-lighthouse.xml"]);
+    copy(dir.path(), &["the-lighthouse.xml"]);
     std::fs::write(dir.path().join("keeper.toml"), "\"player name\" = \"Ada\"\n").expect("written");
     let saved = run_in(
         dir.path(),
@@ -261,7 +217,7 @@ fn a_save_keeps_the_answers_the_world_gave() {
 #[test]
 fn a_save_of_a_script_is_not_loaded_into_a_project() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    copy_examples(dir.path(), &["the-crossing.json", "club-fair.dialogue.md"]);
+    copy(dir.path(), &["the-crossing.json", "club-fair.dialogue.md"]);
     run_in(dir.path(), &["play", "club-fair.dialogue.md"], &lines(&["", ":save fair.json", ":quit"]));
     let refused = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load fair.json"]));
     assert!(refused.contains("a save of a DialogueDown script, not of a ChatMapper project"), "{refused}");

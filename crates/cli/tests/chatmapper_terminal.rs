@@ -1,46 +1,10 @@
 //! `stagehand play` with a ChatMapper project in a real terminal (a pseudo-terminal): the person
 //! answers the input prompt the engine asks, sees the speaker in colour, picks, undoes and quits;
-//! and a world beside a script is pointed out rather than used.
+//! and a world beside a script is used.
 
-use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
+mod common;
 
-use expectrl::{Eof, Session, WaitStatus};
-
-fn copy(dir: &Path, files: &[&str]) {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    for file in files {
-        std::fs::copy(examples.join(file), dir.join(file)).expect("copied");
-    }
-}
-
-fn spawn(dir: &Path, args: &[&str]) -> Session {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_stagehand"));
-    command.args(args).current_dir(dir).env("TERM", "xterm").env_remove("NO_COLOR");
-    let mut session = Session::spawn(command).expect("the player starts in a pseudo-terminal");
-    // Only a safety net against a hang: every wait below is for output the player must print.
-    session.set_expect_timeout(Some(Duration::from_secs(120)));
-    session
-}
-
-fn expect(session: &mut Session, needle: &str) {
-    if let Err(error) = session.expect(needle) {
-        panic!("the terminal never showed {needle:?}: {error}");
-    }
-}
-
-fn send(session: &mut Session, line: &str) {
-    session.send_line(line).expect("typed");
-}
-
-fn finish(mut session: Session) {
-    session.expect(Eof).expect("the player stops");
-    match session.get_process().wait().expect("an exit status") {
-        WaitStatus::Exited(_, code) => assert_eq!(code, 0),
-        other => panic!("the player stopped with {other:?}"),
-    }
-}
+use common::{copy, expect, finish, send, spawn};
 
 #[test]
 fn a_person_answers_the_lighthouse_keeper_and_leaves() {

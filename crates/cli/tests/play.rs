@@ -1,49 +1,11 @@
 //! `stagehand play` and `stagehand graph` driven as a person or a CI job drives them: piped input,
 //! one choice per line, and the transcript checked as a snapshot.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
 
-/// Runs `stagehand ARGS` in `dir` with `input` piped in; the transcript shows the command, its
-/// standard output, its standard error and its exit code, with `dir`'s own path written `[dir]`.
-fn run_in(dir: &Path, args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stagehand"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    // The player may stop reading before the input ends (a refused load); that is not an error.
-    let _ = stdin.write_all(input.as_bytes());
-    drop(stdin);
-    let output = child.wait_with_output().expect("the binary finishes");
-    let text = format!(
-        "$ stagehand {}\n{}--- stderr\n{}--- exit {}\n",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-        output.status.code().unwrap_or(-1)
-    );
-    text.replace(&dir.display().to_string(), "[dir]")
-}
-
-fn run(args: &[&str], input: &str) -> String {
-    run_in(&root(), args, input)
-}
-
-/// Input lines, each ended by a newline.
-fn lines(lines: &[&str]) -> String {
-    lines.iter().map(|line| format!("{line}\n")).collect()
-}
+use common::{lines, root, run, run_in};
 
 const EXAMPLE: &str = "examples/club-fair.dialogue.md";
 const WORLD: &str = "examples/club-fair.world.lua";

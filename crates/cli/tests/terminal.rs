@@ -1,44 +1,14 @@
 //! `stagehand play` in a real terminal (a pseudo-terminal), as a person plays it: colours and
 //! styles, a dimmed unavailable option, undo, save, an edit to the script, and load.
 
-use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
+mod common;
 
-use expectrl::{Eof, Session, WaitStatus};
+use std::path::Path;
+
+use common::{copy, expect, finish, send, spawn};
 
 fn example(dir: &Path) {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    for file in ["club-fair.dialogue.md", "club-fair.world.lua"] {
-        std::fs::copy(examples.join(file), dir.join(file)).expect("copied");
-    }
-}
-
-fn spawn(dir: &Path, args: &[&str]) -> Session {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_stagehand"));
-    command.args(args).current_dir(dir).env("TERM", "xterm").env_remove("NO_COLOR");
-    let mut session = Session::spawn(command).expect("the player starts in a pseudo-terminal");
-    // Only a safety net against a hang: every wait below is for output the player must print.
-    session.set_expect_timeout(Some(Duration::from_secs(120)));
-    session
-}
-
-fn expect(session: &mut Session, needle: &str) {
-    if let Err(error) = session.expect(needle) {
-        panic!("the terminal never showed {needle:?}: {error}");
-    }
-}
-
-fn send(session: &mut Session, line: &str) {
-    session.send_line(line).expect("typed");
-}
-
-fn finish(mut session: Session) {
-    session.expect(Eof).expect("the player stops");
-    match session.get_process().wait().expect("an exit status") {
-        WaitStatus::Exited(_, code) => assert_eq!(code, 0),
-        other => panic!("the player stopped with {other:?}"),
-    }
+    copy(dir, &["club-fair.dialogue.md", "club-fair.world.lua"]);
 }
 
 #[test]
@@ -95,8 +65,7 @@ fn a_person_picks_undoes_saves_edits_the_script_and_loads() {
 fn without_a_world_the_person_answers_for_it() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     // The script alone: with its world beside it, the world would answer.
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    std::fs::copy(examples.join("club-fair.dialogue.md"), dir.path().join("club-fair.dialogue.md")).expect("copied");
+    copy(dir.path(), &["club-fair.dialogue.md"]);
     let mut session = spawn(dir.path(), &["play", "club-fair.dialogue.md"]);
     expect(&mut session, "Welcome to the club fair!");
     send(&mut session, "");
