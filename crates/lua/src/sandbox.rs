@@ -123,10 +123,12 @@ impl Shared {
     }
 }
 
-/// A compiled chunk, kept so it runs many times without being parsed again.
+/// A compiled chunk, kept so it runs many times without being parsed again. The function itself
+/// lives in the sandbox's `compiled` table at `slot`: holding one mlua handle per chunk would
+/// spend one slot of mlua's auxiliary stack each, which runs out after a few thousand chunks.
 struct Compiled {
     name: String,
-    function: mlua::Function,
+    slot: i64,
 }
 
 /// A sandboxed Lua 5.1 state: the crate's implementation of [`ScriptHost`]. See the crate documentation for
@@ -137,6 +139,8 @@ pub struct Sandbox {
     lua: Lua,
     shared: Rc<Shared>,
     chunks: Vec<Compiled>,
+    /// Every compiled function, by slot (see [`Compiled`]).
+    compiled: mlua::Table,
     limits: Limits,
     host: u32,
 }
@@ -171,8 +175,15 @@ impl Sandbox {
             log_dropped: Cell::new(0),
             memory_bytes: limits.memory_bytes,
         });
-        let sandbox =
-            Sandbox { lua, shared, chunks: Vec::new(), limits, host: NEXT_HOST.fetch_add(1, Ordering::Relaxed) };
+        let compiled = lua.create_table().map_err(|e| ScriptError::host(SETUP, e.to_string()))?;
+        let sandbox = Sandbox {
+            lua,
+            shared,
+            chunks: Vec::new(),
+            compiled,
+            limits,
+            host: NEXT_HOST.fetch_add(1, Ordering::Relaxed),
+        };
         if limits.memory_bytes > 0 {
             sandbox.lua.set_memory_limit(limits.memory_bytes).map_err(|e| ScriptError::host(SETUP, e.to_string()))?;
         }
@@ -300,6 +311,11 @@ impl Sandbox {
             return Err(ScriptError::host("chunk", "chunk id belongs to another host"));
         }
         self.chunks.get(id.index as usize).ok_or_else(|| ScriptError::host("chunk", "unknown chunk id"))
+    }
+
+    /// A compiled chunk's function, fetched from its slot for the length of one call.
+    fn function(&self, compiled: &Compiled) -> Result<mlua::Function, ScriptError> {
+        self.compiled.raw_get::<mlua::Function>(compiled.slot).map_err(|e| self.classify(&compiled.name, e))
     }
 
     /// Parses `source` into a function without running it.
@@ -452,13 +468,16 @@ impl ScriptHost for Sandbox {
     fn compile(&mut self, name: &str, source: &str, kind: ChunkKind) -> Result<ChunkId, ScriptError> {
         let function = self.load_function(name, source, kind)?;
         let index = u32::try_from(self.chunks.len()).map_err(|_| ScriptError::host(name, "too many chunks"))?;
-        self.chunks.push(Compiled { name: name.to_owned(), function });
+        let slot = i64::from(index) + 1;
+        self.compiled.raw_set(slot, function).map_err(|e| self.classify(name, e))?;
+        self.chunks.push(Compiled { name: name.to_owned(), slot });
         Ok(ChunkId { host: self.host, index })
     }
 
     fn evaluate(&mut self, chunk: ChunkId) -> Result<bool, ScriptError> {
         let compiled = self.chunk(chunk)?;
-        let values = self.budgeted(&compiled.name, || compiled.function.call::<MultiValue>(()))?;
+        let function = self.function(compiled)?;
+        let values = self.budgeted(&compiled.name, || function.call::<MultiValue>(()))?;
         Ok(match values.front() {
             None => true,
             Some(mlua::Value::Nil) | Some(mlua::Value::Boolean(false)) => false,
@@ -468,7 +487,8 @@ impl ScriptHost for Sandbox {
 
     fn run(&mut self, chunk: ChunkId) -> Result<(), ScriptError> {
         let compiled = self.chunk(chunk)?;
-        self.budgeted(&compiled.name, || compiled.function.call::<MultiValue>(()).map(drop))
+        let function = self.function(compiled)?;
+        self.budgeted(&compiled.name, || function.call::<MultiValue>(()).map(drop))
     }
 
     fn get(&self, path: &[Key<'_>]) -> Result<Value, ScriptError> {

@@ -731,3 +731,16 @@ fn format_number_matches_lua_tostring() {
     assert_eq!(Value::Number(12.0).to_string(), "12");
     assert_eq!(Value::Nil.to_string(), "nil");
 }
+
+#[test]
+fn tens_of_thousands_of_chunks_compile_and_run() {
+    // Each chunk once held a handle on mlua's auxiliary stack, which ran out after ~8,000.
+    let mut host = stagehand_lua::Sandbox::new(stagehand_lua::Limits::default(), 1).expect("a sandbox");
+    let chunks: Vec<_> = (0..30_000)
+        .map(|i| host.compile(&format!("c{i}"), &format!("{i} % 2 == 0"), ChunkKind::Condition).expect("compiles"))
+        .collect();
+    for (i, chunk) in chunks.iter().enumerate().step_by(997) {
+        assert_eq!(host.evaluate(*chunk).expect("evaluates"), i % 2 == 0);
+    }
+    assert_eq!(host.compiled_chunks(), 30_000);
+}
