@@ -10,12 +10,17 @@ use stagehand_playbook::Speaker;
 use crate::ast::{Block, JumpTarget, WeightSyntax};
 use crate::config::Options;
 use crate::diagnostics::{Code, Sink};
+use crate::speakers::Binder;
 
 /// What analysis learned about the document.
 #[derive(Debug, Default)]
 pub(crate) struct Model {
     /// The speaker table, in playbook order.
     pub speakers: Vec<Speaker>,
+    /// The speaker of lines bound to the in-file default (`speakers::LATER_DEFAULT`).
+    pub default_speaker: usize,
+    /// How many nodes the graph has: one per block other than a scene heading, and the end.
+    pub nodes: usize,
 }
 
 /// The anchor a heading's words slug to: lower-cased, spaces to hyphens, punctuation dropped.
@@ -51,11 +56,17 @@ pub(crate) fn walk(blocks: &mut [Block], visit: &mut dyn FnMut(&mut Block)) {
     }
 }
 
-/// Analyzes a transpiled document in place.
-pub(crate) fn analyze(blocks: &mut [Block], options: &Options, sink: &mut Sink) -> Model {
+/// Analyzes a transpiled document in place, in one walk. `declares_default` says whether any
+/// line declares the script's own default speaker (see [`crate::speakers::declares_default`]).
+pub(crate) fn analyze(blocks: &mut [Block], declares_default: bool, options: &Options, sink: &mut Sink) -> Model {
     let anchors = scenes(blocks, sink);
-    let speakers = crate::speakers::bind(blocks, options, sink);
+    let mut binder = Binder::new(options, declares_default);
+    let mut nodes = 1;
     walk(blocks, &mut |block| {
+        nodes += usize::from(!matches!(block, Block::Scene(_)));
+        if let Block::Line(line) = block {
+            binder.line(line, sink);
+        }
         let jump = match block {
             Block::Line(line) => line.jump.as_mut(),
             Block::Control(control) => control.jump.as_mut(),
@@ -70,7 +81,8 @@ pub(crate) fn analyze(blocks: &mut [Block], options: &Options, sink: &mut Sink) 
             }
         }
     });
-    Model { speakers }
+    let (speakers, default_speaker) = binder.finish(sink);
+    Model { speakers, default_speaker, nodes }
 }
 
 fn scenes(blocks: &mut [Block], sink: &mut Sink) -> BTreeSet<String> {

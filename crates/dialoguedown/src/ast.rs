@@ -58,10 +58,27 @@ pub(crate) enum SpeakerSyntax {
     Name { name: String, span: Range<usize> },
     /// `@A:`
     Id { id: String, span: Range<usize> },
-    /// `Alice @A #tag:`
-    Declaration { name: String, id: Option<String>, tags: Vec<TagSyntax>, span: Range<usize> },
-    /// `@A #tag:`
-    Partial { id: String, tags: Vec<TagSyntax>, span: Range<usize> },
+    /// `Alice @A #tag:` (boxed, so the common prefixes keep every line small)
+    Declaration(Box<Declaration>),
+    /// `@A #tag:` (boxed, like a declaration)
+    Partial(Box<Partial>),
+}
+
+/// A full speaker declaration: `Alice @A #tag:`.
+#[derive(Debug, Clone)]
+pub(crate) struct Declaration {
+    pub name: String,
+    pub id: Option<String>,
+    pub tags: Vec<TagSyntax>,
+    pub span: Range<usize>,
+}
+
+/// A partial declaration, adding tags to an id: `@A #tag:`.
+#[derive(Debug, Clone)]
+pub(crate) struct Partial {
+    pub id: String,
+    pub tags: Vec<TagSyntax>,
+    pub span: Range<usize>,
 }
 
 /// Where a jump leads, once analysis has looked.

@@ -13,6 +13,7 @@ use stagehand_playbook::{Condition, Edge, Fragment, Node, Playbook, Weight};
 
 use crate::analysis::{slug, Model};
 use crate::ast::{Block, Cond, Jump, JumpTarget, WeightSyntax};
+use crate::speakers::LATER_DEFAULT;
 
 /// A target not known yet.
 const OPEN: usize = usize::MAX;
@@ -32,6 +33,8 @@ enum Late {
 }
 
 struct Lowering {
+    /// The speaker of lines bound to the in-file default.
+    default_speaker: usize,
     nodes: Vec<Node>,
     anchors: BTreeMap<String, usize>,
     /// Edges whose target is the end node or an anchor: (node, edge, what).
@@ -40,12 +43,17 @@ struct Lowering {
 
 /// Builds the playbook for an analyzed, error-free document.
 pub(crate) fn emit(blocks: Vec<Block>, model: Model, script: &str) -> Playbook {
-    let mut lowering = Lowering { nodes: Vec::new(), anchors: BTreeMap::new(), late: Vec::new() };
+    let mut lowering = Lowering {
+        default_speaker: model.default_speaker,
+        nodes: Vec::with_capacity(model.nodes),
+        anchors: BTreeMap::new(),
+        late: Vec::new(),
+    };
     let mut open = lowering.body(blocks, Vec::new());
     let end = lowering.nodes.len();
     lowering.nodes.push(Node::End);
     lowering.fill(&mut open, end);
-    let Lowering { mut nodes, anchors, late } = lowering;
+    let Lowering { mut nodes, anchors, late, .. } = lowering;
     for (node, edge, what) in late {
         let target = match what {
             Late::End => end,
@@ -150,7 +158,11 @@ impl Lowering {
             Block::Line(line) => {
                 let conditional = line.condition.is_some();
                 let node = Node::Line {
-                    speaker: line.speaker_index,
+                    speaker: if line.speaker_index == LATER_DEFAULT {
+                        self.default_speaker
+                    } else {
+                        line.speaker_index
+                    },
                     speech: line.speech,
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
                     // At most a divert and a succession.

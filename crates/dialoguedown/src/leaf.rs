@@ -149,31 +149,30 @@ pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool, mut emit: 
             span.clone()
         }
     };
-    let mut run = String::new();
+    // The words gathered so far are always `text[run_start..at]`: a run is one stretch of text.
     let mut run_start = 0;
     let mut at = 0;
-    let flush = |run: &mut String, run_start: usize, at: usize, emit: &mut dyn FnMut(Leaf)| {
-        if !run.is_empty() {
-            emit(Leaf::Text(std::mem::take(run), place(run_start, at)));
+    let flush = |run_start: usize, at: usize, emit: &mut dyn FnMut(Leaf)| {
+        if run_start < at {
+            emit(Leaf::Text(text[run_start..at].to_owned(), place(run_start, at)));
         }
     };
     while at < text.len() {
         // Words up to the next place a tag or an arrow could start go in whole.
         let next = text[at..].find(['#', '=']).map_or(text.len(), |offset| at + offset);
         if next > at {
-            run.push_str(&text[at..next]);
             at = next;
             continue;
         }
         if arrows && text[at..].starts_with("=>") {
-            flush(&mut run, run_start, at, &mut emit);
+            flush(run_start, at, &mut emit);
             emit(Leaf::Arrow(place(at, at + 2)));
             at += 2;
             run_start = at;
             continue;
         }
         if text[at..].starts_with('#') {
-            flush(&mut run, run_start, at, &mut emit);
+            flush(run_start, at, &mut emit);
             run_start = at;
             if let Some((data, used)) = tag_in_text(&text[at..]) {
                 emit(Leaf::Tag(data, place(at, at + used)));
@@ -181,16 +180,13 @@ pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool, mut emit: 
                 run_start = at;
                 continue;
             }
-            let hashes = text[at..].len() - text[at..].trim_start_matches('#').len();
-            run.push_str(&text[at..at + hashes]);
-            at += hashes;
+            at += text[at..].len() - text[at..].trim_start_matches('#').len();
             continue;
         }
         // A lone `=`.
-        run.push('=');
         at += 1;
     }
-    flush(&mut run, run_start, at, &mut emit);
+    flush(run_start, at, &mut emit);
 }
 
 /// A speaker prefix at the start of `text`, if the text opens with one.
@@ -343,13 +339,13 @@ mod tests {
     #[test]
     fn speaker_prefixes_parse_only_when_whole() {
         let prefix = speaker_prefix("Alice @A #main #mood=happy: Hello").unwrap();
-        assert_eq!(prefix.name.as_deref(), Some("Alice"));
-        assert_eq!(prefix.id.as_deref(), Some("A"));
+        assert_eq!(prefix.name, Some("Alice"));
+        assert_eq!(prefix.id, Some("A"));
         assert_eq!(prefix.tags.len(), 2);
         assert_eq!(&"Alice @A #main #mood=happy: Hello"[prefix.consumed..], " Hello");
         assert!(speaker_prefix("The time is 3:00").is_none());
         assert_eq!(speaker_prefix("Alice :Hi").unwrap().consumed, 7);
-        assert!(speaker_prefix("\"Old Man\": Hi").unwrap().name.as_deref() == Some("Old Man"));
+        assert!(speaker_prefix("\"Old Man\": Hi").unwrap().name == Some("Old Man"));
     }
 
     fn split(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Leaf> {

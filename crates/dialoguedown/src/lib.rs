@@ -19,15 +19,18 @@
 //!
 //! 1. **Markdown front-end** (`markdown`): `pulldown-cmark` (strikethrough, tables and front
 //!    matter detection enabled) parses the source; an explicit-stack builder keeps only what the
-//!    language models, each piece with its byte span. Front matter and comments are dropped;
-//!    other unmodeled Markdown is kept as text or ignored, per [`Options::unmodeled`].
+//!    language models, each piece with its byte span, text borrowed from the source. Front
+//!    matter and comments are dropped; other unmodeled Markdown is kept as text or ignored, per
+//!    [`Options::unmodeled`]. A long script is parsed in pieces cut at top-level headings where
+//!    that cannot change the result, and each top-level block goes on to the next stage as soon
+//!    as it is complete, so neither pulldown-cmark's tree nor the Markdown tree is ever whole.
 //! 2. **Transpile and desugar** (`transpile`, `line`, `leaf`): headings become scene tokens,
 //!    paragraphs lines (split at hard breaks), lists choices, marker-led blockquotes conditional
 //!    blocks. Each line's leading condition (and an option's weight), speaker prefix, tags, game
 //!    calls and `=>` jumps are read; effect-only lines become control lines.
-//! 3. **Semantic analysis** (`analysis`, `speakers`): scenes get anchors, speakers are bound
-//!    into one table (declarations, references, partial declarations, the default), jumps are
-//!    resolved, random weights checked.
+//! 3. **Semantic analysis** (`analysis`, `speakers`): scenes get anchors, then one walk binds
+//!    speakers into one table (declarations, references, partial declarations, the default),
+//!    resolves jumps and checks random weights.
 //! 4. **Graph and emission** (`graph`): a node per block in reading order, wired by
 //!    succession, options, branch arms and diverts, written as a [`Playbook`].
 //!
@@ -91,13 +94,14 @@ impl Compilation {
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
     let mut sink = diagnostics::Sink::default();
     let mut blocks = Vec::new();
+    let mut declares_default = false;
     markdown::parse(source, &options.unmodeled, &mut sink, |block, sink| {
-        transpile::transpile(&block, sink, &mut blocks)
+        transpile::transpile(&block, sink, &mut blocks, &mut declares_default)
     });
     let stop = |sink: &diagnostics::Sink| options.mode == Mode::StageBoundary && sink.has_errors();
     let mut playbook = None;
     if !stop(&sink) {
-        let model = analysis::analyze(&mut blocks, options, &mut sink);
+        let model = analysis::analyze(&mut blocks, declares_default, options, &mut sink);
         if !sink.has_errors() {
             let blocks = std::mem::take(&mut blocks);
             playbook = Some(graph::emit(blocks, model, file_name));

@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use stagehand_playbook::Fragment;
 
-use crate::ast::{Block, Cond, ControlLine, Jump, JumpTarget, Line, SpeakerSyntax, TagSyntax, WeightSyntax};
+use crate::ast::{
+    Block, Cond, ControlLine, Declaration, Jump, JumpTarget, Line, Partial, SpeakerSyntax, TagSyntax, WeightSyntax,
+};
 use crate::diagnostics::{Code, Sink};
 use crate::leaf::{self, CodeKind, Leaf, PrefixData, TagData};
 use crate::markdown::MdInline;
@@ -32,6 +34,10 @@ pub(crate) struct LineParts {
 /// Builds lines, reporting into the sink.
 pub(crate) struct LineBuilder<'k> {
     pub sink: &'k mut Sink,
+    /// Whether a line built so far declares the script's own default speaker.
+    pub declares_default: bool,
+    /// Room for a line's pieces, reused from line to line.
+    pieces: Vec<Piece>,
 }
 
 /// Speech before jumps are assembled.
@@ -46,7 +52,11 @@ fn is_blank_text(fragment: &Fragment) -> bool {
     matches!(fragment, Fragment::Text { text } if text.trim().is_empty())
 }
 
-impl LineBuilder<'_> {
+impl<'k> LineBuilder<'k> {
+    pub fn new(sink: &'k mut Sink) -> Self {
+        LineBuilder { sink, declares_default: false, pieces: Vec::new() }
+    }
+
     /// Builds one line from its inlines.
     pub fn line(&mut self, group: &[MdInline], lead: Lead) -> LineParts {
         let mut items = Items { rest: group, skip: 0 };
@@ -68,8 +78,10 @@ impl LineBuilder<'_> {
             }
         }
         let speaker = self.speaker(&mut items);
-        let pieces = self.speech(&items);
-        let (mut speech, jump) = self.assemble(pieces);
+        let mut pieces = std::mem::take(&mut self.pieces);
+        self.speech(&items, &mut pieces);
+        let (mut speech, jump) = self.assemble(&mut pieces);
+        self.pieces = pieces;
         let jump = jump.map(Box::new);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
         let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
@@ -77,6 +89,7 @@ impl LineBuilder<'_> {
         let condition = if lead == Lead::Line { parts.condition.take() } else { None };
         if !has_speaker && effect_only {
             speech.retain(Fragment::is_command);
+            speech.shrink_to_fit();
             parts.block = Some(Block::Control(ControlLine { condition, effects: speech, jump }));
         } else if !has_speaker && jump.is_none() && speech.is_empty() {
             if let Some(condition) = condition {
@@ -86,7 +99,10 @@ impl LineBuilder<'_> {
             if has_speaker {
                 unquote(&mut speech);
             }
-            parts.block = Some(Block::Line(Line { condition, speaker, speaker_index: 0, speech, jump }));
+            speech.shrink_to_fit();
+            let line = Line { condition, speaker, speaker_index: 0, speech, jump };
+            self.declares_default |= crate::speakers::declares_default(&line);
+            parts.block = Some(Block::Line(line));
         }
         parts
     }
@@ -143,9 +159,10 @@ impl LineBuilder<'_> {
             (Some(name), None) if tags.is_empty() => SpeakerSyntax::Name { name: name.to_owned(), span: head },
             (None, Some(id)) if tags.is_empty() => SpeakerSyntax::Id { id: id.to_owned(), span: head },
             (Some(name), id) => {
-                SpeakerSyntax::Declaration { name: name.to_owned(), id: id.map(str::to_owned), tags, span: head }
+                let (name, id) = (name.to_owned(), id.map(str::to_owned));
+                SpeakerSyntax::Declaration(Box::new(Declaration { name, id, tags, span: head }))
             }
-            (None, Some(id)) => SpeakerSyntax::Partial { id: id.to_owned(), tags, span: head },
+            (None, Some(id)) => SpeakerSyntax::Partial(Box::new(Partial { id: id.to_owned(), tags, span: head })),
             (None, None) => {
                 let shown = text[..prefix.consumed.saturating_sub(1)].trim();
                 self.sink.push(
@@ -196,8 +213,8 @@ impl LineBuilder<'_> {
     }
 
     /// A line's inlines as pieces of speech, arrows and links still apart.
-    fn speech(&mut self, items: &Items<'_, '_>) -> Vec<Piece> {
-        let mut pieces = Vec::with_capacity(items.rest.len());
+    fn speech(&mut self, items: &Items<'_, '_>, pieces: &mut Vec<Piece>) {
+        pieces.reserve(items.rest.len());
         let head = items.first_text();
         for (index, inline) in items.rest.iter().enumerate() {
             match inline {
@@ -233,7 +250,6 @@ impl LineBuilder<'_> {
                 }
             }
         }
-        pieces
     }
 
     /// One inline below the top of a line (or, with `label`, inside a label or alt text).
@@ -270,7 +286,7 @@ impl LineBuilder<'_> {
 
     /// Inlines inside a styled run or a label: text splits into words and tags; no jumps.
     fn fragments(&mut self, children: &[MdInline], label: bool) -> Vec<Fragment> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(children.len());
         for child in children {
             if let MdInline::Text { text, span } = child {
                 leaf::tokenize(text, span, false, |leaf| match leaf {
@@ -328,9 +344,9 @@ impl LineBuilder<'_> {
 
     /// Pairs each `=>` with the link after it, and a condition right before a `=>` with its
     /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
-    fn assemble(&mut self, pieces: Vec<Piece>) -> (Vec<Fragment>, Option<Jump>) {
+    fn assemble(&mut self, pieces: &mut Vec<Piece>) -> (Vec<Fragment>, Option<Jump>) {
         let mut speech = Vec::with_capacity(pieces.len());
-        let mut pieces = pieces.into_iter().peekable();
+        let mut pieces = pieces.drain(..).peekable();
         let mut jump = None;
         let mut guard: Option<Cond> = None;
         while let Some(piece) = pieces.next() {
@@ -358,7 +374,7 @@ impl LineBuilder<'_> {
                                 span: arrow.start..span.end,
                             });
                         }
-                        self.after_jump(pieces.collect());
+                        self.after_jump(pieces);
                         break;
                     }
                     if let Some(condition) = guard.take() {
@@ -379,10 +395,10 @@ impl LineBuilder<'_> {
         (speech, jump)
     }
 
-    fn after_jump(&mut self, rest: Vec<Piece>) {
+    fn after_jump(&mut self, rest: impl Iterator<Item = Piece>) {
         let mut span: Option<Range<usize>> = None;
-        for piece in &rest {
-            let (counts, at) = match piece {
+        for piece in rest {
+            let (counts, at) = match &piece {
                 Piece::Fragment(Fragment::Break, at) => (false, at),
                 Piece::Fragment(fragment, at) => (!is_blank_text(fragment), at),
                 Piece::Arrow(at) | Piece::Link { span: at, .. } | Piece::Condition(Cond { span: at, .. }) => (true, at),
@@ -404,7 +420,7 @@ impl LineBuilder<'_> {
 }
 
 /// Takes the whitespace-only words ahead (never a line break: a jump is single-line).
-fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::IntoIter<Piece>>) -> Vec<Fragment> {
+fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>) -> Vec<Fragment> {
     let mut blanks = Vec::new();
     while let Some(Piece::Fragment(fragment @ Fragment::Text { .. }, _)) = pieces.peek() {
         if !is_blank_text(fragment) {

@@ -162,8 +162,15 @@ fn parse_in_pieces<'s>(
     };
     let mut start = 0;
     for end in cuts(source, piece).into_iter().chain([source.len()]) {
-        let text = source.get(start..end).unwrap_or_default();
+        // A piece is parsed with the heading that ends it, so what comes before the heading
+        // ends just as it does in the whole script; the heading's own events are left to the
+        // next piece.
+        let through = source[end..].find('\n').map_or(source.len(), |at| end + at + 1);
+        let text = source.get(start..through).unwrap_or_default();
         for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+            if start + range.start >= end && end < source.len() {
+                break;
+            }
             builder.event(event, start + range.start..start + range.end);
         }
         start = end;
@@ -173,59 +180,92 @@ fn parse_in_pieces<'s>(
 
 /// Where the source may be cut into pieces that pulldown-cmark parses exactly as it parses the
 /// whole: at an ATX heading in the first column right after a blank line, which closes every
-/// container and can continue nothing. Cuts are at least `piece` bytes apart. Constructs that
-/// can carry on across a blank line (front matter, fenced code, HTML comments) hold no cut, and
-/// a script with anything subtler (link reference definitions, which act on the whole document;
-/// other multi-line HTML blocks; lone carriage returns) is not cut at all.
+/// container and can continue nothing. Cuts are at least `piece` bytes apart. Nothing that can
+/// carry on across a blank line may be open at a cut: front matter and HTML comments hold no
+/// cut, and no cut follows a fenced code block or another HTML block that ends at a marker
+/// (pulldown-cmark sees the whole of what comes before them). A script with link reference
+/// definitions, which act on the whole document, or with lone carriage returns, which end lines
+/// where this scan does not look, is not cut at all.
 fn cuts(source: &str, piece: usize) -> Vec<usize> {
     let mut cuts = Vec::new();
-    if source.len() <= piece || !cuttable(source) {
+    if source.len() <= piece || source.match_indices('\r').any(|(at, _)| source.as_bytes().get(at + 1) != Some(&b'\n'))
+    {
         return cuts;
     }
-    // Front matter runs from a first `---` line to the next `---` or `...` line.
+    let mut at = front_matter(source).unwrap_or(0);
     let mut last = 0;
-    if source.starts_with("---") {
-        let mut lines = source.split_inclusive('\n');
-        let first = lines.next().map_or(0, str::len);
-        let mut at = first;
-        let closed = lines.any(|line| {
-            at += line.len();
-            matches!(line.trim_end(), "---" | "...")
-        });
-        if !closed {
-            return cuts;
-        }
-        last = at;
-    }
+    let mut blank_before = false;
     // How far HTML comments have been followed, and whether that is inside one.
     let mut scanned = 0;
     let mut in_comment = false;
-    let mut from = last + piece;
-    loop {
-        while from < source.len() && !source.is_char_boundary(from) {
-            from += 1;
+    for line in source[at..].split_inclusive('\n') {
+        if blank_before && at - last >= piece && is_heading(line) {
+            while let Some(found) = find(&source[scanned..at], if in_comment { "-->" } else { "<!--" }) {
+                scanned += found + if in_comment { 3 } else { 4 };
+                in_comment = !in_comment;
+            }
+            if !in_comment {
+                cuts.push(at);
+                last = at;
+            }
         }
-        let Some(found) = source.get(from..).and_then(|rest| find(rest, "\n#")) else { break };
-        let newline = from + found;
-        let at = newline + 1;
-        from = at;
-        let before = &source[..newline];
-        let previous = &before[before.rfind('\n').map_or(0, |start| start + 1)..];
-        let line = source[at..].split('\n').next().unwrap_or_default().trim_end_matches('\r');
-        if !previous.trim_matches([' ', '\t', '\r']).is_empty() || !is_heading(line) {
-            continue;
+        // What a line holds past any indentation, blockquote markers and list markers.
+        let content = line.trim_start_matches(|c: char| {
+            matches!(c, ' ' | '\t' | '>' | '-' | '+' | '*' | '.' | ')') || c.is_ascii_digit()
+        });
+        let prefix = &line.as_bytes()[..line.len() - content.len()];
+        // pulldown-cmark reads a `---` line as the start of a metadata block anywhere.
+        let metadata = prefix.len() >= 3 && prefix.windows(3).any(|three| three == b"---");
+        let fence = content.starts_with("```") || content.starts_with("~~~");
+        if metadata || fence || opens_html_block(content) {
+            break;
         }
-        while let Some(offset) = find(&source[scanned..at], if in_comment { "-->" } else { "<!--" }) {
-            scanned += offset + if in_comment { 3 } else { 4 };
-            in_comment = !in_comment;
-        }
-        if !in_comment {
-            cuts.push(at);
-            last = at;
-            from = last + piece;
-        }
+        blank_before = line.bytes().all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'));
+        at += line.len();
+    }
+    // Link reference definitions (`[label]: url`) anywhere act on the whole document.
+    if !cuts.is_empty() && find(source, "]:").is_some() {
+        cuts.clear();
     }
     cuts
+}
+
+/// Where the front matter ends, if the script opens with front matter as pulldown-cmark reads
+/// it: a `---` line, a first line that is neither blank nor a closing line, and a closing line.
+fn front_matter(source: &str) -> Option<usize> {
+    let is_closing = |line: &str| {
+        let rest = line.strip_prefix("---").or_else(|| line.strip_prefix("..."));
+        rest.is_some_and(|rest| matches!(rest.trim_start_matches(' '), "" | "\n" | "\r\n"))
+    };
+    let mut lines = source.split_inclusive('\n');
+    let first = lines.next()?;
+    if !first.strip_prefix("---")?.bytes().all(|byte| byte.is_ascii_whitespace()) {
+        return None;
+    }
+    let second = lines.next()?;
+    if is_closing(second) || second.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
+        return None;
+    }
+    let mut at = first.len() + second.len();
+    for line in lines {
+        at += line.len();
+        if is_closing(line) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Whether a line's content opens an HTML block that ends at a marker (`?>`, `>`, `]]>` or a
+/// closing tag) rather than at a blank line; comments are followed by [`cuts`] itself.
+fn opens_html_block(content: &str) -> bool {
+    let Some(after) = content.strip_prefix('<') else { return false };
+    let after = after.as_bytes();
+    after.starts_with(b"?")
+        || (after.starts_with(b"!") && !after.starts_with(b"!--"))
+        || ["script", "pre", "style", "textarea"]
+            .iter()
+            .any(|tag| after.get(..tag.len()).is_some_and(|name| name.eq_ignore_ascii_case(tag.as_bytes())))
 }
 
 /// Where `needle` first occurs in `text`, looked for by its first character (which is rare in
@@ -238,24 +278,7 @@ fn find(text: &str, needle: &str) -> Option<usize> {
 /// Whether a line is an ATX heading starting in the first column.
 fn is_heading(line: &str) -> bool {
     let hashes = line.len() - line.trim_start_matches('#').len();
-    (1..=6).contains(&hashes) && matches!(line.as_bytes().get(hashes), None | Some(b' ' | b'\t'))
-}
-
-/// Whether the script holds nothing that makes cutting it unsafe.
-fn cuttable(source: &str) -> bool {
-    let bytes = source.as_bytes();
-    let lone_return = source.match_indices('\r').any(|(at, _)| bytes.get(at + 1) != Some(&b'\n'));
-    let risky = ["```", "~~~", "]:"].iter().any(|needle| find(source, needle).is_some());
-    // HTML blocks that end at a marker rather than a blank line, comments aside.
-    let html = source.match_indices('<').any(|(at, _)| {
-        let after = &bytes[at + 1..];
-        after.starts_with(b"?")
-            || (after.starts_with(b"!") && !after.starts_with(b"!--"))
-            || ["script", "pre", "style", "textarea"]
-                .iter()
-                .any(|tag| after.get(..tag.len()).is_some_and(|name| name.eq_ignore_ascii_case(tag.as_bytes())))
-    });
-    !lone_return && !risky && !html
+    (1..=6).contains(&hashes) && matches!(line.as_bytes().get(hashes), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
 }
 
 struct Builder<'s, 'p, 'k, F> {
@@ -637,6 +660,118 @@ mod tests {
         let spans: Vec<&str> = inlines.iter().map(|inline| &source[inline.span()]).collect();
         assert_eq!(spans, ["Alice: ", "*hi*", " ", "`Wave()`"]);
     }
+
+    /// The tree and the diagnostics, parsed in pieces of at least `piece` bytes.
+    fn in_pieces(source: &str, piece: usize) -> String {
+        let mut sink = Sink::default();
+        let mut blocks = Vec::new();
+        parse_in_pieces(source, &Unmodeled::default(), &mut sink, |block, _| blocks.push(block), piece);
+        format!("{blocks:?}\n{:?}", sink.items)
+    }
+
+    fn pieces_agree(source: &str) {
+        assert_eq!(in_pieces(source, 1), in_pieces(source, usize::MAX), "{source:?}");
+    }
+
+    #[test]
+    fn cutting_at_headings_changes_nothing() {
+        for source in [
+            "# One\n\nAlice: Hi.\n\n# Two\n\n- Go.\n    - Bob: Yes.\n\n# Three\n\n> `if` `A?`\n>\n> B: c\n\n#\n\n###### Six\n",
+            "---\ntitle: x\n---\n\n# One\n\nA: b\n\n# Two\n",
+            "---\n\n---\nfoo\n\n# h\n---\n\n# after\n",
+            "> ---\n> foo\n\n---\nbar\n\n# heading\n---\n\n# after\n",
+            "<!--\n\n# in a comment\n-->\n\n# real\n",
+            "- a\n\n# h\n\n> q\n\n# h2\n| a | b |\n| - | - |\n| c | d |\n\n# h3\nText\n",
+            "```\n\n# in code\n```\n\n# out\n",
+            "> ```\n\n```\n\n# in code\n```\n",
+            "[x]\n\n# h\n\n[x]: /url\n",
+            "Alice: hi\r\n\r\n# Scene\r\nBob: yo\r\n\r\n# Two\r\n",
+            "a\r\r# h\r\n",
+            "<div>\n\n# h\n</div>\n\n# h2\n",
+            "<script>\n\n# h\n</script>\n\n# h2\n",
+            "    code\n\n# h\n\n    more\n",
+            "*a\n\n# b*\n\n# c\n",
+            "\u{e9}\n\n# \u{e9}\n\n#\u{e9}\n\n# x\n",
+        ] {
+            pieces_agree(source);
+        }
+    }
+
+    #[test]
+    fn cuts_fall_at_headings_after_blank_lines() {
+        let source = "# One\n\nA: b\n# Not\n\n## Two\n\n#Not\n\n# Three\n";
+        assert_eq!(cuts(source, 1), [source.find("## Two").unwrap(), source.find("# Three").unwrap()]);
+        assert_eq!(cuts(source, source.len()), [0; 0]);
+        assert_eq!(cuts(&format!("<!--\n\n{source}"), 1), [0; 0]);
+        assert_eq!(cuts(&format!("{source}\n[x]: /url\n"), 1), [0; 0]);
+    }
+
+    #[test]
+    fn cutting_the_corpus_changes_nothing() {
+        fn visit(folder: &std::path::Path, found: &mut usize) {
+            let Ok(entries) = std::fs::read_dir(folder) else { return };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    visit(&path, found);
+                } else if path.extension().is_some_and(|extension| extension == "md") {
+                    if let Ok(source) = std::fs::read_to_string(&path) {
+                        pieces_agree(&source);
+                        *found += 1;
+                    }
+                }
+            }
+        }
+        let mut found = 0;
+        visit(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/dialoguedown"), &mut found);
+        assert!(found > 0, "the corpus is where it was");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn cutting_anything_changes_nothing(parts in proptest::collection::vec(0..PARTS.len(), 0..40)) {
+            let source: String = parts.into_iter().map(|part| PARTS[part]).collect();
+            pieces_agree(&source);
+        }
+    }
+
+    /// Pieces of scripts that matter to where a script may be cut.
+    const PARTS: [&str; 34] = [
+        "# h\n",
+        "\n",
+        "---\n",
+        "...\n",
+        "```\n",
+        "~~~\n",
+        "<!--",
+        "-->",
+        "> ",
+        "- ",
+        "1. ",
+        "    ",
+        "Alice: hi",
+        "[a](#b)",
+        "`x`",
+        "\r\n",
+        "\r",
+        "*",
+        "<div>\n",
+        "<pre>",
+        "]: /u\n",
+        "[a]",
+        "#",
+        "|a|b|\n|-|-|\n",
+        "\u{e9}",
+        "=> [Go](#h)\n",
+        "\n\n# h\n",
+        "> ```\n",
+        "- ---\n",
+        "<?x",
+        "<!X",
+        "\t",
+        "`if` `A?`\n",
+        "Bob ##default: x\n",
+    ];
 
     #[test]
     fn nesting_past_the_limit_is_cut_with_one_error() {

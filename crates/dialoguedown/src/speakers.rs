@@ -7,8 +7,7 @@ use std::ops::Range;
 
 use stagehand_playbook::{Speaker, SpeakerTag};
 
-use crate::analysis::walk;
-use crate::ast::{Block, SpeakerSyntax, TagSyntax};
+use crate::ast::{Declaration, Line, Partial, SpeakerSyntax, TagSyntax};
 use crate::config::Options;
 use crate::diagnostics::{Code, Sink};
 
@@ -30,7 +29,7 @@ struct Table {
 }
 
 /// A line's speaker waiting for the in-file default, declared later in the script.
-const LATER_DEFAULT: usize = usize::MAX;
+pub(crate) const LATER_DEFAULT: usize = usize::MAX;
 
 impl Table {
     fn create(&mut self, name: Option<String>, id: Option<String>, span: Range<usize>) -> usize {
@@ -169,39 +168,61 @@ fn name_taken(name: &str, old: &str, new: &str, span: &Range<usize>, sink: &mut 
     );
 }
 
-/// Binds every line's speaker, setting its `speaker_index`, and returns the speaker table.
-pub(crate) fn bind(blocks: &mut [Block], options: &Options, sink: &mut Sink) -> Vec<Speaker> {
-    let mut in_file_default = false;
-    walk(blocks, &mut |block| {
-        if let Block::Line(line) = block {
-            if let SpeakerSyntax::Declaration { tags, .. } | SpeakerSyntax::Partial { tags, .. } = &line.speaker {
-                in_file_default |= tags.iter().any(|tag| tag.reserved && tag.name == "default");
+fn is_default_tag(tag: &TagSyntax) -> bool {
+    tag.reserved && tag.name == "default"
+}
+
+/// Whether a line declares the script's own default speaker (`Name ##default:`).
+pub(crate) fn declares_default(line: &Line) -> bool {
+    match &line.speaker {
+        SpeakerSyntax::Declaration(declaration) => declaration.tags.iter().any(is_default_tag),
+        SpeakerSyntax::Partial(partial) => partial.tags.iter().any(is_default_tag),
+        _ => false,
+    }
+}
+
+/// Binds lines' speakers one at a time, in document order, into the speaker table.
+pub(crate) struct Binder {
+    table: Table,
+    in_file_default: bool,
+    configured_default: Option<usize>,
+    anonymous: Option<usize>,
+}
+
+impl Binder {
+    /// A binder for a script; `in_file_default` says whether any line declares the default.
+    pub fn new(options: &Options, in_file_default: bool) -> Binder {
+        let mut table = Table::default();
+        for speaker in &options.speakers {
+            let index = table.create(Some(speaker.name.clone()), speaker.id.clone(), 0..0);
+            if speaker.default && !in_file_default {
+                table.default = Some(index);
+                table.symbols[index].default = true;
+            }
+            for (name, value) in &speaker.tags {
+                table.symbols[index].tags.push(SpeakerTag {
+                    name: name.clone(),
+                    value: value.clone(),
+                    reserved: false,
+                });
             }
         }
-    });
-    let mut table = Table::default();
-    for speaker in &options.speakers {
-        let index = table.create(Some(speaker.name.clone()), speaker.id.clone(), 0..0);
-        if speaker.default && !in_file_default {
-            table.default = Some(index);
-            table.symbols[index].default = true;
-        }
-        for (name, value) in &speaker.tags {
-            table.symbols[index].tags.push(SpeakerTag { name: name.clone(), value: value.clone(), reserved: false });
-        }
+        let configured_default = table.default;
+        Binder { table, in_file_default, configured_default, anonymous: None }
     }
-    let configured_default = table.default;
-    let mut anonymous = None;
-    walk(blocks, &mut |block| {
-        let Block::Line(line) = block else { return };
+
+    /// Binds one line's speaker, setting its `speaker_index` ([`LATER_DEFAULT`] for the
+    /// in-file default, which [`Binder::finish`] names).
+    pub fn line(&mut self, line: &mut Line, sink: &mut Sink) {
+        let table = &mut self.table;
         line.speaker_index = match &line.speaker {
-            SpeakerSyntax::Default if in_file_default => LATER_DEFAULT,
-            SpeakerSyntax::Default => match configured_default.or(anonymous) {
+            SpeakerSyntax::Default if self.in_file_default => LATER_DEFAULT,
+            SpeakerSyntax::Default => match self.configured_default.or(self.anonymous) {
                 Some(index) => index,
                 None => {
                     let index = table.symbols.len();
                     table.symbols.push(Symbol { name: None, id: None, default: true, tags: Vec::new(), span: 0..0 });
-                    anonymous = Some(index);
+                    self.anonymous = Some(index);
                     index
                 }
             },
@@ -210,42 +231,43 @@ pub(crate) fn bind(blocks: &mut [Block], options: &Options, sink: &mut Sink) -> 
                 None => table.create(Some(name.clone()), None, span.clone()),
             },
             SpeakerSyntax::Id { id, span } => table.by_id(id, span),
-            SpeakerSyntax::Declaration { name, id, tags, span } => {
+            SpeakerSyntax::Declaration(declaration) => {
+                let Declaration { name, id, tags, span } = &**declaration;
                 let index = table.declare(name, id.as_deref(), span, sink);
                 table.merge(index, tags, sink);
                 index
             }
-            SpeakerSyntax::Partial { id, tags, span } => {
+            SpeakerSyntax::Partial(partial) => {
+                let Partial { id, tags, span } = &**partial;
                 let index = table.by_id(id, span);
                 table.merge(index, tags, sink);
                 index
             }
         };
-    });
-    let fallback = table.default.unwrap_or(0);
-    walk(blocks, &mut |block| {
-        if let Block::Line(line) = block {
-            if line.speaker_index == LATER_DEFAULT {
-                line.speaker_index = fallback;
+    }
+
+    /// The speaker table, and the speaker that lines bound to [`LATER_DEFAULT`] have.
+    pub fn finish(self, sink: &mut Sink) -> (Vec<Speaker>, usize) {
+        let table = self.table;
+        let fallback = table.default.unwrap_or(0);
+        for symbol in &table.symbols {
+            if let (None, Some(id)) = (&symbol.name, &symbol.id) {
+                sink.push(
+                    Code::UnnamedSpeakerId,
+                    symbol.span.clone(),
+                    format!(
+                        "Speaker '@{id}' is used but never declared with a name. Declare it with a name (Name @{id}: …) — \
+                         a stable id must belong to a named speaker."
+                    ),
+                    "never named",
+                );
             }
         }
-    });
-    for symbol in &table.symbols {
-        if let (None, Some(id)) = (&symbol.name, &symbol.id) {
-            sink.push(
-                Code::UnnamedSpeakerId,
-                symbol.span.clone(),
-                format!(
-                    "Speaker '@{id}' is used but never declared with a name. Declare it with a name (Name @{id}: …) — \
-                     a stable id must belong to a named speaker."
-                ),
-                "never named",
-            );
-        }
+        let speakers = table
+            .symbols
+            .into_iter()
+            .map(|symbol| Speaker { id: symbol.id, name: symbol.name, default: symbol.default, tags: symbol.tags })
+            .collect();
+        (speakers, fallback)
     }
-    table
-        .symbols
-        .into_iter()
-        .map(|symbol| Speaker { id: symbol.id, name: symbol.name, default: symbol.default, tags: symbol.tags })
-        .collect()
 }

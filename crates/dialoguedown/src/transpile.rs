@@ -28,9 +28,11 @@ struct Scope {
 
 /// Transpiles one top-level block onto the document's blocks. The Markdown front-end hands
 /// each top-level block over as soon as it is complete, so the Markdown tree is never whole.
-pub(crate) fn transpile(block: &MdBlock, sink: &mut Sink, out: &mut Vec<Block>) {
-    let mut transpiler = Transpiler { lines: LineBuilder { sink } };
+/// `declares_default` is set once a line declares the script's own default speaker.
+pub(crate) fn transpile(block: &MdBlock, sink: &mut Sink, out: &mut Vec<Block>, declares_default: &mut bool) {
+    let mut transpiler = Transpiler { lines: LineBuilder::new(sink) };
     transpiler.block(block, Scope { nested: false, choice_level: 0 }, out);
+    *declares_default |= transpiler.lines.declares_default;
 }
 
 struct Transpiler<'k> {
@@ -92,7 +94,7 @@ impl Transpiler<'_> {
             );
         }
         let inner = Scope { nested: true, choice_level: level };
-        let mut options = Vec::new();
+        let mut options = Vec::with_capacity(items.len());
         for item in items {
             // The option's own line: from its marker to the end of its first block.
             let head = item.span.start..item.blocks.first().map_or(item.span.end, |block| block_span(block).end);
@@ -115,6 +117,8 @@ impl Transpiler<'_> {
             for block in rest {
                 self.block(block, inner, &mut arm.body);
             }
+            // Bodies are mostly a block or two: give back what growing them left spare.
+            arm.body.shrink_to_fit();
             options.push(arm);
         }
         Choices { ordered, options, span: span.clone() }
@@ -183,6 +187,7 @@ impl Transpiler<'_> {
                         for block in body {
                             self.block(block, inner, &mut built);
                         }
+                        built.shrink_to_fit();
                         Arm { condition, body: built }
                     })
                     .collect();
