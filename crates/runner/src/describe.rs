@@ -57,28 +57,18 @@ pub fn describe(context: &PlayContext<'_>, state: &PlayState, answers: Option<&A
         Some(Answer::Truth(b)) => Some(*b),
         _ => None,
     };
-    let Some(index) = situation.node() else {
-        return Description {
-            node: None,
-            kind: None,
-            waiting: situation.describe(),
-            speaker: None,
-            text: None,
-            condition: None,
-            ways_out: Vec::new(),
-        };
+    // Where the run stands at no node the playbook has, there is only the wait to describe.
+    let bare = |node: Option<usize>| Description {
+        node,
+        kind: None,
+        waiting: situation.describe(),
+        speaker: None,
+        text: None,
+        condition: None,
+        ways_out: Vec::new(),
     };
-    let Some(node) = playbook.nodes.get(index) else {
-        return Description {
-            node: Some(index),
-            kind: None,
-            waiting: situation.describe(),
-            speaker: None,
-            text: None,
-            condition: None,
-            ways_out: Vec::new(),
-        };
-    };
+    let Some(index) = situation.node() else { return bare(None) };
+    let Some(node) = playbook.nodes.get(index) else { return bare(Some(index)) };
     let words = |speech: &[stagehand_playbook::Fragment]| {
         plain_text_with(speech, |key| match given.get(key) {
             Some(Answer::Text(text)) => text.to_string().into(),
