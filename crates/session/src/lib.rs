@@ -54,7 +54,7 @@ mod world;
 pub use journal::{AnswerText, CommandText, Entry, Happening, Record, Sender};
 pub use playable::Playable;
 pub use save::{EntryWire, Save, SaveError, SAVE_VERSION};
-pub use session::{ask_world, LoadError, Loaded, ReplayError, Session, Waiting};
+pub use session::{ask_world, refusal_explanation, same_option, LoadError, Loaded, ReplayError, Session, Waiting};
 pub use why::{explain, why};
 pub use world::{
     command_text, default_answer, parse_answer, FactsWorld, LuaWorld, NoWorld, World, WorldError, PERFORM_FUNCTION,

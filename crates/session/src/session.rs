@@ -329,6 +329,29 @@ pub fn ask_world(
     answers
 }
 
+/// Holds a replayed `choose` to the option the journal recorded: the label now at `position`
+/// must be the one taken then, or the story has changed under the save.
+pub fn same_option(expected: &str, position: i64, now: Option<String>) -> Result<(), String> {
+    match now {
+        Some(label) if label == expected => Ok(()),
+        Some(label) => Err(format!(
+            "the option taken there, {expected:?}, is gone from position {position} (it now holds {label:?})"
+        )),
+        None => Err(format!("the option taken there, {expected:?}, is gone: the menu has no position {position} now")),
+    }
+}
+
+/// The explanation of the refusal among a step's events (empty if none explains itself).
+pub fn refusal_explanation(events: &[OwnedEvent]) -> String {
+    events
+        .iter()
+        .find_map(|e| match e {
+            OwnedEvent::Refused { explanation, .. } => Some(explanation.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 /// Replays `entries` from the initial state with a rebuilt world (reset again at every restart).
 pub(crate) fn replay(
     playbook: &Playbook,
@@ -361,30 +384,11 @@ pub(crate) fn replay(
         }
         if let (Command::Choose(position), Some(expected)) = (&entry.command, &entry.label) {
             if matches!(core.state.situation, Situation::AwaitingChoice { .. }) {
-                match core.label(*position) {
-                    Some(label) if label == *expected => {}
-                    Some(label) => {
-                        return Err(diverged(format!(
-                            "the option taken there, {expected:?}, is gone from position {position} (it now holds {label:?})"
-                        )))
-                    }
-                    None => {
-                        return Err(diverged(format!(
-                            "the option taken there, {expected:?}, is gone: the menu has no position {position} now"
-                        )))
-                    }
-                }
+                same_option(expected, *position, core.label(*position)).map_err(diverged)?;
             }
         }
         if let Err(events) = core.apply(&context, entry.clone()) {
-            let explanation = events
-                .iter()
-                .find_map(|e| match e {
-                    OwnedEvent::Refused { explanation, .. } => Some(explanation.clone()),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            return Err(diverged(explanation));
+            return Err(diverged(refusal_explanation(&events)));
         }
     }
     world.take_log();

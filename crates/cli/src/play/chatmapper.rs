@@ -24,8 +24,8 @@ use stagehand_chatmapper::{ChatMapperEngine, Options, Project};
 use stagehand_playbook::{plain_text, Fingerprint, Fragment};
 use stagehand_runner::{AnswerKind, Command, OwnedEvent, RefusalReason};
 use stagehand_session::{
-    ask_world, Entry, EntryWire, Happening, LoadError, Loaded, Playable, Record, ReplayError, SaveError, Sender,
-    Waiting, World, WorldError, SAVE_VERSION,
+    ask_world, refusal_explanation, same_option, Entry, EntryWire, Happening, LoadError, Loaded, Playable, Record,
+    ReplayError, SaveError, Sender, Waiting, World, WorldError, SAVE_VERSION,
 };
 
 use super::story::Story;
@@ -102,30 +102,11 @@ impl ChatMapperRun {
             }
             if let (Command::Choose(position), Some(expected)) = (&entry.command, &entry.label) {
                 if let Some(options) = &core.offer {
-                    match label_at(options, *position) {
-                        Some(label) if label == *expected => {}
-                        Some(label) => {
-                            return Err(diverged(format!(
-                                "the option taken there, {expected:?}, is gone from position {position} (it now holds {label:?})"
-                            )))
-                        }
-                        None => {
-                            return Err(diverged(format!(
-                                "the option taken there, {expected:?}, is gone: the menu has no position {position} now"
-                            )))
-                        }
-                    }
+                    same_option(expected, *position, label_at(options, *position)).map_err(diverged)?;
                 }
             }
             if let Err(events) = core.apply(&self.project, seed, entry.clone()) {
-                let explanation = events
-                    .iter()
-                    .find_map(|e| match e {
-                        OwnedEvent::Refused { explanation, .. } => Some(explanation.clone()),
-                        _ => None,
-                    })
-                    .unwrap_or_default();
-                return Err(diverged(explanation));
+                return Err(diverged(refusal_explanation(&events)));
             }
         }
         core.engine.get_mut().take_log();
