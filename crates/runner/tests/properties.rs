@@ -46,6 +46,16 @@ impl Driver {
         coin
     }
 
+    /// What to send after a step: a fresh start at the end or after a refusal, else the answer.
+    fn after(&mut self, events: &[Event<'_>], situation: &Situation, failed_last: &mut bool) -> Command<'static> {
+        let stuck = events.iter().any(|e| matches!(e, Event::Refused { .. }));
+        if *situation == Situation::AtEnd || stuck {
+            Command::start()
+        } else {
+            self.answer(events, failed_last)
+        }
+    }
+
     /// The command answering the last step's events, or `next` when they asked nothing.
     fn answer(&mut self, events: &[Event<'_>], failed_last: &mut bool) -> Command<'static> {
         if *failed_last && events.is_empty() {
@@ -123,12 +133,7 @@ proptest! {
                 }
             }
             stands_where_the_playbook_has_a_node(&playbook, &result.state.situation).map_err(TestCaseError::fail)?;
-            let stuck = result.events.iter().any(|e| matches!(e, Event::Refused { .. }));
-            command = if result.state.situation == Situation::AtEnd || stuck {
-                Command::start()
-            } else {
-                driver.answer(&result.events, &mut failed_last)
-            };
+            command = driver.after(&result.events, &result.state.situation, &mut failed_last);
             state = result.state;
         }
     }
@@ -174,12 +179,7 @@ fn the_generator_draws_every_kind_and_the_walk_meets_every_situation() {
                 Situation::AwaitingChoice { .. } => "awaiting-choice",
                 Situation::AtEnd => "at-end",
             });
-            let stuck = result.events.iter().any(|e| matches!(e, Event::Refused { .. }));
-            command = if result.state.situation == Situation::AtEnd || stuck {
-                Command::start()
-            } else {
-                driver.answer(&result.events, &mut failed_last)
-            };
+            command = driver.after(&result.events, &result.state.situation, &mut failed_last);
             state = result.state;
         }
     }
