@@ -1,31 +1,19 @@
-//! Semantic analysis: what needs the whole document. Scenes get anchors, speakers are bound
-//! into one table, jumps are resolved against the anchors, and random choices have their
-//! weights checked.
+//! Semantic analysis, one top-level block at a time as the script streams past: scenes get
+//! anchors, speakers are bound into one table, jumps are classified and random choices have
+//! their weights checked. What needs the whole script waits for the end: whether each jump's
+//! anchor exists (the graph checks that, as it wires the jumps) and who the default speaker is
+//! ([`crate::speakers::Binder::finish`]).
 
-use std::collections::BTreeSet;
-use std::ops::Range;
-
-use stagehand_playbook::Speaker;
+use std::collections::HashSet;
 
 use crate::ast::{Block, JumpTarget, WeightSyntax};
 use crate::config::Options;
 use crate::diagnostics::{Code, Sink};
-use crate::speakers::Binder;
-
-/// What analysis learned about the document.
-#[derive(Debug, Default)]
-pub(crate) struct Model {
-    /// The speaker table, in playbook order.
-    pub speakers: Vec<Speaker>,
-    /// The speaker of lines bound to the in-file default (`speakers::LATER_DEFAULT`).
-    pub default_speaker: usize,
-    /// How many nodes the graph has: one per block other than a scene heading, and the end.
-    pub nodes: usize,
-}
+use crate::speakers::{Binder, Speakers};
 
 /// The anchor a heading's words slug to: lower-cased, spaces to hyphens, punctuation dropped.
 pub(crate) fn slug(title: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(title.len());
     for c in title.trim().chars() {
         if c.is_alphanumeric() || c == '_' || c == '-' {
             out.extend(c.to_lowercase());
@@ -56,72 +44,95 @@ pub(crate) fn walk(blocks: &mut [Block], visit: &mut dyn FnMut(&mut Block)) {
     }
 }
 
-/// Analyzes a transpiled document in place, in one walk. `declares_default` says whether any
-/// line declares the script's own default speaker (see [`crate::speakers::declares_default`]).
-pub(crate) fn analyze(blocks: &mut [Block], declares_default: bool, options: &Options, sink: &mut Sink) -> Model {
-    let anchors = scenes(blocks, sink);
-    let mut binder = Binder::new(options, declares_default);
-    let mut nodes = 1;
-    walk(blocks, &mut |block| {
-        nodes += usize::from(!matches!(block, Block::Scene(_)));
-        if let Block::Line(line) = block {
-            binder.line(line, sink);
-        }
-        let jump = match block {
-            Block::Line(line) => line.jump.as_mut(),
-            Block::Control(control) => control.jump.as_mut(),
-            _ => None,
-        };
-        if let Some(jump) = jump {
-            jump.resolved = resolve(&jump.target, &jump.span, &anchors, sink);
-        }
-        if let Block::Choices(choices) = block {
-            if choices.is_random() {
-                weights(choices, sink);
-            }
-        }
-    });
-    let (speakers, default_speaker) = binder.finish(sink);
-    Model { speakers, default_speaker, nodes }
+/// Analysis of a script, fed its blocks in document order.
+pub(crate) struct Analyzer {
+    binder: Binder,
+    /// Every anchor so far.
+    anchors: HashSet<String>,
+    /// What analysis found; kept apart from the syntax stages' diagnostics, since a
+    /// [`crate::Mode::StageBoundary`] compile drops them when those stages found errors.
+    pub sink: Sink,
 }
 
-fn scenes(blocks: &mut [Block], sink: &mut Sink) -> BTreeSet<String> {
-    let mut anchors = BTreeSet::new();
-    for block in blocks.iter() {
-        let Block::Scene(scene) = block else { continue };
-        if scene.nested {
-            continue;
+impl Analyzer {
+    /// An analyzer for one script.
+    pub fn new(options: &Options) -> Analyzer {
+        Analyzer { binder: Binder::new(options), anchors: HashSet::new(), sink: Sink::default() }
+    }
+
+    /// Analyzes the blocks one top-level Markdown block became, in place: scenes are given
+    /// their anchors, lines their speakers and jumps what they point at.
+    pub fn blocks(&mut self, blocks: &mut [Block]) {
+        for block in blocks.iter_mut() {
+            if let Block::Scene(scene) = block {
+                if !scene.nested {
+                    scene.anchor = self.anchor(&scene.title, &scene.span);
+                }
+            }
         }
-        let anchor = slug(&scene.title);
+        let Analyzer { binder, sink, .. } = self;
+        walk(blocks, &mut |block| {
+            if let Block::Line(line) = block {
+                binder.line(line, sink);
+            }
+            let jump = match block {
+                Block::Line(line) => line.jump.as_mut(),
+                Block::Control(control) => control.jump.as_mut(),
+                _ => None,
+            };
+            if let Some(jump) = jump {
+                jump.resolved = classify(&jump.target, &jump.span, sink);
+            }
+            if let Block::Choices(choices) = block {
+                if choices.is_random() {
+                    weights(choices, sink);
+                }
+            }
+        });
+    }
+
+    /// A scene's anchor, when it has one of its own: at least one letter or number, and no
+    /// scene before it with the same.
+    fn anchor(&mut self, title: &str, span: &std::ops::Range<usize>) -> Option<String> {
+        let anchor = slug(title);
         if !anchor.chars().any(char::is_alphanumeric) {
-            sink.push(
+            self.sink.push(
                 Code::HeadingWithoutAnchor,
-                scene.span.clone(),
+                span.clone(),
                 "A heading needs at least one letter or number so it can be a jump target; this one has none. \
                  Add words to the heading.",
                 "no anchor",
             );
-        } else if !anchors.insert(anchor.clone()) {
-            sink.push(
+            None
+        } else if self.anchors.contains(&anchor) {
+            self.sink.push(
                 Code::DuplicateAnchor,
-                scene.span.clone(),
+                span.clone(),
                 format!("Two scenes resolve to the same anchor '#{anchor}'. Rename one heading so each jump target is unambiguous."),
                 "duplicate anchor",
             );
+            None
+        } else {
+            self.anchors.insert(anchor.clone());
+            Some(anchor)
         }
     }
-    anchors
+
+    /// The speaker table, once the whole script has been seen, and what analysis found.
+    pub fn finish(mut self) -> (Speakers, Sink) {
+        let speakers = self.binder.finish(&mut self.sink);
+        (speakers, self.sink)
+    }
 }
 
-fn resolve(target: &str, span: &Range<usize>, anchors: &BTreeSet<String>, sink: &mut Sink) -> JumpTarget {
+/// What a jump points at, as far as its words tell: the end, a scene of this script (whether
+/// there is one is checked once every scene is known), or somewhere outside the script.
+fn classify(target: &str, span: &std::ops::Range<usize>, sink: &mut Sink) -> JumpTarget {
     if target == "#END" {
-        return JumpTarget::End;
-    }
-    if let Some(anchor) = target.strip_prefix('#') {
-        if anchors.contains(anchor) {
-            return JumpTarget::Anchor(anchor.to_owned());
-        }
-    } else if !target.is_empty() {
+        JumpTarget::End
+    } else if target.len() > 1 && target.starts_with('#') {
+        JumpTarget::Anchor
+    } else if !target.is_empty() && !target.starts_with('#') {
         sink.push(
             Code::JumpOutsideScript,
             span.clone(),
@@ -132,8 +143,15 @@ fn resolve(target: &str, span: &Range<usize>, anchors: &BTreeSet<String>, sink: 
             ),
             "outside this script",
         );
-        return JumpTarget::Outside;
+        JumpTarget::Outside
+    } else {
+        missing_target(target, span, sink);
+        JumpTarget::Unresolved
     }
+}
+
+/// Reports a jump whose anchor matches no scene.
+pub(crate) fn missing_target(target: &str, span: &std::ops::Range<usize>, sink: &mut Sink) {
     let shown = target.strip_prefix('#').unwrap_or(target);
     sink.push(
         Code::MissingJumpTarget,
@@ -141,7 +159,6 @@ fn resolve(target: &str, span: &Range<usize>, anchors: &BTreeSet<String>, sink: 
         format!("Jump target '#{shown}' does not match any scene. Check the anchor, or add a heading it can point to."),
         "no such scene",
     );
-    JumpTarget::Unresolved
 }
 
 fn percent(value: f64) -> String {

@@ -30,6 +30,9 @@ pub(crate) struct SceneHeading {
     pub title: String,
     /// Whether it sits inside a branch or an option (which is an error).
     pub nested: bool,
+    /// The anchor it gives its scene, once analysis has looked: none when the heading makes
+    /// no anchor, repeats an earlier scene's, or is nested.
+    pub anchor: Option<String>,
     pub span: Range<usize>,
 }
 
@@ -88,8 +91,8 @@ pub(crate) enum JumpTarget {
     Unresolved,
     /// The reserved `#END`.
     End,
-    /// A scene, by its anchor.
-    Anchor(String),
+    /// A scene, by the anchor after the `#` (whether one exists is checked as jumps are wired).
+    Anchor,
     /// Another file or a URL: no divert is wired.
     Outside,
 }

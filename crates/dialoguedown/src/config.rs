@@ -33,10 +33,11 @@ pub struct ConfiguredSpeaker {
 /// How far a compile proceeds after an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Report every error a stage finds, then stop before the next stage (the default).
+    /// Report every error the syntax stages find and, when there are any, leave out what
+    /// semantic analysis would add, much of which follows from them (the default).
     #[default]
     StageBoundary,
-    /// Recover through every stage, for the fullest picture.
+    /// Report what every stage finds, for the fullest picture.
     BestEffort,
 }
 

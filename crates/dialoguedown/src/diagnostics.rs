@@ -283,6 +283,11 @@ impl Sink {
         self.items.push(Raw { code, span, message: message.into(), label: label.into() });
     }
 
+    /// Takes on everything another sink recorded.
+    pub fn append(&mut self, mut other: Sink) {
+        self.items.append(&mut other.items);
+    }
+
     /// Whether any error has been recorded.
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|raw| raw.code.severity() == Severity::Error)

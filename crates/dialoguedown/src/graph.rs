@@ -1,19 +1,23 @@
 //! The dialogue graph, emitted straight into a playbook.
 //!
-//! One walk over the analyzed tree creates a node per block, in reading order, so a node's
-//! position is its id. What a node leads to is often not built yet, so the walk carries
+//! Each top-level block's analyzed blocks are lowered as soon as they are ready, a node per
+//! block in reading order, so a node's position is its id. What a node leads to is often not built yet, so the walk carries
 //! *holes*: a fall-through waiting for the next node, an option or arm waiting for the first
 //! node of its body, a scene anchor waiting for the scene's first node. Each new node fills
 //! every open hole; whatever is still open at the end leads to the `end` node. Jumps point at
-//! anchors, which are only all known at the end, so their targets are patched last.
+//! anchors, which are only all known at the end, so their targets are patched last, and a jump
+//! to an anchor no scene has is reported then. Speakers are settled last too.
 
 use std::collections::BTreeMap;
 
 use stagehand_playbook::{Condition, Edge, Fragment, Node, Playbook, Weight};
 
-use crate::analysis::{slug, Model};
+use std::ops::Range;
+
+use crate::analysis::missing_target;
 use crate::ast::{Block, Cond, Jump, JumpTarget, WeightSyntax};
-use crate::speakers::LATER_DEFAULT;
+use crate::diagnostics::Sink;
+use crate::speakers::Speakers;
 
 /// A target not known yet.
 const OPEN: usize = usize::MAX;
@@ -27,48 +31,68 @@ enum Hole {
     Anchor(String),
 }
 
+/// Where a jump leads, known only once the whole script is.
 enum Late {
     End,
-    Anchor(String),
+    /// A scene: the jump's target (`#anchor`) and span, for the report if there is no such scene.
+    Anchor(String, Range<usize>),
 }
 
-struct Lowering {
-    /// The speaker of lines bound to the in-file default.
-    default_speaker: usize,
+/// The graph of a script being lowered, one top-level block at a time.
+#[derive(Default)]
+pub(crate) struct Lowering {
     nodes: Vec<Node>,
     anchors: BTreeMap<String, usize>,
     /// Edges whose target is the end node or an anchor: (node, edge, what).
     late: Vec<(usize, usize, Late)>,
+    /// What is waiting for the next node.
+    open: Vec<Hole>,
+    /// Emptied hole lists, kept for the next option or arm body.
+    spare: Vec<Vec<Hole>>,
 }
 
-/// Builds the playbook for an analyzed, error-free document.
-pub(crate) fn emit(blocks: Vec<Block>, model: Model, script: &str) -> Playbook {
-    let mut lowering = Lowering {
-        default_speaker: model.default_speaker,
-        nodes: Vec::with_capacity(model.nodes),
-        anchors: BTreeMap::new(),
-        late: Vec::new(),
-    };
-    let mut open = lowering.body(blocks, Vec::new());
-    let end = lowering.nodes.len();
-    lowering.nodes.push(Node::End);
-    lowering.fill(&mut open, end);
-    let Lowering { mut nodes, anchors, late, .. } = lowering;
-    for (node, edge, what) in late {
-        let target = match what {
-            Late::End => end,
-            Late::Anchor(anchor) => anchors.get(&anchor).copied().unwrap_or(end),
-        };
-        if let Some(edge) = out_mut(&mut nodes[node]).and_then(|out| out.get_mut(edge)) {
-            set_target(edge, target);
-        }
+impl Lowering {
+    /// Lowers the analyzed blocks of one top-level block, in reading order.
+    pub fn blocks(&mut self, blocks: impl IntoIterator<Item = Block>) {
+        let open = std::mem::take(&mut self.open);
+        self.open = self.body(blocks, open);
     }
-    let mut playbook = Playbook::new(script);
-    playbook.entry = 0;
-    playbook.anchors = anchors;
-    playbook.speakers = model.speakers;
-    playbook.nodes = nodes;
-    playbook
+
+    /// Ends the graph and builds the playbook, reporting into `sink` every jump to an anchor
+    /// no scene has. Lines' speakers are settled against the finished speaker table.
+    pub fn finish(mut self, script: &str, speakers: Speakers, sink: &mut Sink) -> Playbook {
+        let mut open = std::mem::take(&mut self.open);
+        let end = self.nodes.len();
+        self.nodes.push(Node::End);
+        self.fill(&mut open, end);
+        let Lowering { mut nodes, anchors, late, .. } = self;
+        for (node, edge, what) in late {
+            let target = match what {
+                Late::End => end,
+                Late::Anchor(target, span) => match anchors.get(&target[1..]) {
+                    Some(&found) => found,
+                    None => {
+                        missing_target(&target, &span, sink);
+                        end
+                    }
+                },
+            };
+            if let Some(edge) = out_mut(&mut nodes[node]).and_then(|out| out.get_mut(edge)) {
+                set_target(edge, target);
+            }
+        }
+        for node in &mut nodes {
+            if let Node::Line { speaker, .. } = node {
+                *speaker = speakers.settle(*speaker);
+            }
+        }
+        let mut playbook = Playbook::new(script);
+        playbook.entry = 0;
+        playbook.anchors = anchors;
+        playbook.speakers = speakers.table;
+        playbook.nodes = nodes;
+        playbook
+    }
 }
 
 fn out_mut(node: &mut Node) -> Option<&mut Vec<Edge>> {
@@ -129,7 +153,7 @@ impl Lowering {
     fn divert(&mut self, node: usize, jump: Jump, cond: Option<Condition>) -> bool {
         let late = match jump.resolved {
             JumpTarget::End => Late::End,
-            JumpTarget::Anchor(anchor) => Late::Anchor(anchor),
+            JumpTarget::Anchor => Late::Anchor(jump.target, jump.span),
             JumpTarget::Outside | JumpTarget::Unresolved => return false,
         };
         let unconditional = cond.is_none();
@@ -140,7 +164,17 @@ impl Lowering {
         unconditional
     }
 
-    fn body(&mut self, blocks: Vec<Block>, mut open: Vec<Hole>) -> Vec<Hole> {
+    /// Lowers an option's or an arm's body, which `entry` leads into, adding the ways out of
+    /// it to `exits`.
+    fn branch_off(&mut self, body: Vec<Block>, entry: Hole, exits: &mut Vec<Hole>) {
+        let mut open = self.spare.pop().unwrap_or_default();
+        open.push(entry);
+        let mut open = self.body(body, open);
+        exits.append(&mut open);
+        self.spare.push(open);
+    }
+
+    fn body(&mut self, blocks: impl IntoIterator<Item = Block>, mut open: Vec<Hole>) -> Vec<Hole> {
         for block in blocks {
             open = self.block(block, open);
         }
@@ -150,19 +184,14 @@ impl Lowering {
     fn block(&mut self, block: Block, mut open: Vec<Hole>) -> Vec<Hole> {
         match block {
             Block::Scene(scene) => {
-                if !scene.nested {
-                    open.push(Hole::Anchor(slug(&scene.title)));
-                }
+                open.extend(scene.anchor.map(Hole::Anchor));
                 open
             }
             Block::Line(line) => {
                 let conditional = line.condition.is_some();
                 let node = Node::Line {
-                    speaker: if line.speaker_index == LATER_DEFAULT {
-                        self.default_speaker
-                    } else {
-                        line.speaker_index
-                    },
+                    // Settled once the speaker table is whole (see `finish`).
+                    speaker: line.speaker_index,
                     speech: line.speech,
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
                     // At most a divert and a succession.
@@ -224,7 +253,7 @@ impl Lowering {
                     if let Some(out) = out_mut(&mut self.nodes[id]) {
                         out.push(edge);
                     }
-                    exits.extend(self.body(option.body, vec![Hole::Edge(id, index)]));
+                    self.branch_off(option.body, Hole::Edge(id, index), &mut exits);
                 }
                 // With every option gated, nothing may be on offer: fall through then.
                 if all_gated {
@@ -240,7 +269,7 @@ impl Lowering {
                     if let Some(out) = out_mut(&mut self.nodes[id]) {
                         out.push(Edge::Branch { target: OPEN, condition: condition(&arm.condition) });
                     }
-                    exits.extend(self.body(arm.body, vec![Hole::Edge(id, index)]));
+                    self.branch_off(arm.body, Hole::Edge(id, index), &mut exits);
                 }
                 if !has_else {
                     exits.push(Hole::Succession(id));

@@ -17,27 +17,32 @@
 //!
 //! ## Stages
 //!
+//! Each top-level Markdown block goes through every stage as soon as it is complete, so apart
+//! from the playbook being built no stage ever holds more of the script than one block.
+//!
 //! 1. **Markdown front-end** (`markdown`): `pulldown-cmark` (strikethrough, tables and front
 //!    matter detection enabled) parses the source; an explicit-stack builder keeps only what the
-//!    language models, each piece with its byte span, text borrowed from the source. Front
-//!    matter and comments are dropped; other unmodeled Markdown is kept as text or ignored, per
-//!    [`Options::unmodeled`]. A long script is parsed in pieces cut at top-level headings where
-//!    that cannot change the result, and each top-level block goes on to the next stage as soon
-//!    as it is complete, so neither pulldown-cmark's tree nor the Markdown tree is ever whole.
+//!    language models, each piece with its byte span, text borrowed from the source, children
+//!    as ranges into flat arrays reused from block to block. Front matter and comments are
+//!    dropped; other unmodeled Markdown is kept as text or ignored, per [`Options::unmodeled`].
+//!    A long script is parsed in pieces cut at top-level headings where that cannot change the
+//!    result, so pulldown-cmark's own tree is never whole either.
 //! 2. **Transpile and desugar** (`transpile`, `line`, `leaf`): headings become scene tokens,
 //!    paragraphs lines (split at hard breaks), lists choices, marker-led blockquotes conditional
 //!    blocks. Each line's leading condition (and an option's weight), speaker prefix, tags, game
 //!    calls and `=>` jumps are read; effect-only lines become control lines.
-//! 3. **Semantic analysis** (`analysis`, `speakers`): scenes get anchors, then one walk binds
-//!    speakers into one table (declarations, references, partial declarations, the default),
-//!    resolves jumps and checks random weights.
+//! 3. **Semantic analysis** (`analysis`, `speakers`): scenes get anchors, lines are bound to
+//!    speakers in one table (declarations, references, partial declarations), jumps are
+//!    classified and random weights checked. Who the default speaker is, and whether each
+//!    jump's scene exists, wait for the end of the script.
 //! 4. **Graph and emission** (`graph`): a node per block in reading order, wired by
-//!    succession, options, branch arms and diverts, written as a [`Playbook`].
+//!    succession, options, branch arms and diverts; jumps are patched and speakers settled
+//!    once the script has ended, and the whole is a [`Playbook`].
 //!
-//! In the default [`Mode::StageBoundary`] a stage that found errors is the last to run; in
-//! [`Mode::BestEffort`] analysis runs anyway. Either way a compile with any error yields no
-//! playbook. Diagnostics render for people with [`render_human`] and for tools with
-//! [`render_json`].
+//! In the default [`Mode::StageBoundary`], when the syntax stages (1 and 2) found errors the
+//! diagnostics of analysis are dropped; in [`Mode::BestEffort`] they are kept. Either way a
+//! compile with any error yields no playbook. Diagnostics render for people with
+//! [`render_human`] and for tools with [`render_json`].
 //!
 //! ## Configuration
 //!
@@ -92,20 +97,23 @@ impl Compilation {
 
 /// Compiles a script. `file_name` is recorded as the playbook's `script` and in every diagnostic.
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
+    // Each top-level Markdown block goes through every stage as soon as it is complete, so no
+    // stage holds more of the script than one block of it, besides the playbook being built.
     let mut sink = diagnostics::Sink::default();
+    let mut analyzer = analysis::Analyzer::new(options);
+    let mut lowering = graph::Lowering::default();
     let mut blocks = Vec::new();
-    let mut declares_default = false;
-    markdown::parse(source, &options.unmodeled, &mut sink, |block, sink| {
-        transpile::transpile(&block, sink, &mut blocks, &mut declares_default)
+    markdown::parse(source, &options.unmodeled, &mut sink, |tree, block, sink| {
+        transpile::transpile(tree, block, sink, &mut blocks);
+        analyzer.blocks(&mut blocks);
+        lowering.blocks(blocks.drain(..));
     });
-    let stop = |sink: &diagnostics::Sink| options.mode == Mode::StageBoundary && sink.has_errors();
-    let mut playbook = None;
-    if !stop(&sink) {
-        let model = analysis::analyze(&mut blocks, declares_default, options, &mut sink);
-        if !sink.has_errors() {
-            let blocks = std::mem::take(&mut blocks);
-            playbook = Some(graph::emit(blocks, model, file_name));
-        }
+    let (speakers, mut found) = analyzer.finish();
+    let playbook = lowering.finish(file_name, speakers, &mut found);
+    // A stage that found errors is the last whose diagnostics count, unless in best effort.
+    if options.mode == Mode::BestEffort || !sink.has_errors() {
+        sink.append(found);
     }
+    let playbook = (!sink.has_errors()).then_some(playbook);
     Compilation { playbook, diagnostics: sink.finish(source, file_name) }
 }

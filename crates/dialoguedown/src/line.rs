@@ -11,7 +11,7 @@ use crate::ast::{
 };
 use crate::diagnostics::{Code, Sink};
 use crate::leaf::{self, CodeKind, Leaf, PrefixData, TagData};
-use crate::markdown::MdInline;
+use crate::markdown::{MdInline, MdTree};
 
 /// Where a line stands, which decides what may lead it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,12 +32,15 @@ pub(crate) struct LineParts {
 }
 
 /// Builds lines, reporting into the sink.
-pub(crate) struct LineBuilder<'k> {
+pub(crate) struct LineBuilder<'t, 's, 'k> {
+    /// The tree the lines' inlines belong to.
+    tree: &'t MdTree<'s>,
     pub sink: &'k mut Sink,
-    /// Whether a line built so far declares the script's own default speaker.
-    pub declares_default: bool,
     /// Room for a line's pieces, reused from line to line.
     pieces: Vec<Piece>,
+    /// Room for a line's speech as it is assembled, reused from line to line; each line's
+    /// speech is copied out at its exact size.
+    speech: Vec<Fragment>,
 }
 
 /// Speech before jumps are assembled.
@@ -52,9 +55,9 @@ fn is_blank_text(fragment: &Fragment) -> bool {
     matches!(fragment, Fragment::Text { text } if text.trim().is_empty())
 }
 
-impl<'k> LineBuilder<'k> {
-    pub fn new(sink: &'k mut Sink) -> Self {
-        LineBuilder { sink, declares_default: false, pieces: Vec::new() }
+impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
+    pub fn new(tree: &'t MdTree<'s>, sink: &'k mut Sink) -> Self {
+        LineBuilder { tree, sink, pieces: Vec::new(), speech: Vec::new() }
     }
 
     /// Builds one line from its inlines.
@@ -79,8 +82,9 @@ impl<'k> LineBuilder<'k> {
         }
         let speaker = self.speaker(&mut items);
         let mut pieces = std::mem::take(&mut self.pieces);
+        let mut speech = std::mem::take(&mut self.speech);
         self.speech(&items, &mut pieces);
-        let (mut speech, jump) = self.assemble(&mut pieces);
+        let jump = self.assemble(&mut pieces, &mut speech);
         self.pieces = pieces;
         let jump = jump.map(Box::new);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
@@ -89,8 +93,8 @@ impl<'k> LineBuilder<'k> {
         let condition = if lead == Lead::Line { parts.condition.take() } else { None };
         if !has_speaker && effect_only {
             speech.retain(Fragment::is_command);
-            speech.shrink_to_fit();
-            parts.block = Some(Block::Control(ControlLine { condition, effects: speech, jump }));
+            let effects = exact(&mut speech);
+            parts.block = Some(Block::Control(ControlLine { condition, effects, jump }));
         } else if !has_speaker && jump.is_none() && speech.is_empty() {
             if let Some(condition) = condition {
                 self.guards_nothing(&condition);
@@ -99,11 +103,11 @@ impl<'k> LineBuilder<'k> {
             if has_speaker {
                 unquote(&mut speech);
             }
-            speech.shrink_to_fit();
-            let line = Line { condition, speaker, speaker_index: 0, speech, jump };
-            self.declares_default |= crate::speakers::declares_default(&line);
-            parts.block = Some(Block::Line(line));
+            let said = exact(&mut speech);
+            parts.block = Some(Block::Line(Line { condition, speaker, speaker_index: 0, speech: said, jump }));
         }
+        speech.clear();
+        self.speech = speech;
         parts
     }
 
@@ -183,11 +187,12 @@ impl<'k> LineBuilder<'k> {
     /// Warns when a line opens with a styled name and a colon: it looks like a prefix but is not.
     fn styled_prefix(&mut self, first: Option<&MdInline>, second: Option<&MdInline>) {
         let Some(MdInline::Styled { children, span, .. }) = first else { return };
+        let children = self.tree.inlines(children);
         if !children.iter().all(|child| matches!(child, MdInline::Text { .. })) {
             return;
         }
         let mut name = String::new();
-        crate::transpile::plain_text(children, &mut name);
+        crate::transpile::plain_text(self.tree, children, &mut name);
         // `*Alice*:` has the colon after the styling; `**Alice:**` has it inside.
         let end = match (name.trim_end().strip_suffix(':'), second) {
             (Some(inner), _) => {
@@ -232,7 +237,7 @@ impl<'k> LineBuilder<'k> {
                     });
                 }
                 MdInline::Link { target, children, span } => {
-                    let label = self.label(children);
+                    let label = self.label(self.tree.inlines(children));
                     pieces.push(Piece::Link { target: target.to_string(), label, span: span.clone() });
                 }
                 MdInline::Code { text, span } => match leaf::code(text) {
@@ -258,21 +263,21 @@ impl<'k> LineBuilder<'k> {
             MdInline::Text { text, .. } => Some(Fragment::Text { text: text.to_string() }),
             MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span, label),
             MdInline::Styled { style, children, .. } => {
-                Some(Fragment::Styled { style: *style, children: self.fragments(children, label) })
+                Some(Fragment::Styled { style: *style, children: self.fragments(self.tree.inlines(children), label) })
             }
             MdInline::Link { target, children, span } => {
                 if label {
                     self.disallowed("A link", span);
                     return None;
                 }
-                Some(Fragment::Link { target: target.to_string(), label: self.label(children) })
+                Some(Fragment::Link { target: target.to_string(), label: self.label(self.tree.inlines(children)) })
             }
             MdInline::Image { source, children, span } => {
                 if label {
                     self.disallowed("An image", span);
                     return None;
                 }
-                Some(Fragment::Image { source: source.to_string(), alt: self.label(children) })
+                Some(Fragment::Image { source: source.to_string(), alt: self.label(self.tree.inlines(children)) })
             }
             MdInline::SoftBreak { span } | MdInline::HardBreak { span } => {
                 if label {
@@ -344,8 +349,7 @@ impl<'k> LineBuilder<'k> {
 
     /// Pairs each `=>` with the link after it, and a condition right before a `=>` with its
     /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
-    fn assemble(&mut self, pieces: &mut Vec<Piece>) -> (Vec<Fragment>, Option<Jump>) {
-        let mut speech = Vec::with_capacity(pieces.len());
+    fn assemble(&mut self, pieces: &mut Vec<Piece>, speech: &mut Vec<Fragment>) -> Option<Jump> {
         let mut pieces = pieces.drain(..).peekable();
         let mut jump = None;
         let mut guard: Option<Cond> = None;
@@ -354,17 +358,20 @@ impl<'k> LineBuilder<'k> {
                 Piece::Fragment(fragment, _) => speech.push(fragment),
                 Piece::Link { target, label, .. } => speech.push(Fragment::Link { target, label }),
                 Piece::Condition(condition) => {
-                    let blanks = take_blanks(&mut pieces);
+                    let blanks = speech.len();
+                    take_blanks(&mut pieces, speech);
                     if let Some(Piece::Arrow(_)) = pieces.peek() {
+                        speech.truncate(blanks);
                         guard = Some(condition);
                     } else {
                         self.guards_nothing(&condition);
-                        speech.extend(blanks);
                     }
                 }
                 Piece::Arrow(arrow) => {
-                    let blanks = take_blanks(&mut pieces);
+                    let blanks = speech.len();
+                    take_blanks(&mut pieces, speech);
                     if let Some(Piece::Link { .. }) = pieces.peek() {
+                        speech.truncate(blanks);
                         if let Some(Piece::Link { target, label, span }) = pieces.next() {
                             jump = Some(Jump {
                                 label,
@@ -387,12 +394,11 @@ impl<'k> LineBuilder<'k> {
                          the characters \"=>\". If you meant to jump, add a target: `=> [The market](#the-market)`.",
                         "no link follows",
                     );
-                    speech.push(Fragment::Text { text: "=>".into() });
-                    speech.extend(blanks);
+                    speech.insert(blanks, Fragment::Text { text: "=>".into() });
                 }
             }
         }
-        (speech, jump)
+        jump
     }
 
     fn after_jump(&mut self, rest: impl Iterator<Item = Piece>) {
@@ -419,18 +425,25 @@ impl<'k> LineBuilder<'k> {
     }
 }
 
-/// Takes the whitespace-only words ahead (never a line break: a jump is single-line).
-fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>) -> Vec<Fragment> {
-    let mut blanks = Vec::new();
+/// Moves a buffer's fragments into a vector of their exact size, leaving the buffer empty
+/// with its room kept for the next line.
+fn exact(buffer: &mut Vec<Fragment>) -> Vec<Fragment> {
+    let mut out = Vec::with_capacity(buffer.len());
+    out.append(buffer);
+    out
+}
+
+/// Moves the whitespace-only words ahead onto `speech` (never a line break: a jump is
+/// single-line).
+fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, speech: &mut Vec<Fragment>) {
     while let Some(Piece::Fragment(fragment @ Fragment::Text { .. }, _)) = pieces.peek() {
         if !is_blank_text(fragment) {
             break;
         }
         if let Some(Piece::Fragment(fragment, _)) = pieces.next() {
-            blanks.push(fragment);
+            speech.push(fragment);
         }
     }
-    blanks
 }
 
 fn tag_fragment(tag: TagData) -> Fragment {

@@ -21,23 +21,56 @@ use crate::diagnostics::{Code, Sink};
 /// How many containers (blocks and inlines together) the compiler follows inside each other.
 pub(crate) const MAX_DEPTH: usize = 100;
 
-/// A block of the Markdown tree.
+/// The pieces of one top-level block. Children are ranges into these flat arrays, which the
+/// builder fills in post-order and empties after each top-level block, so building a tree
+/// costs no allocation once the arrays have grown to the largest block.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct MdTree<'s> {
+    blocks: Vec<MdBlock>,
+    items: Vec<MdItem>,
+    inlines: Vec<MdInline<'s>>,
+}
+
+impl<'s> MdTree<'s> {
+    /// The blocks in a range of this tree.
+    pub fn blocks(&self, range: &Range<usize>) -> &[MdBlock] {
+        self.blocks.get(range.clone()).unwrap_or_default()
+    }
+
+    /// The list items in a range of this tree.
+    pub fn items(&self, range: &Range<usize>) -> &[MdItem] {
+        self.items.get(range.clone()).unwrap_or_default()
+    }
+
+    /// The inlines in a range of this tree.
+    pub fn inlines(&self, range: &Range<usize>) -> &[MdInline<'s>] {
+        self.inlines.get(range.clone()).unwrap_or_default()
+    }
+
+    fn clear(&mut self) {
+        self.blocks.clear();
+        self.items.clear();
+        self.inlines.clear();
+    }
+}
+
+/// A block of the Markdown tree; its children are ranges into its [`MdTree`].
 #[derive(Debug, Clone)]
-pub(crate) enum MdBlock<'s> {
+pub(crate) enum MdBlock {
     /// A heading: a scene.
-    Heading { inlines: Vec<MdInline<'s>>, span: Range<usize> },
+    Heading { inlines: Range<usize>, span: Range<usize> },
     /// A paragraph: one or more lines.
-    Paragraph { inlines: Vec<MdInline<'s>>, span: Range<usize> },
+    Paragraph { inlines: Range<usize>, span: Range<usize> },
     /// A list: choices.
-    List { ordered: bool, items: Vec<MdItem<'s>>, span: Range<usize> },
+    List { ordered: bool, items: Range<usize>, span: Range<usize> },
     /// A blockquote: a conditional block, or a transparent wrapper.
-    Quote { blocks: Vec<MdBlock<'s>>, span: Range<usize> },
+    Quote { blocks: Range<usize>, span: Range<usize> },
 }
 
 /// One list item.
 #[derive(Debug, Clone)]
-pub(crate) struct MdItem<'s> {
-    pub blocks: Vec<MdBlock<'s>>,
+pub(crate) struct MdItem {
+    pub blocks: Range<usize>,
     pub span: Range<usize>,
 }
 
@@ -49,11 +82,11 @@ pub(crate) enum MdInline<'s> {
     /// A code span's content, backticks stripped.
     Code { text: Cow<'s, str>, span: Range<usize> },
     /// Emphasis, strong emphasis or strikethrough.
-    Styled { style: Style, children: Vec<MdInline<'s>>, span: Range<usize> },
+    Styled { style: Style, children: Range<usize>, span: Range<usize> },
     /// A link with its label.
-    Link { target: Cow<'s, str>, children: Vec<MdInline<'s>>, span: Range<usize> },
+    Link { target: Cow<'s, str>, children: Range<usize>, span: Range<usize> },
     /// An image with its alt text.
-    Image { source: Cow<'s, str>, children: Vec<MdInline<'s>>, span: Range<usize> },
+    Image { source: Cow<'s, str>, children: Range<usize>, span: Range<usize> },
     /// A soft line break.
     SoftBreak { span: Range<usize> },
     /// A hard line break: it ends a line.
@@ -94,13 +127,15 @@ fn cow(text: CowStr<'_>) -> Cow<'_, str> {
 
 enum Frame<'s> {
     Blocks {
-        blocks: Vec<MdBlock<'s>>,
+        /// Where this frame's blocks start on the builder's shared block stack.
+        start: usize,
         quote: bool,
         span: Range<usize>,
     },
     List {
         ordered: bool,
-        items: Vec<MdItem<'s>>,
+        /// Where this frame's items start on the builder's shared item stack.
+        start: usize,
         span: Range<usize>,
     },
     Inlines {
@@ -110,11 +145,7 @@ enum Frame<'s> {
         span: Range<usize>,
     },
     /// Events inside a construct taken whole: counted, not built.
-    Skip {
-        depth: usize,
-        what: Skipped,
-        span: Range<usize>,
-    },
+    Skip { depth: usize, what: Skipped, span: Range<usize> },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -130,12 +161,12 @@ enum Skipped {
 const PIECE: usize = 64 * 1024;
 
 /// Parses a script into the Markdown tree, handing each top-level block to `on_block` as soon
-/// as it is complete (with the sink), so the whole tree never exists at once.
+/// as it is complete (with its tree and the sink), so the whole tree never exists at once.
 pub(crate) fn parse<'s>(
     source: &'s str,
     policy: &Unmodeled,
     sink: &mut Sink,
-    on_block: impl FnMut(MdBlock<'s>, &mut Sink),
+    on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
 ) {
     parse_in_pieces(source, policy, sink, on_block, PIECE);
 }
@@ -146,7 +177,7 @@ fn parse_in_pieces<'s>(
     source: &'s str,
     policy: &Unmodeled,
     sink: &mut Sink,
-    on_block: impl FnMut(MdBlock<'s>, &mut Sink),
+    on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
     piece: usize,
 ) {
     let options =
@@ -156,8 +187,11 @@ fn parse_in_pieces<'s>(
         policy,
         sink,
         on_block,
+        tree: MdTree::default(),
         inlines: Vec::new(),
-        stack: vec![Frame::Blocks { blocks: Vec::new(), quote: false, span: 0..source.len() }],
+        blocks: Vec::new(),
+        items: Vec::new(),
+        stack: vec![Frame::Blocks { start: 0, quote: false, span: 0..source.len() }],
         too_deep_reported: false,
     };
     let mut start = 0;
@@ -287,14 +321,19 @@ struct Builder<'s, 'p, 'k, F> {
     sink: &'k mut Sink,
     /// Takes each finished top-level block.
     on_block: F,
-    /// The inlines of every open inline frame, innermost last: one buffer that is reused,
-    /// so a finished run of inlines is copied out once, at its exact size.
+    /// The finished pieces of the top-level block being built.
+    tree: MdTree<'s>,
+    /// The inlines of every open inline frame, innermost last; a finished run moves to the tree.
     inlines: Vec<MdInline<'s>>,
+    /// The blocks of every open block frame, innermost last.
+    blocks: Vec<MdBlock>,
+    /// The items of every open list, innermost last.
+    items: Vec<MdItem>,
     stack: Vec<Frame<'s>>,
     too_deep_reported: bool,
 }
 
-impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
+impl<'s, F: FnMut(&MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, '_, '_, F> {
     fn event(&mut self, event: Event<'s>, range: Range<usize>) {
         if let Some(Frame::Skip { depth, .. }) = self.stack.last_mut() {
             match event {
@@ -359,9 +398,9 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
         let frame = match tag {
             Tag::Paragraph => Frame::Inlines { kind: InlineKind::Paragraph, start: self.inlines.len(), span: range },
             Tag::Heading { .. } => Frame::Inlines { kind: InlineKind::Heading, start: self.inlines.len(), span: range },
-            Tag::BlockQuote(_) => Frame::Blocks { blocks: Vec::new(), quote: true, span: range },
-            Tag::List(first) => Frame::List { ordered: first.is_some(), items: Vec::new(), span: range },
-            Tag::Item => Frame::Blocks { blocks: Vec::new(), quote: false, span: range },
+            Tag::BlockQuote(_) => Frame::Blocks { start: self.blocks.len(), quote: true, span: range },
+            Tag::List(first) => Frame::List { ordered: first.is_some(), start: self.items.len(), span: range },
+            Tag::Item => Frame::Blocks { start: self.blocks.len(), quote: false, span: range },
             Tag::Emphasis => {
                 Frame::Inlines { kind: InlineKind::Styled(Style::Italic), start: self.inlines.len(), span: range }
             }
@@ -444,8 +483,9 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
             return;
         }
         let span = span.start..span.start + text.len();
-        let text = Cow::Borrowed(text);
-        self.push_block(MdBlock::Paragraph { inlines: vec![MdInline::Text { text, span: span.clone() }], span });
+        let at = self.tree.inlines.len();
+        self.tree.inlines.push(MdInline::Text { text: Cow::Borrowed(text), span: span.clone() });
+        self.push_block(MdBlock::Paragraph { inlines: at..at + 1, span });
     }
 
     fn unmodeled_block(&mut self, name: &str, handling: Handling, span: Range<usize>) {
@@ -478,7 +518,10 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
                     (Some(MdInline::Text { text, span: previous }), MdInline::Text { text: more, span: more_span })
                         if previous.end == more_span.start || more_span.start <= previous.end =>
                     {
-                        text.to_mut().push_str(&more);
+                        match joined(self.source, text, &more) {
+                            Some(both) => *text = Cow::Borrowed(both),
+                            None => text.to_mut().push_str(&more),
+                        }
                         previous.end = previous.end.max(more_span.end);
                     }
                     (_, inline) => inlines.push(inline),
@@ -496,7 +539,7 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
     fn close_implicit(&mut self) {
         if let Some(Frame::Inlines { kind: InlineKind::Implicit, .. }) = self.stack.last() {
             if let Some(Frame::Inlines { start, span, .. }) = self.stack.pop() {
-                let inlines = self.take_inlines(start);
+                let inlines = self.settle_inlines(start);
                 if !inlines.is_empty() {
                     self.push_block(MdBlock::Paragraph { inlines, span });
                 }
@@ -504,18 +547,35 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
         }
     }
 
-    /// The inlines of a frame being closed, off the shared stack.
-    fn take_inlines(&mut self, start: usize) -> Vec<MdInline<'s>> {
-        self.inlines.drain(start.min(self.inlines.len())..).collect()
+    /// Moves the inlines of a frame being closed off the shared stack into the tree.
+    fn settle_inlines(&mut self, start: usize) -> Range<usize> {
+        let at = self.tree.inlines.len();
+        self.tree.inlines.extend(self.inlines.drain(start.min(self.inlines.len())..));
+        at..self.tree.inlines.len()
     }
 
-    fn push_block(&mut self, block: MdBlock<'s>) {
+    /// Moves the blocks of a frame being closed off the shared stack into the tree.
+    fn settle_blocks(&mut self, start: usize) -> Range<usize> {
+        let at = self.tree.blocks.len();
+        self.tree.blocks.extend(self.blocks.drain(start.min(self.blocks.len())..));
+        at..self.tree.blocks.len()
+    }
+
+    /// Moves the items of a list being closed off the shared stack into the tree.
+    fn settle_items(&mut self, start: usize) -> Range<usize> {
+        let at = self.tree.items.len();
+        self.tree.items.extend(self.items.drain(start.min(self.items.len())..));
+        at..self.tree.items.len()
+    }
+
+    fn push_block(&mut self, block: MdBlock) {
         self.close_implicit();
         if self.stack.len() == 1 {
-            // A top-level block is done: hand it on rather than keep it.
-            (self.on_block)(block, self.sink);
-        } else if let Some(Frame::Blocks { blocks, .. }) = self.stack.last_mut() {
-            blocks.push(block);
+            // A top-level block is done: hand it on with its tree, then reuse the tree.
+            (self.on_block)(&self.tree, &block, self.sink);
+            self.tree.clear();
+        } else if let Some(Frame::Blocks { .. }) = self.stack.last() {
+            self.blocks.push(block);
         }
     }
 
@@ -524,8 +584,23 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
         let Some(frame) = self.stack.pop() else { return };
         match frame {
             Frame::Inlines { kind, start, span } => {
-                let inlines = self.take_inlines(start);
                 let span = span.start..span.end.max(range.end);
+                if matches!(kind, InlineKind::Styled(Style::Strikethrough))
+                    && !self.source.get(span.clone()).unwrap_or_default().starts_with("~~")
+                {
+                    // A single `~` is not strikethrough in DialogueDown: keep it as text.
+                    let inner: Vec<MdInline<'s>> = self.inlines.drain(start.min(self.inlines.len())..).collect();
+                    self.inline(MdInline::Text { text: Cow::Borrowed("~"), span: span.start..span.start + 1 });
+                    for inline in inner {
+                        self.inline(inline);
+                    }
+                    self.inline(MdInline::Text {
+                        text: Cow::Borrowed("~"),
+                        span: span.end.saturating_sub(1)..span.end,
+                    });
+                    return;
+                }
+                let inlines = self.settle_inlines(start);
                 match kind {
                     InlineKind::Paragraph | InlineKind::Implicit => {
                         if !inlines.is_empty() {
@@ -533,35 +608,28 @@ impl<'s, F: FnMut(MdBlock<'s>, &mut Sink)> Builder<'s, '_, '_, F> {
                         }
                     }
                     InlineKind::Heading => self.push_block(MdBlock::Heading { inlines, span }),
-                    InlineKind::Styled(Style::Strikethrough)
-                        if !self.source.get(span.clone()).unwrap_or_default().starts_with("~~") =>
-                    {
-                        // A single `~` is not strikethrough in DialogueDown: keep it as text.
-                        self.inline(MdInline::Text { text: Cow::Borrowed("~"), span: span.start..span.start + 1 });
-                        for inline in inlines {
-                            self.inline(inline);
-                        }
-                        self.inline(MdInline::Text {
-                            text: Cow::Borrowed("~"),
-                            span: span.end.saturating_sub(1)..span.end,
-                        });
-                    }
                     InlineKind::Styled(style) => self.inline(MdInline::Styled { style, children: inlines, span }),
                     InlineKind::Link(target) => self.inline(MdInline::Link { target, children: inlines, span }),
                     InlineKind::Image(source) => self.inline(MdInline::Image { source, children: inlines, span }),
                 }
             }
-            Frame::Blocks { blocks, quote, span } => {
+            Frame::Blocks { start, quote, span } => {
+                if self.stack.is_empty() {
+                    // The root frame is never closed by an event; put it back.
+                    self.stack.push(Frame::Blocks { start, quote, span });
+                    return;
+                }
+                let blocks = self.settle_blocks(start);
                 if quote {
                     self.push_block(MdBlock::Quote { blocks, span });
-                } else if let Some(Frame::List { items, .. }) = self.stack.last_mut() {
-                    items.push(MdItem { blocks, span });
-                } else {
-                    // The root frame is never closed by an event; put it back.
-                    self.stack.push(Frame::Blocks { blocks, quote, span });
+                } else if let Some(Frame::List { .. }) = self.stack.last() {
+                    self.items.push(MdItem { blocks, span });
                 }
             }
-            Frame::List { ordered, items, span } => self.push_block(MdBlock::List { ordered, items, span }),
+            Frame::List { ordered, start, span } => {
+                let items = self.settle_items(start);
+                self.push_block(MdBlock::List { ordered, items, span });
+            }
             Frame::Skip { .. } => {}
         }
     }
@@ -608,6 +676,20 @@ fn is_inline(event: &Event<'_>) -> bool {
     }
 }
 
+/// Two pieces of text that lie side by side in the source, as one slice of it; `None` when
+/// either was not borrowed from the source (an escape or an entity made it) or they are apart.
+fn joined<'s>(source: &'s str, first: &str, second: &str) -> Option<&'s str> {
+    // Where a piece starts in the source, if it is a slice of it (pointer arithmetic on
+    // addresses only: nothing is read through them).
+    let base = source.as_ptr() as usize;
+    let offset = |piece: &str| {
+        let at = (piece.as_ptr() as usize).checked_sub(base)?;
+        (at + piece.len() <= source.len()).then_some(at)
+    };
+    let (start, middle) = (offset(first)?, offset(second)?);
+    (start + first.len() == middle).then(|| source.get(start..middle + second.len())).flatten()
+}
+
 fn is_comment(html: &str) -> bool {
     html.trim_start().starts_with("<!--")
 }
@@ -622,18 +704,37 @@ fn trim_span(source: &str, span: Range<usize>) -> Range<usize> {
 mod tests {
     use super::*;
 
-    fn tree(source: &str) -> (Vec<MdBlock<'_>>, Sink) {
+    /// Each top-level block with a copy of its tree.
+    fn tree(source: &str) -> (Vec<(MdBlock, MdTree<'_>)>, Sink) {
         let mut sink = Sink::default();
         let mut blocks = Vec::new();
-        parse(source, &Unmodeled::default(), &mut sink, |block, _| blocks.push(block));
+        parse(source, &Unmodeled::default(), &mut sink, |tree, block, _| {
+            blocks.push((block.clone(), tree.clone()));
+        });
         (blocks, sink)
     }
 
     #[test]
     fn a_tight_item_holds_a_paragraph_and_its_nested_list() {
         let (blocks, _) = tree("- Ask\n    - Keeper: North.\n");
-        let [MdBlock::List { items, ordered: false, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
-        assert!(matches!(items[0].blocks.as_slice(), [MdBlock::Paragraph { .. }, MdBlock::List { .. }]));
+        let [(MdBlock::List { items, ordered: false, .. }, tree)] = blocks.as_slice() else { panic!("{blocks:?}") };
+        let first = &tree.items(items)[0];
+        assert!(matches!(tree.blocks(&first.blocks), [MdBlock::Paragraph { .. }, MdBlock::List { .. }]));
+    }
+
+    #[test]
+    fn text_split_by_the_parser_is_joined_without_copying() {
+        let source = "Alice: Hello! Nice [day.\n";
+        let (blocks, _) = tree(source);
+        let [(MdBlock::Paragraph { inlines, .. }, joined)] = blocks.as_slice() else { panic!("{blocks:?}") };
+        let [MdInline::Text { text: Cow::Borrowed(text), span }] = joined.inlines(inlines) else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(*text, "Alice: Hello! Nice [day.");
+        assert_eq!(&source[span.clone()], *text);
+        let (blocks, _) = tree("a &amp; b\n");
+        let [(MdBlock::Paragraph { inlines, .. }, entity)] = blocks.as_slice() else { panic!("{blocks:?}") };
+        assert!(matches!(entity.inlines(inlines), [MdInline::Text { text, .. }] if text == "a & b"));
     }
 
     #[test]
@@ -656,8 +757,8 @@ mod tests {
     fn spans_point_into_the_source() {
         let source = "Alice: *hi* `Wave()`\n";
         let (blocks, _) = tree(source);
-        let [MdBlock::Paragraph { inlines, .. }] = blocks.as_slice() else { panic!("{blocks:?}") };
-        let spans: Vec<&str> = inlines.iter().map(|inline| &source[inline.span()]).collect();
+        let [(MdBlock::Paragraph { inlines, .. }, tree)] = blocks.as_slice() else { panic!("{blocks:?}") };
+        let spans: Vec<&str> = tree.inlines(inlines).iter().map(|inline| &source[inline.span()]).collect();
         assert_eq!(spans, ["Alice: ", "*hi*", " ", "`Wave()`"]);
     }
 
@@ -665,7 +766,13 @@ mod tests {
     fn in_pieces(source: &str, piece: usize) -> String {
         let mut sink = Sink::default();
         let mut blocks = Vec::new();
-        parse_in_pieces(source, &Unmodeled::default(), &mut sink, |block, _| blocks.push(block), piece);
+        parse_in_pieces(
+            source,
+            &Unmodeled::default(),
+            &mut sink,
+            |tree, block, _| blocks.push(format!("{block:?} {tree:?}")),
+            piece,
+        );
         format!("{blocks:?}\n{:?}", sink.items)
     }
 

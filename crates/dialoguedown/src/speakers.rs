@@ -168,36 +168,46 @@ fn name_taken(name: &str, old: &str, new: &str, span: &Range<usize>, sink: &mut 
     );
 }
 
-fn is_default_tag(tag: &TagSyntax) -> bool {
-    tag.reserved && tag.name == "default"
-}
-
-/// Whether a line declares the script's own default speaker (`Name ##default:`).
-pub(crate) fn declares_default(line: &Line) -> bool {
-    match &line.speaker {
-        SpeakerSyntax::Declaration(declaration) => declaration.tags.iter().any(is_default_tag),
-        SpeakerSyntax::Partial(partial) => partial.tags.iter().any(is_default_tag),
-        _ => false,
-    }
-}
-
 /// Binds lines' speakers one at a time, in document order, into the speaker table.
 pub(crate) struct Binder {
     table: Table,
-    in_file_default: bool,
     configured_default: Option<usize>,
-    anonymous: Option<usize>,
+    /// The table's length when the first line without a speaker was bound: where an anonymous
+    /// default speaker goes, should the script turn out to need one.
+    first_default_use: Option<usize>,
+}
+
+/// The speaker table of a whole script, and how to settle the speakers lines were bound to.
+pub(crate) struct Speakers {
+    /// The table, in playbook order.
+    pub table: Vec<Speaker>,
+    /// The default speaker: who lines bound to [`LATER_DEFAULT`] have.
+    pub default: usize,
+    /// Where an anonymous default speaker was put in the table, moving every speaker from
+    /// there on one place along.
+    pub inserted: Option<usize>,
+}
+
+impl Speakers {
+    /// The final place in the table of a speaker a line was bound to.
+    pub fn settle(&self, bound: usize) -> usize {
+        match self.inserted {
+            _ if bound == LATER_DEFAULT => self.default,
+            Some(at) if bound >= at => bound + 1,
+            _ => bound,
+        }
+    }
 }
 
 impl Binder {
-    /// A binder for a script; `in_file_default` says whether any line declares the default.
-    pub fn new(options: &Options, in_file_default: bool) -> Binder {
+    /// A binder for a script, with the speakers `options` configure first in the table.
+    pub fn new(options: &Options) -> Binder {
         let mut table = Table::default();
+        let mut configured_default = None;
         for speaker in &options.speakers {
             let index = table.create(Some(speaker.name.clone()), speaker.id.clone(), 0..0);
-            if speaker.default && !in_file_default {
-                table.default = Some(index);
-                table.symbols[index].default = true;
+            if speaker.default {
+                configured_default = Some(index);
             }
             for (name, value) in &speaker.tags {
                 table.symbols[index].tags.push(SpeakerTag {
@@ -207,25 +217,19 @@ impl Binder {
                 });
             }
         }
-        let configured_default = table.default;
-        Binder { table, in_file_default, configured_default, anonymous: None }
+        Binder { table, configured_default, first_default_use: None }
     }
 
-    /// Binds one line's speaker, setting its `speaker_index` ([`LATER_DEFAULT`] for the
-    /// in-file default, which [`Binder::finish`] names).
+    /// Binds one line's speaker, setting its `speaker_index` ([`LATER_DEFAULT`] for a line
+    /// without one: who the default speaker is depends on the whole script, so
+    /// [`Binder::finish`] settles it).
     pub fn line(&mut self, line: &mut Line, sink: &mut Sink) {
         let table = &mut self.table;
         line.speaker_index = match &line.speaker {
-            SpeakerSyntax::Default if self.in_file_default => LATER_DEFAULT,
-            SpeakerSyntax::Default => match self.configured_default.or(self.anonymous) {
-                Some(index) => index,
-                None => {
-                    let index = table.symbols.len();
-                    table.symbols.push(Symbol { name: None, id: None, default: true, tags: Vec::new(), span: 0..0 });
-                    self.anonymous = Some(index);
-                    index
-                }
-            },
+            SpeakerSyntax::Default => {
+                self.first_default_use.get_or_insert(table.symbols.len());
+                LATER_DEFAULT
+            }
             SpeakerSyntax::Name { name, span } => match table.by_name.get(name) {
                 Some(&index) => index,
                 None => table.create(Some(name.clone()), None, span.clone()),
@@ -246,10 +250,25 @@ impl Binder {
         };
     }
 
-    /// The speaker table, and the speaker that lines bound to [`LATER_DEFAULT`] have.
-    pub fn finish(self, sink: &mut Sink) -> (Vec<Speaker>, usize) {
-        let table = self.table;
-        let fallback = table.default.unwrap_or(0);
+    /// The speaker table. The default speaker is the one the script marks `##default`, else
+    /// the configured default, else — when some line has no speaker — an anonymous speaker,
+    /// placed in the table where the first such line stands.
+    pub fn finish(self, sink: &mut Sink) -> Speakers {
+        let mut table = self.table;
+        if table.default.is_none() {
+            if let Some(index) = self.configured_default {
+                table.default = Some(index);
+                table.symbols[index].default = true;
+            }
+        }
+        let mut inserted = None;
+        if let (None, Some(at)) = (table.default, self.first_default_use) {
+            let anonymous = Symbol { name: None, id: None, default: true, tags: Vec::new(), span: 0..0 };
+            table.symbols.insert(at, anonymous);
+            table.default = Some(at);
+            inserted = Some(at);
+        }
+        let default = table.default.unwrap_or(0);
         for symbol in &table.symbols {
             if let (None, Some(id)) = (&symbol.name, &symbol.id) {
                 sink.push(
@@ -268,6 +287,6 @@ impl Binder {
             .into_iter()
             .map(|symbol| Speaker { id: symbol.id, name: symbol.name, default: symbol.default, tags: symbol.tags })
             .collect();
-        (speakers, fallback)
+        Speakers { table: speakers, default, inserted }
     }
 }

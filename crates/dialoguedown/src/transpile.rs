@@ -13,7 +13,7 @@ use crate::ast::{Arm, Block, ChoiceArm, Choices, ControlBlock, SceneHeading};
 use crate::diagnostics::{Code, Sink};
 use crate::leaf::{self, CodeKind, Marker};
 use crate::line::{Lead, LineBuilder};
-use crate::markdown::{MdBlock, MdInline, MdItem};
+use crate::markdown::{MdBlock, MdInline, MdItem, MdTree};
 
 /// The deepest choice nesting that reads comfortably; a deeper list draws `DLG3002`.
 pub(crate) const RECOMMENDED_CHOICE_DEPTH: usize = 3;
@@ -26,17 +26,16 @@ struct Scope {
     choice_level: usize,
 }
 
-/// Transpiles one top-level block onto the document's blocks. The Markdown front-end hands
-/// each top-level block over as soon as it is complete, so the Markdown tree is never whole.
-/// `declares_default` is set once a line declares the script's own default speaker.
-pub(crate) fn transpile(block: &MdBlock, sink: &mut Sink, out: &mut Vec<Block>, declares_default: &mut bool) {
-    let mut transpiler = Transpiler { lines: LineBuilder::new(sink) };
+/// Transpiles one top-level block, appending what it becomes to `out`. The Markdown front-end
+/// hands each top-level block over as soon as it is complete, so the Markdown tree is never whole.
+pub(crate) fn transpile(tree: &MdTree, block: &MdBlock, sink: &mut Sink, out: &mut Vec<Block>) {
+    let mut transpiler = Transpiler { tree, lines: LineBuilder::new(tree, sink) };
     transpiler.block(block, Scope { nested: false, choice_level: 0 }, out);
-    *declares_default |= transpiler.lines.declares_default;
 }
 
-struct Transpiler<'k> {
-    lines: LineBuilder<'k>,
+struct Transpiler<'t, 's, 'k> {
+    tree: &'t MdTree<'s>,
+    lines: LineBuilder<'t, 's, 'k>,
 }
 
 /// Splits a paragraph's inlines into lines at hard breaks, dropping empty lines.
@@ -44,7 +43,7 @@ pub(crate) fn split_lines<'a, 's>(inlines: &'a [MdInline<'s>]) -> impl Iterator<
     inlines.split(|inline| matches!(inline, MdInline::HardBreak { .. })).filter(|group| !group.is_empty())
 }
 
-impl Transpiler<'_> {
+impl Transpiler<'_, '_, '_> {
     fn sink(&mut self) -> &mut Sink {
         self.lines.sink
     }
@@ -62,21 +61,21 @@ impl Transpiler<'_> {
                     );
                 }
                 let mut title = String::new();
-                plain_text(inlines, &mut title);
-                out.push(Block::Scene(SceneHeading { title, nested: scope.nested, span: span.clone() }));
+                plain_text(self.tree, self.tree.inlines(inlines), &mut title);
+                out.push(Block::Scene(SceneHeading { title, nested: scope.nested, anchor: None, span: span.clone() }));
             }
             MdBlock::Paragraph { inlines, .. } => {
-                for group in split_lines(inlines) {
+                for group in split_lines(self.tree.inlines(inlines)) {
                     if let Some(line) = self.lines.line(group, Lead::Line).block {
                         out.push(line);
                     }
                 }
             }
             MdBlock::List { ordered, items, span } => {
-                let choices = self.choices(*ordered, items, span, scope);
+                let choices = self.choices(*ordered, self.tree.items(items), span, scope);
                 out.push(Block::Choices(choices));
             }
-            MdBlock::Quote { blocks, .. } => self.quote(blocks, scope, out),
+            MdBlock::Quote { blocks, .. } => self.quote(self.tree.blocks(blocks), scope, out),
         }
     }
 
@@ -97,11 +96,12 @@ impl Transpiler<'_> {
         let mut options = Vec::with_capacity(items.len());
         for item in items {
             // The option's own line: from its marker to the end of its first block.
-            let head = item.span.start..item.blocks.first().map_or(item.span.end, |block| block_span(block).end);
+            let blocks = self.tree.blocks(&item.blocks);
+            let head = item.span.start..blocks.first().map_or(item.span.end, |block| block_span(block).end);
             let mut arm = ChoiceArm { condition: None, weight: None, body: Vec::new(), span: head };
-            let rest = match item.blocks.first() {
+            let rest = match blocks.first() {
                 Some(MdBlock::Paragraph { inlines, .. }) => {
-                    for (index, group) in split_lines(inlines).enumerate() {
+                    for (index, group) in split_lines(self.tree.inlines(inlines)).enumerate() {
                         let lead = if index == 0 { Lead::Option } else { Lead::Line };
                         let parts = self.lines.line(group, lead);
                         if index == 0 {
@@ -110,15 +110,13 @@ impl Transpiler<'_> {
                         }
                         arm.body.extend(parts.block);
                     }
-                    &item.blocks[1..]
+                    &blocks[1..]
                 }
-                _ => &item.blocks[..],
+                _ => blocks,
             };
             for block in rest {
                 self.block(block, inner, &mut arm.body);
             }
-            // Bodies are mostly a block or two: give back what growing them left spare.
-            arm.body.shrink_to_fit();
             options.push(arm);
         }
         Choices { ordered, options, span: span.clone() }
@@ -187,7 +185,6 @@ impl Transpiler<'_> {
                         for block in body {
                             self.block(block, inner, &mut built);
                         }
-                        built.shrink_to_fit();
                         Arm { condition, body: built }
                     })
                     .collect();
@@ -199,6 +196,7 @@ impl Transpiler<'_> {
     /// Reads a paragraph as a control marker, reporting a malformed one.
     fn marker(&mut self, block: &MdBlock) -> Option<(Marker, Option<crate::ast::Cond>)> {
         let MdBlock::Paragraph { inlines, span } = block else { return None };
+        let inlines = self.tree.inlines(inlines);
         let (marker, marker_span) = match inlines.first() {
             Some(MdInline::Code { text, span }) => match leaf::code(text) {
                 CodeKind::Marker(marker) => (marker, span.clone()),
@@ -272,13 +270,13 @@ fn block_span(block: &MdBlock) -> Range<usize> {
     }
 }
 
-/// The words of some inlines, with every construct flattened to its text.
-pub(crate) fn plain_text(inlines: &[MdInline], out: &mut String) {
+/// The words of some inlines of a tree, with every construct flattened to its text.
+pub(crate) fn plain_text(tree: &MdTree, inlines: &[MdInline], out: &mut String) {
     for inline in inlines {
         match inline {
             MdInline::Text { text, .. } | MdInline::Code { text, .. } => out.push_str(text),
             MdInline::Styled { children, .. } | MdInline::Link { children, .. } | MdInline::Image { children, .. } => {
-                plain_text(children, out)
+                plain_text(tree, tree.inlines(children), out)
             }
             MdInline::SoftBreak { .. } | MdInline::HardBreak { .. } => out.push(' '),
         }

@@ -79,6 +79,23 @@ fn the_in_file_default_speaker_voices_unattributed_lines() {
 }
 
 #[test]
+fn an_anonymous_default_takes_its_place_where_first_needed_and_a_later_default_wins_earlier_lines() {
+    let book = playbook("Alice: Hi.\n\nThe wind blows.\n\nBob: Brr.\n\nIt rains.\n");
+    assert_eq!(
+        book["speakers"],
+        json!([{ "name": "Alice", "tags": [] }, { "default": true, "tags": [] }, { "name": "Bob", "tags": [] }])
+    );
+    let speakers: Vec<_> = (0..4).map(|id| node(&book, id)["speaker"].clone()).collect();
+    assert_eq!(speakers, [0, 1, 2, 1]);
+    let book = playbook("Alice: Hi.\n\nThe wind blows.\n\nNan ##default: Brr.\n");
+    assert_eq!(
+        book["speakers"],
+        json!([{ "name": "Alice", "tags": [] }, { "name": "Nan", "default": true, "tags": [] }])
+    );
+    assert_eq!(node(&book, 1)["speaker"], 1);
+}
+
+#[test]
 fn a_configured_default_fills_in_unless_the_script_names_its_own() {
     let options = Options {
         speakers: vec![ConfiguredSpeaker { name: "Guide".into(), default: true, ..ConfiguredSpeaker::default() }],
