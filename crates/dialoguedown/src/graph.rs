@@ -49,6 +49,8 @@ pub(crate) struct Lowering {
     open: Vec<Hole>,
     /// Emptied hole lists, kept for the next option or arm body.
     spare: Vec<Vec<Hole>>,
+    /// Option and arm bodies emptied by lowering, for the transpiler to fill again.
+    pub emptied: Vec<Vec<Block>>,
 }
 
 impl Lowering {
@@ -166,12 +168,13 @@ impl Lowering {
 
     /// Lowers an option's or an arm's body, which `entry` leads into, adding the ways out of
     /// it to `exits`.
-    fn branch_off(&mut self, body: Vec<Block>, entry: Hole, exits: &mut Vec<Hole>) {
+    fn branch_off(&mut self, mut body: Vec<Block>, entry: Hole, exits: &mut Vec<Hole>) {
         let mut open = self.spare.pop().unwrap_or_default();
         open.push(entry);
-        let mut open = self.body(body, open);
+        let mut open = self.body(body.drain(..), open);
         exits.append(&mut open);
         self.spare.push(open);
+        self.emptied.push(body);
     }
 
     fn body(&mut self, blocks: impl IntoIterator<Item = Block>, mut open: Vec<Hole>) -> Vec<Hole> {

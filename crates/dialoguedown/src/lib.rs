@@ -103,8 +103,9 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     let mut analyzer = analysis::Analyzer::new(options);
     let mut lowering = graph::Lowering::default();
     let mut blocks = Vec::new();
+    let mut room = line::LineRoom::default();
     markdown::parse(source, &options.unmodeled, &mut sink, |tree, block, sink| {
-        transpile::transpile(tree, block, sink, &mut blocks);
+        transpile::transpile(tree, block, sink, &mut blocks, &mut room, &mut lowering.emptied);
         analyzer.blocks(&mut blocks);
         lowering.blocks(blocks.drain(..));
     });

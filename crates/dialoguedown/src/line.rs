@@ -36,10 +36,14 @@ pub(crate) struct LineBuilder<'t, 's, 'k> {
     /// The tree the lines' inlines belong to.
     tree: &'t MdTree<'s>,
     pub sink: &'k mut Sink,
-    /// Room for a line's pieces, reused from line to line.
+    room: &'k mut LineRoom,
+}
+
+/// Room for a line's pieces and speech as it is assembled, reused from line to line through
+/// the whole script; each line's speech is moved out at its exact size.
+#[derive(Default)]
+pub(crate) struct LineRoom {
     pieces: Vec<Piece>,
-    /// Room for a line's speech as it is assembled, reused from line to line; each line's
-    /// speech is copied out at its exact size.
     speech: Vec<Fragment>,
 }
 
@@ -56,8 +60,8 @@ fn is_blank_text(fragment: &Fragment) -> bool {
 }
 
 impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
-    pub fn new(tree: &'t MdTree<'s>, sink: &'k mut Sink) -> Self {
-        LineBuilder { tree, sink, pieces: Vec::new(), speech: Vec::new() }
+    pub fn new(tree: &'t MdTree<'s>, sink: &'k mut Sink, room: &'k mut LineRoom) -> Self {
+        LineBuilder { tree, sink, room }
     }
 
     /// Builds one line from its inlines.
@@ -81,11 +85,11 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             }
         }
         let speaker = self.speaker(&mut items);
-        let mut pieces = std::mem::take(&mut self.pieces);
-        let mut speech = std::mem::take(&mut self.speech);
+        let mut pieces = std::mem::take(&mut self.room.pieces);
+        let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, &mut pieces);
         let jump = self.assemble(&mut pieces, &mut speech);
-        self.pieces = pieces;
+        self.room.pieces = pieces;
         let jump = jump.map(Box::new);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
         let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
@@ -107,7 +111,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             parts.block = Some(Block::Line(Line { condition, speaker, speaker_index: 0, speech: said, jump }));
         }
         speech.clear();
-        self.speech = speech;
+        self.room.speech = speech;
         parts
     }
 

@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::ast::{Arm, Block, ChoiceArm, Choices, ControlBlock, SceneHeading};
 use crate::diagnostics::{Code, Sink};
 use crate::leaf::{self, CodeKind, Marker};
-use crate::line::{Lead, LineBuilder};
+use crate::line::{Lead, LineBuilder, LineRoom};
 use crate::markdown::{MdBlock, MdInline, MdItem, MdTree};
 
 /// The deepest choice nesting that reads comfortably; a deeper list draws `DLG3002`.
@@ -28,14 +28,24 @@ struct Scope {
 
 /// Transpiles one top-level block, appending what it becomes to `out`. The Markdown front-end
 /// hands each top-level block over as soon as it is complete, so the Markdown tree is never whole.
-pub(crate) fn transpile(tree: &MdTree, block: &MdBlock, sink: &mut Sink, out: &mut Vec<Block>) {
-    let mut transpiler = Transpiler { tree, lines: LineBuilder::new(tree, sink) };
+/// `room` and `bodies` carry buffers from block to block: `bodies` holds emptied option and
+/// arm bodies, which the graph gives back once it has lowered them.
+pub(crate) fn transpile(
+    tree: &MdTree,
+    block: &MdBlock,
+    sink: &mut Sink,
+    out: &mut Vec<Block>,
+    room: &mut LineRoom,
+    bodies: &mut Vec<Vec<Block>>,
+) {
+    let mut transpiler = Transpiler { tree, lines: LineBuilder::new(tree, sink, room), bodies };
     transpiler.block(block, Scope { nested: false, choice_level: 0 }, out);
 }
 
 struct Transpiler<'t, 's, 'k> {
     tree: &'t MdTree<'s>,
     lines: LineBuilder<'t, 's, 'k>,
+    bodies: &'k mut Vec<Vec<Block>>,
 }
 
 /// Splits a paragraph's inlines into lines at hard breaks, dropping empty lines.
@@ -98,7 +108,8 @@ impl Transpiler<'_, '_, '_> {
             // The option's own line: from its marker to the end of its first block.
             let blocks = self.tree.blocks(&item.blocks);
             let head = item.span.start..blocks.first().map_or(item.span.end, |block| block_span(block).end);
-            let mut arm = ChoiceArm { condition: None, weight: None, body: Vec::new(), span: head };
+            let body = self.bodies.pop().unwrap_or_default();
+            let mut arm = ChoiceArm { condition: None, weight: None, body, span: head };
             let rest = match blocks.first() {
                 Some(MdBlock::Paragraph { inlines, .. }) => {
                     for (index, group) in split_lines(self.tree.inlines(inlines)).enumerate() {
@@ -147,9 +158,10 @@ impl Transpiler<'_, '_, '_> {
             }
             Some(_) => {
                 let inner = Scope { nested: true, ..scope };
-                let mut arms: Vec<(Option<crate::ast::Cond>, Vec<&MdBlock>)> = Vec::new();
+                // Each arm's condition and its body: the blocks up to the next marker.
+                let mut arms: Vec<(Option<crate::ast::Cond>, Range<usize>)> = Vec::new();
                 let mut seen_else = false;
-                for block in blocks {
+                for (index, block) in blocks.iter().enumerate() {
                     match self.marker(block) {
                         Some((marker, condition)) => {
                             let misplaced = match marker {
@@ -169,11 +181,11 @@ impl Transpiler<'_, '_, '_> {
                                 );
                             }
                             seen_else |= marker == Marker::Else;
-                            arms.push((condition, Vec::new()));
+                            arms.push((condition, index + 1..index + 1));
                         }
                         None => {
                             if let Some((_, body)) = arms.last_mut() {
-                                body.push(block);
+                                body.end = index + 1;
                             }
                         }
                     }
@@ -181,8 +193,8 @@ impl Transpiler<'_, '_, '_> {
                 let arms = arms
                     .into_iter()
                     .map(|(condition, body)| {
-                        let mut built = Vec::new();
-                        for block in body {
+                        let mut built = self.bodies.pop().unwrap_or_default();
+                        for block in &blocks[body] {
                             self.block(block, inner, &mut built);
                         }
                         Arm { condition, body: built }
