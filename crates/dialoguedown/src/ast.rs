@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use stagehand_playbook::Fragment;
+use stagehand_playbook::{CompactString, Fragment};
 
 /// One block of the script body.
 #[derive(Debug, Clone)]
@@ -39,15 +39,15 @@ pub(crate) struct SceneHeading {
 /// A key condition, as written.
 #[derive(Debug, Clone)]
 pub(crate) struct Cond {
-    pub key: String,
+    pub key: CompactString,
     pub span: Range<usize>,
 }
 
 /// A tag in a speaker prefix.
 #[derive(Debug, Clone)]
 pub(crate) struct TagSyntax {
-    pub name: String,
-    pub value: Option<String>,
+    pub name: CompactString,
+    pub value: Option<CompactString>,
     pub reserved: bool,
     pub span: Range<usize>,
 }
@@ -58,9 +58,9 @@ pub(crate) enum SpeakerSyntax {
     /// No prefix: whoever the default speaker is.
     Default,
     /// `Alice:`
-    Name { name: String, span: Range<usize> },
+    Name { name: CompactString, span: Range<usize> },
     /// `@A:`
-    Id { id: String, span: Range<usize> },
+    Id { id: CompactString, span: Range<usize> },
     /// `Alice @A #tag:` (boxed, so the common prefixes keep every line small)
     Declaration(Box<Declaration>),
     /// `@A #tag:` (boxed, like a declaration)
@@ -70,8 +70,8 @@ pub(crate) enum SpeakerSyntax {
 /// A full speaker declaration: `Alice @A #tag:`.
 #[derive(Debug, Clone)]
 pub(crate) struct Declaration {
-    pub name: String,
-    pub id: Option<String>,
+    pub name: CompactString,
+    pub id: Option<CompactString>,
     pub tags: Vec<TagSyntax>,
     pub span: Range<usize>,
 }
@@ -79,7 +79,7 @@ pub(crate) struct Declaration {
 /// A partial declaration, adding tags to an id: `@A #tag:`.
 #[derive(Debug, Clone)]
 pub(crate) struct Partial {
-    pub id: String,
+    pub id: CompactString,
     pub tags: Vec<TagSyntax>,
     pub span: Range<usize>,
 }
@@ -101,7 +101,7 @@ pub(crate) enum JumpTarget {
 #[derive(Debug, Clone)]
 pub(crate) struct Jump {
     pub label: Vec<Fragment>,
-    pub target: String,
+    pub target: CompactString,
     /// A condition written right before the `=>` on the same line.
     pub condition: Option<Cond>,
     pub resolved: JumpTarget,
@@ -135,7 +135,7 @@ pub(crate) enum WeightSyntax {
     /// `%`
     Auto,
     /// `Key%`
-    Query(String),
+    Query(CompactString),
     /// Something that is not a valid weight (`-10%`).
     Invalid(String),
 }

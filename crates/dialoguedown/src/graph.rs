@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use stagehand_playbook::{Condition, Edge, Fragment, Node, Playbook, Weight};
+use stagehand_playbook::{CompactString, Condition, Edge, Fragment, Node, Playbook, Weight};
 
 use std::ops::Range;
 
@@ -35,7 +35,7 @@ enum Hole {
 enum Late {
     End,
     /// A scene: the jump's target (`#anchor`) and span, for the report if there is no such scene.
-    Anchor(String, Range<usize>),
+    Anchor(CompactString, Range<usize>),
 }
 
 /// The graph of a script being lowered, one top-level block at a time.

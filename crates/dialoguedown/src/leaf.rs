@@ -1,30 +1,33 @@
 //! Leaf grammars: pure text-to-data parsers for what Markdown leaves as plain text or code —
 //! tags, speaker prefixes, game calls, conditions, weights, control markers, and the `=>`
-//! arrow. None of them builds a node or reports a diagnostic: the builders do that.
+//! arrow. None of them builds a node or reports a diagnostic: the builders do that. What they
+//! find is borrowed from the text they were given.
 
 use std::ops::Range;
+
+use stagehand_playbook::CompactString;
 
 use crate::ast::WeightSyntax;
 
 /// A parsed tag: `#name`, `#name=value`, `##name`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TagData {
-    pub name: String,
-    pub value: Option<String>,
+pub(crate) struct TagData<'t> {
+    pub name: &'t str,
+    pub value: Option<&'t str>,
     pub reserved: bool,
 }
 
 /// What a code span's content is.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CodeKind {
+pub(crate) enum CodeKind<'t> {
     /// `"key"`: a value read.
-    Query(String),
+    Query(&'t str),
     /// `("action")`
-    DefaultCommand(String),
+    DefaultCommand(&'t str),
     /// `Name("a", "b")`
-    CustomCommand(String, Vec<String>),
+    CustomCommand(&'t str, Vec<CompactString>),
     /// `key?`
-    Condition(String),
+    Condition(&'t str),
     /// `50%`, `%`, `key%`
     Weight(WeightSyntax),
     /// `if`, `elseif`, `else`
@@ -58,7 +61,7 @@ impl Marker {
 pub(crate) struct PrefixData<'t> {
     pub name: Option<&'t str>,
     pub id: Option<&'t str>,
-    pub tags: Vec<(TagData, Range<usize>)>,
+    pub tags: Vec<(TagData<'t>, Range<usize>)>,
     /// Bytes consumed, through the colon.
     pub consumed: usize,
     /// Where the name and id end (before the tags), relative to the text.
@@ -67,9 +70,9 @@ pub(crate) struct PrefixData<'t> {
 
 /// One piece of a text run: words, a tag, or an arrow.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Leaf {
-    Text(String, Range<usize>),
-    Tag(TagData, Range<usize>),
+pub(crate) enum Leaf<'t> {
+    Text(&'t str, Range<usize>),
+    Tag(TagData<'t>, Range<usize>),
     Arrow(Range<usize>),
 }
 
@@ -103,7 +106,7 @@ fn name(text: &str) -> Option<(&str, usize)> {
 }
 
 /// A tag at the start of `text`, and the bytes it takes.
-pub(crate) fn tag(text: &str) -> Option<(TagData, usize)> {
+pub(crate) fn tag(text: &str) -> Option<(TagData<'_>, usize)> {
     let (reserved, mut at) = if text.starts_with("##") {
         (true, 2)
     } else if text.starts_with('#') {
@@ -119,12 +122,12 @@ pub(crate) fn tag(text: &str) -> Option<(TagData, usize)> {
         value = Some(tag_value);
         at += 1 + used;
     }
-    Some((TagData { name: tag_name.to_owned(), value: value.map(str::to_owned), reserved }, at))
+    Some((TagData { name: tag_name, value, reserved }, at))
 }
 
 /// A tag that stands as a tag inside running text: it ends the text, is followed by another
 /// tag, or is followed directly by punctuation. `#word more words` is read as words.
-fn tag_in_text(text: &str) -> Option<(TagData, usize)> {
+fn tag_in_text(text: &str) -> Option<(TagData<'_>, usize)> {
     let (data, used) = tag(text)?;
     let rest = &text[used..];
     match rest.chars().next() {
@@ -140,7 +143,7 @@ fn tag_in_text(text: &str) -> Option<(TagData, usize)> {
 /// Splits a text run into words, tags and (where `arrows`) `=>` arrows, handing each to `emit`
 /// in order. A `#` that does not make a tag starts a new run of words, as the reference
 /// tokenizer does.
-pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool, mut emit: impl FnMut(Leaf)) {
+pub(crate) fn tokenize<'t>(text: &'t str, span: &Range<usize>, arrows: bool, mut emit: impl FnMut(Leaf<'t>)) {
     let exact = span.end.saturating_sub(span.start) == text.len();
     let place = |from: usize, to: usize| {
         if exact {
@@ -152,9 +155,9 @@ pub(crate) fn tokenize(text: &str, span: &Range<usize>, arrows: bool, mut emit: 
     // The words gathered so far are always `text[run_start..at]`: a run is one stretch of text.
     let mut run_start = 0;
     let mut at = 0;
-    let flush = |run_start: usize, at: usize, emit: &mut dyn FnMut(Leaf)| {
+    let flush = |run_start: usize, at: usize, emit: &mut dyn FnMut(Leaf<'t>)| {
         if run_start < at {
-            emit(Leaf::Text(text[run_start..at].to_owned(), place(run_start, at)));
+            emit(Leaf::Text(&text[run_start..at], place(run_start, at)));
         }
     };
     while at < text.len() {
@@ -224,7 +227,7 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
 }
 
 /// What a code span's content means.
-pub(crate) fn code(content: &str) -> CodeKind {
+pub(crate) fn code(content: &str) -> CodeKind<'_> {
     let trimmed = content.trim();
     match trimmed {
         "if" => return CodeKind::Marker(Marker::If),
@@ -240,13 +243,13 @@ pub(crate) fn code(content: &str) -> CodeKind {
     }
     if let Some((inner, used)) = quoted(trimmed) {
         if used == trimmed.len() {
-            return CodeKind::Query(inner.to_owned());
+            return CodeKind::Query(inner);
         }
     }
     if let Some(inner) = trimmed.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')) {
         let inner = inner.trim();
         return match quoted(inner) {
-            Some((action, used)) if used == inner.len() => CodeKind::DefaultCommand(action.to_owned()),
+            Some((action, used)) if used == inner.len() => CodeKind::DefaultCommand(action),
             _ => CodeKind::Invalid,
         };
     }
@@ -255,12 +258,12 @@ pub(crate) fn code(content: &str) -> CodeKind {
 
 /// A key before a sigil: a quoted string escapes anything; unquoted, it is the trimmed text,
 /// which may not be empty or hold a quote.
-fn key(body: &str) -> Option<String> {
+fn key(body: &str) -> Option<&str> {
     let body = body.trim();
     match quoted(body) {
-        Some((inner, used)) if used == body.len() => Some(inner.to_owned()),
+        Some((inner, used)) if used == body.len() => Some(inner),
         _ if body.is_empty() || body.contains('"') => None,
-        _ => Some(body.to_owned()),
+        _ => Some(body),
     }
 }
 
@@ -280,10 +283,10 @@ fn weight(body: &str) -> WeightSyntax {
             return WeightSyntax::Invalid(format!("{body}%"));
         }
     }
-    key(body).map_or_else(|| WeightSyntax::Invalid(format!("{body}%")), WeightSyntax::Query)
+    key(body).map_or_else(|| WeightSyntax::Invalid(format!("{body}%")), |key| WeightSyntax::Query(key.into()))
 }
 
-fn custom_command(text: &str) -> Option<CodeKind> {
+fn custom_command(text: &str) -> Option<CodeKind<'_>> {
     let first = text.chars().next()?;
     if !(first.is_alphabetic() || first == '_') {
         return None;
@@ -294,7 +297,7 @@ fn custom_command(text: &str) -> Option<CodeKind> {
     let mut at = skip_ws(rest, 0);
     while at < rest.len() {
         let (arg, used) = quoted(&rest[at..])?;
-        args.push(arg.to_owned());
+        args.push(arg.into());
         at = skip_ws(rest, at + used);
         if at < rest.len() {
             at = skip_ws(rest, at + usize::from(rest[at..].starts_with(',')));
@@ -303,7 +306,7 @@ fn custom_command(text: &str) -> Option<CodeKind> {
             }
         }
     }
-    Some(CodeKind::CustomCommand(text[..name_len].to_owned(), args))
+    Some(CodeKind::CustomCommand(&text[..name_len], args))
 }
 
 #[cfg(test)]
@@ -312,21 +315,21 @@ mod tests {
 
     #[test]
     fn game_calls_are_told_apart() {
-        assert_eq!(code("\"Alice.Color\""), CodeKind::Query("Alice.Color".into()));
-        assert_eq!(code("(\"fade in\")"), CodeKind::DefaultCommand("fade in".into()));
+        assert_eq!(code("\"Alice.Color\""), CodeKind::Query("Alice.Color"));
+        assert_eq!(code("(\"fade in\")"), CodeKind::DefaultCommand("fade in"));
         assert_eq!(
             code("Join(\"Alice\", \"Art\")"),
-            CodeKind::CustomCommand("Join".into(), vec!["Alice".into(), "Art".into()])
+            CodeKind::CustomCommand("Join", vec!["Alice".into(), "Art".into()])
         );
-        assert_eq!(code("Wave()"), CodeKind::CustomCommand("Wave".into(), vec![]));
+        assert_eq!(code("Wave()"), CodeKind::CustomCommand("Wave", vec![]));
         assert_eq!(code("just some words"), CodeKind::Invalid);
         assert_eq!(code("Join(\"a\" \"b\")"), CodeKind::Invalid);
     }
 
     #[test]
     fn conditions_and_weights_take_unquoted_or_quoted_keys() {
-        assert_eq!(code("Is Alice happy?"), CodeKind::Condition("Is Alice happy".into()));
-        assert_eq!(code("\"Rainy?\"?"), CodeKind::Condition("Rainy?".into()));
+        assert_eq!(code("Is Alice happy?"), CodeKind::Condition("Is Alice happy"));
+        assert_eq!(code("\"Rainy?\"?"), CodeKind::Condition("Rainy?"));
         assert_eq!(code("50%"), CodeKind::Weight(WeightSyntax::Number(50.0)));
         assert_eq!(code("%"), CodeKind::Weight(WeightSyntax::Auto));
         assert_eq!(code("Bob.Affection%"), CodeKind::Weight(WeightSyntax::Query("Bob.Affection".into())));
@@ -348,7 +351,7 @@ mod tests {
         assert!(speaker_prefix("\"Old Man\": Hi").unwrap().name == Some("Old Man"));
     }
 
-    fn split(text: &str, span: &Range<usize>, arrows: bool) -> Vec<Leaf> {
+    fn split<'t>(text: &'t str, span: &Range<usize>, arrows: bool) -> Vec<Leaf<'t>> {
         let mut leaves = Vec::new();
         tokenize(text, span, arrows, |leaf| leaves.push(leaf));
         leaves
@@ -358,7 +361,7 @@ mod tests {
     fn text_splits_at_tags_and_arrows() {
         let text = "Fresh apples! #marketday \u{2014} come. #end";
         let leaves = split(text, &(0..text.len()), true);
-        assert!(matches!(&leaves[0], Leaf::Text(words, _) if words == "Fresh apples! "));
+        assert!(matches!(&leaves[0], Leaf::Text(words, _) if *words == "Fresh apples! "));
         assert!(matches!(&leaves[1], Leaf::Text(words, _) if words.starts_with("#marketday")));
         assert!(matches!(&leaves[2], Leaf::Tag(tag, _) if tag.name == "end"));
         let leaves = split("a => b", &(0..6), true);

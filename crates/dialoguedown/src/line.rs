@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use stagehand_playbook::Fragment;
+use stagehand_playbook::{CompactString, Fragment};
 
 use crate::ast::{
     Block, Cond, ControlLine, Declaration, Jump, JumpTarget, Line, Partial, SpeakerSyntax, TagSyntax, WeightSyntax,
@@ -52,7 +52,7 @@ enum Piece {
     Fragment(Fragment, Range<usize>),
     Condition(Cond),
     Arrow(Range<usize>),
-    Link { target: String, label: Vec<Fragment>, span: Range<usize> },
+    Link { target: CompactString, label: Vec<Fragment>, span: Range<usize> },
 }
 
 fn is_blank_text(fragment: &Fragment) -> bool {
@@ -70,7 +70,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let mut parts = LineParts::default();
         if let Some(MdInline::Code { text, span }) = items.first() {
             if let CodeKind::Condition(key) = leaf::code(text) {
-                parts.condition = Some(Cond { key, span: span.clone() });
+                parts.condition = Some(Cond { key: key.into(), span: span.clone() });
                 items.pop_front();
                 items.trim_start();
             }
@@ -156,21 +156,21 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             .tags
             .into_iter()
             .map(|(TagData { name, value, reserved }, range)| TagSyntax {
-                name,
-                value,
+                name: name.into(),
+                value: value.map(CompactString::from),
                 reserved,
                 span: at(range.start)..at(range.end),
             })
             .collect();
         let head = span.start..at(prefix.head_end).max(span.start);
         match (prefix.name, prefix.id) {
-            (Some(name), None) if tags.is_empty() => SpeakerSyntax::Name { name: name.to_owned(), span: head },
-            (None, Some(id)) if tags.is_empty() => SpeakerSyntax::Id { id: id.to_owned(), span: head },
+            (Some(name), None) if tags.is_empty() => SpeakerSyntax::Name { name: name.into(), span: head },
+            (None, Some(id)) if tags.is_empty() => SpeakerSyntax::Id { id: id.into(), span: head },
             (Some(name), id) => {
-                let (name, id) = (name.to_owned(), id.map(str::to_owned));
+                let (name, id) = (name.into(), id.map(CompactString::from));
                 SpeakerSyntax::Declaration(Box::new(Declaration { name, id, tags, span: head }))
             }
-            (None, Some(id)) => SpeakerSyntax::Partial(Box::new(Partial { id: id.to_owned(), tags, span: head })),
+            (None, Some(id)) => SpeakerSyntax::Partial(Box::new(Partial { id: id.into(), tags, span: head })),
             (None, None) => {
                 let shown = text[..prefix.consumed.saturating_sub(1)].trim();
                 self.sink.push(
@@ -234,7 +234,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     };
                     leaf::tokenize(text, &span, true, |leaf| {
                         pieces.push(match leaf {
-                            Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text }, span),
+                            Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
                             Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
                             Leaf::Arrow(span) => Piece::Arrow(span),
                         })
@@ -242,10 +242,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 }
                 MdInline::Link { target, children, span } => {
                     let label = self.label(self.tree.inlines(children));
-                    pieces.push(Piece::Link { target: target.to_string(), label, span: span.clone() });
+                    pieces.push(Piece::Link { target: CompactString::from(&**target), label, span: span.clone() });
                 }
                 MdInline::Code { text, span } => match leaf::code(text) {
-                    CodeKind::Condition(key) => pieces.push(Piece::Condition(Cond { key, span: span.clone() })),
+                    CodeKind::Condition(key) => {
+                        pieces.push(Piece::Condition(Cond { key: key.into(), span: span.clone() }))
+                    }
                     kind => {
                         if let Some(fragment) = self.game_call(kind, text, span, false) {
                             pieces.push(Piece::Fragment(fragment, span.clone()));
@@ -264,7 +266,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     /// One inline below the top of a line (or, with `label`, inside a label or alt text).
     fn nested(&mut self, inline: &MdInline, label: bool) -> Option<Fragment> {
         match inline {
-            MdInline::Text { text, .. } => Some(Fragment::Text { text: text.to_string() }),
+            MdInline::Text { text, .. } => Some(Fragment::Text { text: CompactString::from(&**text) }),
             MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span, label),
             MdInline::Styled { style, children, .. } => {
                 Some(Fragment::Styled { style: *style, children: self.fragments(self.tree.inlines(children), label) })
@@ -274,14 +276,16 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     self.disallowed("A link", span);
                     return None;
                 }
-                Some(Fragment::Link { target: target.to_string(), label: self.label(self.tree.inlines(children)) })
+                let label = self.label(self.tree.inlines(children));
+                Some(Fragment::Link { target: CompactString::from(&**target), label })
             }
             MdInline::Image { source, children, span } => {
                 if label {
                     self.disallowed("An image", span);
                     return None;
                 }
-                Some(Fragment::Image { source: source.to_string(), alt: self.label(self.tree.inlines(children)) })
+                let alt = self.label(self.tree.inlines(children));
+                Some(Fragment::Image { source: CompactString::from(&**source), alt })
             }
             MdInline::SoftBreak { span } | MdInline::HardBreak { span } => {
                 if label {
@@ -299,7 +303,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         for child in children {
             if let MdInline::Text { text, span } = child {
                 leaf::tokenize(text, span, false, |leaf| match leaf {
-                    Leaf::Text(text, _) => out.push(Fragment::Text { text }),
+                    Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
                     Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
                     Leaf::Arrow(_) => {}
                 });
@@ -325,15 +329,15 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
 
     fn game_call(&mut self, kind: CodeKind, text: &str, span: &Range<usize>, label: bool) -> Option<Fragment> {
         match kind {
-            CodeKind::Query(key) => Some(Fragment::Query { key }),
-            CodeKind::DefaultCommand(action) if !label => Some(Fragment::DefaultCommand { action }),
-            CodeKind::CustomCommand(name, args) if !label => Some(Fragment::CustomCommand { name, args }),
+            CodeKind::Query(key) => Some(Fragment::Query { key: key.into() }),
+            CodeKind::DefaultCommand(action) if !label => Some(Fragment::DefaultCommand { action: action.into() }),
+            CodeKind::CustomCommand(name, args) if !label => Some(Fragment::CustomCommand { name: name.into(), args }),
             CodeKind::DefaultCommand(_) | CodeKind::CustomCommand(..) => {
                 self.disallowed("A command", span);
                 None
             }
             CodeKind::Condition(key) => {
-                self.guards_nothing(&Cond { key, span: span.clone() });
+                self.guards_nothing(&Cond { key: key.into(), span: span.clone() });
                 None
             }
             CodeKind::Weight(_) | CodeKind::Marker(_) | CodeKind::Invalid => {
@@ -451,7 +455,7 @@ fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, spe
 }
 
 fn tag_fragment(tag: TagData) -> Fragment {
-    Fragment::Tag { name: tag.name, value: tag.value, reserved: tag.reserved }
+    Fragment::Tag { name: tag.name.into(), value: tag.value.map(CompactString::from), reserved: tag.reserved }
 }
 
 /// A line's inlines, read from the front without copying them: `skip` bytes of the first
@@ -505,7 +509,7 @@ fn unquote(speech: &mut [Fragment]) {
             && text.ends_with('"')
             && text[1..text.len() - 1].find('"').is_none()
         {
-            *text = text[1..text.len() - 1].to_owned();
+            *text = CompactString::from(&text[1..text.len() - 1]);
         }
     }
 }

@@ -137,9 +137,16 @@ impl Table {
                 }
                 continue;
             }
-            let entry = SpeakerTag { name: tag.name.clone(), value: tag.value.clone(), reserved: false };
-            if !self.symbols[index].tags.contains(&entry) {
-                self.symbols[index].tags.push(entry);
+            let tags = &mut self.symbols[index].tags;
+            let known = tags.iter().any(|known| {
+                !known.reserved && known.name == tag.name && known.value.as_deref() == tag.value.as_deref()
+            });
+            if !known {
+                tags.push(SpeakerTag {
+                    name: tag.name.to_string(),
+                    value: tag.value.as_ref().map(|value| value.to_string()),
+                    reserved: false,
+                });
             }
         }
     }
@@ -230,9 +237,9 @@ impl Binder {
                 self.first_default_use.get_or_insert(table.symbols.len());
                 LATER_DEFAULT
             }
-            SpeakerSyntax::Name { name, span } => match table.by_name.get(name) {
+            SpeakerSyntax::Name { name, span } => match table.by_name.get(name.as_str()) {
                 Some(&index) => index,
-                None => table.create(Some(name.clone()), None, span.clone()),
+                None => table.create(Some(name.to_string()), None, span.clone()),
             },
             SpeakerSyntax::Id { id, span } => table.by_id(id, span),
             SpeakerSyntax::Declaration(declaration) => {

@@ -221,7 +221,7 @@ impl Transpiler<'_, '_, '_> {
         let mut condition_span = None;
         if let Some(MdInline::Code { text, span }) = rest.peek() {
             if let CodeKind::Condition(key) = leaf::code(text) {
-                condition = Some(crate::ast::Cond { key, span: span.clone() });
+                condition = Some(crate::ast::Cond { key: key.into(), span: span.clone() });
                 condition_span = Some(span.clone());
                 rest.next();
             }

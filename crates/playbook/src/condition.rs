@@ -1,6 +1,8 @@
 //! Conditions and weights: both objects with a `kind`, never bare scalars, so new kinds stay
 //! additive.
 
+use compact_str::CompactString;
+
 /// What must hold for a node to play or a way out to be taken.
 ///
 /// A closed union with one member today; the wire shape (`{"kind": "key", "key": …}`) leaves room
@@ -10,13 +12,13 @@ pub enum Condition {
     /// Holds when the world answers the key with `true`.
     Key {
         /// The game-state key the world is asked about, as a truth.
-        key: String,
+        key: CompactString,
     },
 }
 
 impl Condition {
     /// A key condition.
-    pub fn key(key: impl Into<String>) -> Self {
+    pub fn key(key: impl Into<CompactString>) -> Self {
         Condition::Key { key: key.into() }
     }
 
@@ -41,6 +43,6 @@ pub enum Weight {
     /// A share the game decides when asked: the world answers the key with a number.
     Query {
         /// The key the world is asked about, as a number.
-        key: String,
+        key: CompactString,
     },
 }

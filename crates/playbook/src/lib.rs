@@ -44,6 +44,10 @@ mod template;
 mod text;
 mod writer;
 
+/// The string type of the playbook's words, keys and names: a `String` that keeps up to 24
+/// bytes inline, so the many short pieces of a playbook cost no allocation of their own. It
+/// dereferences to `str` and converts from `&str` and `String` with `into()`.
+pub use compact_str::CompactString;
 pub use condition::{Condition, Weight};
 pub use document::{Capability, Format, Playbook, Speaker, SpeakerTag, FORMAT_VERSION, SCHEMA_URL};
 pub use edge::{Edge, EdgeKind};

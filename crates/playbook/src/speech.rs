@@ -1,5 +1,7 @@
 //! Speech: what a line says, as a list of fragments a host renders.
 
+use compact_str::CompactString;
+
 /// What is said, in order. Nothing is flattened to a string, because a host re-renders it.
 pub type Speech = Vec<Fragment>;
 
@@ -9,7 +11,7 @@ pub enum Fragment {
     /// Plain words, as written.
     Text {
         /// The words.
-        text: String,
+        text: CompactString,
     },
     /// Words under a style. Styles nest, so the children are speech in their own right.
     Styled {
@@ -21,14 +23,14 @@ pub enum Fragment {
     /// A link the writer wrote. It shows text; it does not move control.
     Link {
         /// Where the link points.
-        target: String,
+        target: CompactString,
         /// What the link shows.
         label: Speech,
     },
     /// An image, with its alt text as speech.
     Image {
         /// Where the image comes from.
-        source: String,
+        source: CompactString,
         /// What stands in for it in words.
         alt: Speech,
     },
@@ -37,26 +39,26 @@ pub enum Fragment {
     /// A value read from the game and shown in place.
     Query {
         /// The key the world is asked about, as words.
-        key: String,
+        key: CompactString,
     },
     /// A built-in action the language names, such as a stage direction.
     DefaultCommand {
         /// The phrase the writer wrote.
-        action: String,
+        action: CompactString,
     },
     /// A call into the game by name.
     CustomCommand {
         /// The command's name, as the host binds it.
-        name: String,
+        name: CompactString,
         /// The arguments the writer supplied.
-        args: Vec<String>,
+        args: Vec<CompactString>,
     },
     /// An annotation, kept where in the line it attached.
     Tag {
         /// The tag's name.
-        name: String,
+        name: CompactString,
         /// What the tag was given, when it was given anything.
-        value: Option<String>,
+        value: Option<CompactString>,
         /// Whether the name is one the language reserves.
         reserved: bool,
     },
@@ -64,12 +66,12 @@ pub enum Fragment {
 
 impl Fragment {
     /// Plain words.
-    pub fn text(text: impl Into<String>) -> Self {
+    pub fn text(text: impl Into<CompactString>) -> Self {
         Fragment::Text { text: text.into() }
     }
 
     /// A query for a key.
-    pub fn query(key: impl Into<String>) -> Self {
+    pub fn query(key: impl Into<CompactString>) -> Self {
         Fragment::Query { key: key.into() }
     }
 

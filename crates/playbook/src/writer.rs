@@ -42,8 +42,8 @@ pub fn write_compact(playbook: &Playbook) -> String {
     serde_json::to_string(&to_json(playbook)).unwrap_or_default()
 }
 
-fn strings(items: &[String]) -> Value {
-    Value::Array(items.iter().cloned().map(Value::String).collect())
+fn strings<S: AsRef<str>>(items: &[S]) -> Value {
+    Value::Array(items.iter().map(|item| Value::from(item.as_ref())).collect())
 }
 
 fn speaker(speaker: &Speaker) -> Value {
@@ -116,7 +116,7 @@ fn condition(condition: &Condition) -> Value {
     match condition {
         Condition::Key { key } => {
             let mut map = tagged("key");
-            map.insert("key".into(), key.clone().into());
+            map.insert("key".into(), key.as_str().into());
             Value::Object(map)
         }
     }
@@ -141,7 +141,7 @@ fn weight(weight: &Weight) -> Value {
         }
         Weight::Query { key } => {
             let mut map = tagged("query");
-            map.insert("key".into(), key.clone().into());
+            map.insert("key".into(), key.as_str().into());
             Value::Object(map)
         }
     }
@@ -178,35 +178,35 @@ fn fragment(fragment: &Fragment) -> Value {
     let mut map = tagged(fragment.kind_name());
     match fragment {
         Fragment::Text { text } => {
-            map.insert("text".into(), text.clone().into());
+            map.insert("text".into(), text.as_str().into());
         }
         Fragment::Styled { style, children } => {
             map.insert("style".into(), style.as_str().into());
             map.insert("children".into(), speech(children));
         }
         Fragment::Link { target, label } => {
-            map.insert("target".into(), target.clone().into());
+            map.insert("target".into(), target.as_str().into());
             map.insert("label".into(), speech(label));
         }
         Fragment::Image { source, alt } => {
-            map.insert("source".into(), source.clone().into());
+            map.insert("source".into(), source.as_str().into());
             map.insert("alt".into(), speech(alt));
         }
         Fragment::Break => {}
         Fragment::Query { key } => {
-            map.insert("key".into(), key.clone().into());
+            map.insert("key".into(), key.as_str().into());
         }
         Fragment::DefaultCommand { action } => {
-            map.insert("action".into(), action.clone().into());
+            map.insert("action".into(), action.as_str().into());
         }
         Fragment::CustomCommand { name, args } => {
-            map.insert("name".into(), name.clone().into());
+            map.insert("name".into(), name.as_str().into());
             map.insert("args".into(), strings(args));
         }
         Fragment::Tag { name, value, reserved } => {
-            map.insert("name".into(), name.clone().into());
+            map.insert("name".into(), name.as_str().into());
             if let Some(value) = value {
-                map.insert("value".into(), value.clone().into());
+                map.insert("value".into(), value.as_str().into());
             }
             if *reserved {
                 map.insert("reserved".into(), true.into());

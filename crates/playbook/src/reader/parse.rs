@@ -59,11 +59,8 @@ fn array<'v>(value: &'v Value, here: &Here<'_>) -> Read<&'v [Value]> {
     }
 }
 
-fn string(value: &Value, here: &Here<'_>) -> Read<String> {
-    value
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| here.refuse(format!("expected a string, found {}", describe(value))))
+fn string<S: for<'a> From<&'a str>>(value: &Value, here: &Here<'_>) -> Read<S> {
+    value.as_str().map(S::from).ok_or_else(|| here.refuse(format!("expected a string, found {}", describe(value))))
 }
 
 fn boolean(value: &Value, here: &Here<'_>) -> Read<bool> {
@@ -138,7 +135,11 @@ pub(super) fn document(root: &Value, format: Format) -> Read<(Playbook, Vec<u64>
     Ok((Playbook { format, script, entry, anchors, speakers, nodes }, claimed_ids))
 }
 
-fn optional_string(map: &Map<String, Value>, key: &'static str, here: &Here<'_>) -> Read<Option<String>> {
+fn optional_string<S: for<'a> From<&'a str>>(
+    map: &Map<String, Value>,
+    key: &'static str,
+    here: &Here<'_>,
+) -> Read<Option<S>> {
     map.get(key).map(|value| string(value, &Here::Key(here, key))).transpose()
 }
 

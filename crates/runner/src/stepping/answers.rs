@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use stagehand_playbook::{has_keys, placeholder_for, Condition, Fragment};
+use stagehand_playbook::{has_keys, placeholder_for, CompactString, Condition, Fragment};
 
 use crate::protocol::{Answer, Answers, Question, RefusalReason};
 
@@ -89,8 +89,8 @@ fn filled<'a>(words: impl Iterator<Item = &'a Fragment>, answers: &Answers<'_>) 
         match fragment {
             Fragment::Query { key } => {
                 let text = match answers.get(key) {
-                    Some(Answer::Text(text)) => text.to_string(),
-                    _ => placeholder_for(key),
+                    Some(Answer::Text(text)) => CompactString::from(&**text),
+                    _ => placeholder_for(key).into(),
                 };
                 if !text.is_empty() {
                     out.push(Fragment::Text { text });

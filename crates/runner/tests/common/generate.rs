@@ -5,7 +5,9 @@
 //! nodes nothing reaches included.
 
 use proptest::prelude::*;
-use stagehand_playbook::{Condition, Edge, Fragment, Node, NodeKind, Playbook, Speaker, SpeakerTag, Style, Weight};
+use stagehand_playbook::{
+    CompactString, Condition, Edge, Fragment, Node, NodeKind, Playbook, Speaker, SpeakerTag, Style, Weight,
+};
 
 fn truth_key() -> impl Strategy<Value = String> {
     (0..4u8).prop_map(|i| format!("flag{i}"))
@@ -23,7 +25,11 @@ fn condition() -> impl Strategy<Value = Option<Condition>> {
     prop::option::weighted(0.3, truth_key().prop_map(Condition::key))
 }
 
-fn words() -> impl Strategy<Value = String> {
+fn words() -> impl Strategy<Value = CompactString> {
+    plain_words().prop_map(CompactString::from)
+}
+
+fn plain_words() -> impl Strategy<Value = String> {
     prop::sample::select(vec!["Hello.", " ", "", "A fox.", "ünïcödé ", "\n"]).prop_map(str::to_owned)
 }
 
@@ -31,7 +37,7 @@ fn command() -> impl Strategy<Value = Fragment> {
     prop_oneof![
         words().prop_map(|action| Fragment::DefaultCommand { action }),
         (prop::sample::select(vec!["Wave", "Bow", "Give"]), prop::collection::vec(words(), 0..2))
-            .prop_map(|(name, args)| Fragment::CustomCommand { name: name.to_owned(), args }),
+            .prop_map(|(name, args)| Fragment::CustomCommand { name: name.into(), args }),
     ]
 }
 
@@ -39,7 +45,7 @@ fn fragment() -> impl Strategy<Value = Fragment> {
     let leaf = prop_oneof![
         4 => words().prop_map(|text| Fragment::Text { text }),
         1 => Just(Fragment::Break),
-        2 => text_key().prop_map(|key| Fragment::Query { key }),
+        2 => text_key().prop_map(|key| Fragment::Query { key: key.into() }),
         1 => (words(), prop::option::of(words()), any::<bool>())
             .prop_map(|(name, value, reserved)| Fragment::Tag { name, value, reserved }),
     ];
@@ -63,7 +69,7 @@ fn weight() -> impl Strategy<Value = Weight> {
     prop_oneof![
         Just(Weight::Auto),
         (0u8..=100).prop_map(|p| Weight::Number { percentage: f64::from(p) }),
-        number_key().prop_map(|key| Weight::Query { key }),
+        number_key().prop_map(|key| Weight::Query { key: key.into() }),
     ]
 }
 
@@ -161,13 +167,15 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
 }
 
 fn speaker() -> impl Strategy<Value = Speaker> {
-    (prop::option::of(words()), any::<bool>(), prop::collection::vec((words(), prop::option::of(words())), 0..2))
-        .prop_map(|(name, default, tags)| Speaker {
+    let tag = (plain_words(), prop::option::of(plain_words()));
+    (prop::option::of(plain_words()), any::<bool>(), prop::collection::vec(tag, 0..2)).prop_map(
+        |(name, default, tags)| Speaker {
             id: None,
             name,
             default,
             tags: tags.into_iter().map(|(name, value)| SpeakerTag { name, value, reserved: false }).collect(),
-        })
+        },
+    )
 }
 
 /// A valid playbook of 1 to `max_nodes` nodes, drawing every node kind.
@@ -180,7 +188,7 @@ pub fn playbook(max_nodes: usize) -> impl Strategy<Value = Playbook> {
         .prop_flat_map(|(n, speakers, kinds)| {
             let count = speakers.len();
             let nodes: Vec<BoxedStrategy<Node>> = kinds.into_iter().map(|kind| node(n, count, kind)).collect();
-            (Just(speakers), nodes, 0..n, prop::collection::btree_map(words(), 0..n, 0..3))
+            (Just(speakers), nodes, 0..n, prop::collection::btree_map(plain_words(), 0..n, 0..3))
         })
         .prop_map(|(speakers, nodes, entry, anchors)| {
             let mut playbook = Playbook::new("generated.dialogue.md");

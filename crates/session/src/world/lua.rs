@@ -115,12 +115,12 @@ impl World for LuaWorld {
                 if !self.host.has_function(name) {
                     return Err(WorldError(format!("the world {} defines no function {name}", self.name)));
                 }
-                let args: Vec<Value> = args.iter().map(|a| Value::String(a.clone())).collect();
+                let args: Vec<Value> = args.iter().map(|a| Value::String(a.to_string())).collect();
                 self.call(name, &args)
             }
             Fragment::DefaultCommand { action } => {
                 if self.host.has_function(PERFORM_FUNCTION) {
-                    self.call(PERFORM_FUNCTION, &[Value::String(action.clone())])
+                    self.call(PERFORM_FUNCTION, &[Value::String(action.to_string())])
                 } else {
                     Ok(())
                 }
