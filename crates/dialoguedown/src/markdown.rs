@@ -168,48 +168,128 @@ pub(crate) fn parse<'s>(
     sink: &mut Sink,
     on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
 ) {
-    parse_in_pieces(source, policy, sink, on_block, PIECE);
+    parse_in_pieces(source, policy, sink, on_block, PIECE, true);
 }
 
+/// How many batches of blocks may wait for the later stages while the next is being built.
+const BATCHES_IN_FLIGHT: usize = 2;
+
+/// How many top-level blocks go to the later stages at a time when building alongside them.
+const BATCH: usize = 256;
+
 /// [`parse`], with pulldown-cmark run on one piece of at least `piece` bytes at a time (cut
-/// where [`cuts`] finds it safe), so its own event tree stays small too.
+/// where [`cuts`] finds it safe), so its own event tree stays small too. With `overlap` and
+/// more than one piece, a second thread parses and builds while this one hands on what it
+/// built: the blocks arrive in the same order either way, so the result is the same. When no
+/// thread can be started, everything happens here.
 fn parse_in_pieces<'s>(
     source: &'s str,
     policy: &Unmodeled,
     sink: &mut Sink,
-    on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
+    mut on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
     piece: usize,
+    overlap: bool,
 ) {
-    let options =
-        MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TABLES | MdOptions::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-    let mut builder = Builder {
-        source,
-        policy,
-        sink,
-        on_block,
-        tree: MdTree::default(),
-        inlines: Vec::new(),
-        blocks: Vec::new(),
-        items: Vec::new(),
-        stack: vec![Frame::Blocks { start: 0, quote: false, span: 0..source.len() }],
-        too_deep_reported: false,
-    };
+    let mut bounds = Vec::new();
     let mut start = 0;
     for end in cuts(source, piece).into_iter().chain([source.len()]) {
-        // A piece is parsed with the heading that ends it, so what comes before the heading
-        // ends just as it does in the whole script; the heading's own events are left to the
-        // next piece.
-        let through = source[end..].find('\n').map_or(source.len(), |at| end + at + 1);
-        let text = source.get(start..through).unwrap_or_default();
-        for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
-            if start + range.start >= end && end < source.len() {
-                break;
-            }
-            builder.event(event, start + range.start..start + range.end);
-        }
+        bounds.push(start..end);
         start = end;
     }
+    if overlap && bounds.len() > 1 && build_alongside(source, policy, &bounds, sink, &mut on_block) {
+        return;
+    }
+    let each = |tree: &mut MdTree<'s>, block: &MdBlock, sink: &mut Sink| {
+        on_block(tree, block, sink);
+        tree.clear();
+    };
+    let mut builder = Builder::new(source, policy, sink, each);
+    for bound in &bounds {
+        parse_piece(source, bound, |event, range| builder.event(event, range));
+    }
     builder.finish();
+}
+
+/// Finished top-level blocks and the tree they share.
+#[derive(Default)]
+struct Batch<'s> {
+    tree: MdTree<'s>,
+    roots: Vec<MdBlock>,
+}
+
+/// Parses and builds on a second thread, handing each batch of finished blocks to `on_block`
+/// here; what the builder reports joins `sink` at the end. Returns `false`, having handed on
+/// nothing, when no thread could be started.
+fn build_alongside<'s>(
+    source: &'s str,
+    policy: &Unmodeled,
+    bounds: &[Range<usize>],
+    sink: &mut Sink,
+    on_block: &mut impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
+) -> bool {
+    std::thread::scope(|scope| {
+        let (filled, batches) = std::sync::mpsc::sync_channel::<Batch<'s>>(BATCHES_IN_FLIGHT);
+        // Emptied batches go back to the builder, so a long script reuses a few of them.
+        let (emptied, spare) = std::sync::mpsc::channel::<Batch<'s>>();
+        let building = std::thread::Builder::new().name("stagehand-markdown".into()).spawn_scoped(scope, move || {
+            let mut found = Sink::default();
+            let mut roots = Vec::new();
+            let tree = {
+                let each = |tree: &mut MdTree<'s>, block: &MdBlock, _: &mut Sink| {
+                    roots.push(block.clone());
+                    if roots.len() >= BATCH {
+                        let next = spare.try_recv().unwrap_or_default();
+                        let tree = std::mem::replace(tree, next.tree);
+                        let roots = std::mem::replace(&mut roots, next.roots);
+                        // Only a panic on the other side closes the channel; the scope reports it.
+                        let _ = filled.send(Batch { tree, roots });
+                    }
+                };
+                let mut builder = Builder::new(source, policy, &mut found, each);
+                for bound in bounds {
+                    parse_piece(source, bound, |event, range| builder.event(event, range));
+                }
+                builder.finish()
+            };
+            if !roots.is_empty() {
+                let _ = filled.send(Batch { tree, roots });
+            }
+            found
+        });
+        let Ok(building) = building else { return false };
+        for mut batch in batches {
+            for root in &batch.roots {
+                on_block(&batch.tree, root, sink);
+            }
+            batch.tree.clear();
+            batch.roots.clear();
+            // The builder may have finished; then the batch is simply dropped.
+            let _ = emptied.send(batch);
+        }
+        match building.join() {
+            Ok(found) => sink.append(found),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+        true
+    })
+}
+
+/// Runs pulldown-cmark over one piece of the source, handing each event on with its range in
+/// the whole source.
+fn parse_piece<'s>(source: &'s str, bound: &Range<usize>, mut event: impl FnMut(Event<'s>, Range<usize>)) {
+    let options =
+        MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TABLES | MdOptions::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    let Range { start, end } = *bound;
+    // A piece is parsed with the heading that ends it, so what comes before the heading ends
+    // just as it does in the whole script; the heading's own events are left to the next piece.
+    let through = source.get(end..).and_then(|rest| rest.find('\n')).map_or(source.len(), |at| end + at + 1);
+    let text = source.get(start..through).unwrap_or_default();
+    for (parsed, range) in Parser::new_ext(text, options).into_offset_iter() {
+        if start + range.start >= end && end < source.len() {
+            break;
+        }
+        event(parsed, start + range.start..start + range.end);
+    }
 }
 
 /// Where the source may be cut into pieces that pulldown-cmark parses exactly as it parses the
@@ -321,7 +401,7 @@ struct Builder<'s, 'p, 'k, F> {
     sink: &'k mut Sink,
     /// Takes each finished top-level block.
     on_block: F,
-    /// The finished pieces of the top-level block being built.
+    /// The finished pieces of the top-level blocks not yet emptied out by `on_block`.
     tree: MdTree<'s>,
     /// The inlines of every open inline frame, innermost last; a finished run moves to the tree.
     inlines: Vec<MdInline<'s>>,
@@ -333,7 +413,24 @@ struct Builder<'s, 'p, 'k, F> {
     too_deep_reported: bool,
 }
 
-impl<'s, F: FnMut(&MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, '_, '_, F> {
+impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p, 'k, F> {
+    /// A builder that hands each finished top-level block to `on_block` with the tree it is
+    /// in; `on_block` decides when the tree is emptied.
+    fn new(source: &'s str, policy: &'p Unmodeled, sink: &'k mut Sink, on_block: F) -> Self {
+        Builder {
+            source,
+            policy,
+            sink,
+            on_block,
+            tree: MdTree::default(),
+            inlines: Vec::new(),
+            blocks: Vec::new(),
+            items: Vec::new(),
+            stack: vec![Frame::Blocks { start: 0, quote: false, span: 0..source.len() }],
+            too_deep_reported: false,
+        }
+    }
+
     fn event(&mut self, event: Event<'s>, range: Range<usize>) {
         if let Some(Frame::Skip { depth, .. }) = self.stack.last_mut() {
             match event {
@@ -571,9 +668,8 @@ impl<'s, F: FnMut(&MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, '_, '_, F> {
     fn push_block(&mut self, block: MdBlock) {
         self.close_implicit();
         if self.stack.len() == 1 {
-            // A top-level block is done: hand it on with its tree, then reuse the tree.
-            (self.on_block)(&self.tree, &block, self.sink);
-            self.tree.clear();
+            // A top-level block is done: hand it on with its tree.
+            (self.on_block)(&mut self.tree, &block, self.sink);
         } else if let Some(Frame::Blocks { .. }) = self.stack.last() {
             self.blocks.push(block);
         }
@@ -634,11 +730,13 @@ impl<'s, F: FnMut(&MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, '_, '_, F> {
         }
     }
 
-    fn finish(mut self) {
+    /// Closes whatever is still open, and gives back the tree as `on_block` left it.
+    fn finish(mut self) -> MdTree<'s> {
         while self.stack.len() > 1 {
             self.end(self.source.len()..self.source.len());
         }
         self.close_implicit();
+        self.tree
     }
 }
 
@@ -762,22 +860,77 @@ mod tests {
         assert_eq!(spans, ["Alice: ", "*hi*", " ", "`Wave()`"]);
     }
 
-    /// The tree and the diagnostics, parsed in pieces of at least `piece` bytes.
-    fn in_pieces(source: &str, piece: usize) -> String {
+    /// The tree and the diagnostics, parsed in pieces of at least `piece` bytes, on a second
+    /// thread with `overlap`.
+    fn in_pieces(source: &str, piece: usize, overlap: bool) -> String {
         let mut sink = Sink::default();
         let mut blocks = Vec::new();
         parse_in_pieces(
             source,
             &Unmodeled::default(),
             &mut sink,
-            |tree, block, _| blocks.push(format!("{block:?} {tree:?}")),
+            |tree, block, _| blocks.push(show_block(tree, block)),
             piece,
+            overlap,
         );
         format!("{blocks:?}\n{:?}", sink.items)
     }
 
+    /// A block with its children written out, whatever their place in the tree's arrays.
+    fn show_block(tree: &MdTree, block: &MdBlock) -> String {
+        let blocks = |range| tree.blocks(range).iter().map(|block| show_block(tree, block)).collect::<Vec<_>>();
+        match block {
+            MdBlock::Heading { inlines, span } => format!("Heading {span:?} {}", show_inlines(tree, inlines)),
+            MdBlock::Paragraph { inlines, span } => format!("Paragraph {span:?} {}", show_inlines(tree, inlines)),
+            MdBlock::List { ordered, items, span } => {
+                let items: Vec<_> = tree.items(items).iter().map(|item| (item.span.clone(), blocks(&item.blocks))).collect();
+                format!("List {ordered} {span:?} {items:?}")
+            }
+            MdBlock::Quote { blocks: inner, span } => format!("Quote {span:?} {:?}", blocks(inner)),
+        }
+    }
+
+    fn show_inlines(tree: &MdTree, range: &Range<usize>) -> String {
+        let shown: Vec<String> = tree
+            .inlines(range)
+            .iter()
+            .map(|inline| match inline {
+                MdInline::Styled { style, children, span } => {
+                    format!("Styled {style:?} {span:?} {}", show_inlines(tree, children))
+                }
+                MdInline::Link { target, children, span } => {
+                    format!("Link {target:?} {span:?} {}", show_inlines(tree, children))
+                }
+                MdInline::Image { source, children, span } => {
+                    format!("Image {source:?} {span:?} {}", show_inlines(tree, children))
+                }
+                other => format!("{other:?}"),
+            })
+            .collect();
+        format!("{shown:?}")
+    }
+
     fn pieces_agree(source: &str) {
-        assert_eq!(in_pieces(source, 1), in_pieces(source, usize::MAX), "{source:?}");
+        let whole = in_pieces(source, usize::MAX, false);
+        assert_eq!(in_pieces(source, 1, false), whole, "{source:?}");
+        assert_eq!(in_pieces(source, 1, true), whole, "{source:?}, parsed alongside");
+    }
+
+    #[test]
+    fn building_alongside_changes_nothing_over_many_pieces_and_batches() {
+        let scene = "# Scene\n\nAlice: *Hi*, `\"Name\"`! #tag\n\n- Go.\n    - Bob: Yes.\n\n> `if` `A?`\n>\n> B: c\n\n| a |\n| - |\n\n";
+        let source = scene.repeat(4 * PIECE / scene.len());
+        let run = |overlap: bool| {
+            let mut sink = Sink::default();
+            let mut blocks = Vec::new();
+            let each = |tree: &MdTree, block: &MdBlock, _: &mut Sink| blocks.push(show_block(tree, block));
+            parse_in_pieces(&source, &Unmodeled::default(), &mut sink, each, PIECE, overlap);
+            (blocks, format!("{:?}", sink.items))
+        };
+        let (alone, found) = run(false);
+        assert!(alone.len() > 2 * BATCH, "{} blocks", alone.len());
+        assert!(cuts(&source, PIECE).len() > 2);
+        assert_eq!(run(true), (alone, found));
     }
 
     #[test]
