@@ -252,7 +252,7 @@ fn mermaid(playbook: &Playbook) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stagehand_playbook::{Condition, Fragment, Speaker};
+    use stagehand_playbook::{smallvec, Condition, Fragment, Speaker};
 
     fn tricky() -> Playbook {
         let mut playbook = Playbook::new("q\"uote.dialogue.md");
@@ -260,7 +260,7 @@ mod tests {
         playbook.anchors.insert("start".into(), 0);
         playbook.nodes.push(Node::Choice {
             ordered: true,
-            out: vec![Edge::Option {
+            out: smallvec![Edge::Option {
                 target: 1,
                 label: vec![Fragment::text("Say \"hi\" | wave #1")],
                 condition: Some(Condition::key("A.B")),
@@ -270,7 +270,7 @@ mod tests {
             speaker: 0,
             speech: vec![Fragment::text("back\\slash")],
             condition: None,
-            out: vec![Edge::Succession { target: 2 }],
+            out: smallvec![Edge::Succession { target: 2 }],
         });
         playbook.nodes.push(Node::End);
         playbook

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use stagehand_playbook::{CompactString, Condition, Edge, Fragment, Node, Playbook, Weight};
+use stagehand_playbook::{CompactString, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
 use std::ops::Range;
 
@@ -97,7 +97,7 @@ impl Lowering {
     }
 }
 
-fn out_mut(node: &mut Node) -> Option<&mut Vec<Edge>> {
+fn out_mut(node: &mut Node) -> Option<&mut Edges> {
     match node {
         Node::Line { out, .. }
         | Node::Choice { out, .. }
@@ -198,7 +198,7 @@ impl Lowering {
                     speech: line.speech,
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
                     // At most a divert and a succession.
-                    out: Vec::with_capacity(1 + usize::from(line.jump.is_some())),
+                    out: Edges::with_capacity(1 + usize::from(line.jump.is_some())),
                 };
                 let id = self.add(node, &mut open);
                 let leaves = line.jump.is_some_and(|jump| {
@@ -215,7 +215,7 @@ impl Lowering {
                 let on_jump =
                     control.jump.as_ref().is_some_and(|jump| jump.condition.is_none()) && control.effects.is_empty();
                 let node_condition = if on_jump { None } else { condition(&control.condition) };
-                let out = Vec::with_capacity(1 + usize::from(control.jump.is_some()));
+                let out = Edges::with_capacity(1 + usize::from(control.jump.is_some()));
                 let node = Node::Control { effects: control.effects, condition: node_condition.clone(), out };
                 let id = self.add(node, &mut open);
                 let jump_condition = match &control.jump {
@@ -232,7 +232,7 @@ impl Lowering {
             Block::Choices(choices) => {
                 let random = choices.is_random();
                 // An edge per option and at most a succession.
-                let out = Vec::with_capacity(choices.options.len() + 1);
+                let out = Edges::with_capacity(choices.options.len() + 1);
                 let node =
                     if random { Node::RandomChoice { out } } else { Node::Choice { ordered: choices.ordered, out } };
                 let id = self.add(node, &mut open);
@@ -265,7 +265,7 @@ impl Lowering {
                 exits
             }
             Block::Branches(control) => {
-                let id = self.add(Node::Branch { out: Vec::with_capacity(control.arms.len() + 1) }, &mut open);
+                let id = self.add(Node::Branch { out: Edges::with_capacity(control.arms.len() + 1) }, &mut open);
                 let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
                 for (index, arm) in control.arms.into_iter().enumerate() {

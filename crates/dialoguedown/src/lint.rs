@@ -297,10 +297,10 @@ fn keys(playbook: &Playbook, lints: &mut Vec<Lint>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stagehand_playbook::{Condition, Fragment, Speaker};
+    use stagehand_playbook::{smallvec, Condition, Fragment, Speaker};
 
     fn line(words: &str, out: Vec<Edge>) -> Node {
-        Node::Line { speaker: 0, speech: vec![Fragment::text(words)], condition: None, out }
+        Node::Line { speaker: 0, speech: vec![Fragment::text(words)], condition: None, out: out.into() }
     }
 
     fn book(nodes: Vec<Node>) -> Playbook {
@@ -314,7 +314,7 @@ mod tests {
         Node::Control {
             effects: vec![],
             condition: None,
-            out: vec![Edge::Divert { target, label: vec![], condition: None }],
+            out: smallvec![Edge::Divert { target, label: vec![], condition: None }],
         }
     }
 
@@ -351,19 +351,19 @@ mod tests {
                 speaker: 0,
                 speech: vec![Fragment::query("mood")],
                 condition: Some(Condition::key("mood")),
-                out: vec![Edge::Succession { target: 1 }],
+                out: smallvec![Edge::Succession { target: 1 }],
             },
             Node::Line {
                 speaker: 0,
                 speech: vec![Fragment::query("gold")],
                 condition: None,
-                out: vec![Edge::Succession { target: 2 }],
+                out: smallvec![Edge::Succession { target: 2 }],
             },
             Node::Line {
                 speaker: 0,
                 speech: vec![],
                 condition: Some(Condition::key("gold")),
-                out: vec![Edge::Succession { target: 3 }],
+                out: smallvec![Edge::Succession { target: 3 }],
             },
             Node::End,
         ]);

@@ -883,7 +883,8 @@ mod tests {
             MdBlock::Heading { inlines, span } => format!("Heading {span:?} {}", show_inlines(tree, inlines)),
             MdBlock::Paragraph { inlines, span } => format!("Paragraph {span:?} {}", show_inlines(tree, inlines)),
             MdBlock::List { ordered, items, span } => {
-                let items: Vec<_> = tree.items(items).iter().map(|item| (item.span.clone(), blocks(&item.blocks))).collect();
+                let items: Vec<_> =
+                    tree.items(items).iter().map(|item| (item.span.clone(), blocks(&item.blocks))).collect();
                 format!("List {ordered} {span:?} {items:?}")
             }
             MdBlock::Quote { blocks: inner, span } => format!("Quote {span:?} {:?}", blocks(inner)),

@@ -1,7 +1,15 @@
 //! Edges: the ways out of a node.
 
+use smallvec::SmallVec;
+
 use crate::condition::{Condition, Weight};
 use crate::speech::Speech;
+
+/// A node's ways out, in order. Most nodes have exactly one — the succession — which is kept
+/// inline, so such a node costs no allocation for it. Build one with [`smallvec!`](crate::smallvec)
+/// (`smallvec![Edge::Succession { target: 1 }]`), `Edges::new()`, or `vec![…].into()`; it
+/// dereferences to `[Edge]`.
+pub type Edges = SmallVec<[Edge; 1]>;
 
 /// A way out of a node.
 #[derive(Debug, Clone, PartialEq)]

@@ -50,13 +50,15 @@ mod writer;
 pub use compact_str::CompactString;
 pub use condition::{Condition, Weight};
 pub use document::{Capability, Format, Playbook, Speaker, SpeakerTag, FORMAT_VERSION, SCHEMA_URL};
-pub use edge::{Edge, EdgeKind};
+pub use edge::{Edge, EdgeKind, Edges};
 pub use fingerprint::{fingerprint, Fingerprint};
 pub use node::{Node, NodeKind};
 pub use reader::{
     read, speech_from_json, BranchArmOrderChecker, CapabilityChecker, Checker, Document, JsonPath, NodePositionChecker,
     OutwardShapeChecker, ReadError, Reader, ReferenceChecker, Refusal, Rule, VersionChecker,
 };
+/// Builds [`Edges`] like `vec!` builds a vector.
+pub use smallvec::smallvec;
 pub use speech::{Fragment, Speech, Style};
 pub use template::{for_each_key, has_keys, segments, Segment, Segments};
 pub use text::{placeholder_for, plain_text, plain_text_with};

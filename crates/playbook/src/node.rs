@@ -1,7 +1,7 @@
 //! Nodes: the steps of a playthrough.
 
 use crate::condition::Condition;
-use crate::edge::Edge;
+use crate::edge::{Edge, Edges};
 use crate::speech::Speech;
 
 /// One step of a playthrough. Every kind but [`Node::End`] holds its ways out in `out`, in the
@@ -17,24 +17,24 @@ pub enum Node {
         /// What must hold for the line to play; a line the world withholds is stepped over.
         condition: Option<Condition>,
         /// At most one divert and at most one succession.
-        out: Vec<Edge>,
+        out: Edges,
     },
     /// A choice the player makes. An option's text is on the edge that offers it.
     Choice {
         /// Whether the host must show the options in the order given.
         ordered: bool,
         /// The options, plus at most one succession to fall through to.
-        out: Vec<Edge>,
+        out: Edges,
     },
     /// A choice the engine makes, by weight.
     RandomChoice {
         /// The random options, plus at most one succession to fall through to.
-        out: Vec<Edge>,
+        out: Edges,
     },
     /// A conditional block: its arms are tried in order.
     Branch {
         /// The arms (the else last), plus at most one succession.
-        out: Vec<Edge>,
+        out: Edges,
     },
     /// Effects and nothing else: nothing is said.
     Control {
@@ -43,7 +43,7 @@ pub enum Node {
         /// What must hold for the effects to be performed.
         condition: Option<Condition>,
         /// At most one divert and at most one succession.
-        out: Vec<Edge>,
+        out: Edges,
     },
     /// Where a run stops.
     End,

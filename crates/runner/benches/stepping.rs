@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use stagehand_playbook::{Condition, Edge, Fragment, Node, Playbook, Speaker};
+use stagehand_playbook::{smallvec, Condition, Edge, Fragment, Node, Playbook, Speaker};
 use std::borrow::Cow;
 
 use stagehand_runner::{step_into, Answer, Answers, Command, Entry, Event, PlayContext, PlayState};
@@ -62,7 +62,7 @@ fn linear(lines: usize) -> Playbook {
             speaker: 0,
             speech: vec![Fragment::text(format!("Line number {i}, said plainly."))],
             condition: None,
-            out: vec![Edge::Succession { target: i + 1 }],
+            out: smallvec![Edge::Succession { target: i + 1 }],
         })
         .collect();
     nodes.push(Node::End);
@@ -92,7 +92,7 @@ fn conditional(lines: usize) -> Playbook {
             speaker: 0,
             speech: vec![Fragment::text(format!("Conditional line {i}."))],
             condition: Some(Condition::key(format!("flag{}", i % 100))),
-            out: vec![Edge::Succession { target: i + 1 }],
+            out: smallvec![Edge::Succession { target: i + 1 }],
         })
         .collect();
     nodes.push(Node::End);

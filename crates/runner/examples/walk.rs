@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use stagehand_playbook::{Condition, Edge, Fragment, Node, Playbook, Speaker};
+use stagehand_playbook::{smallvec, Condition, Edge, Fragment, Node, Playbook, Speaker};
 use stagehand_runner::{step_into, Answer, Answers, Command, Entry, Event, PlayContext, PlayState};
 
 fn book(kind: &str, n: usize) -> Playbook {
@@ -27,7 +27,7 @@ fn book(kind: &str, n: usize) -> Playbook {
                 speaker: 0,
                 speech: vec![Fragment::text(format!("Line {i}."))],
                 condition: (kind == "conditional").then(|| Condition::key(format!("flag{}", i % 100))),
-                out: vec![Edge::Succession { target: i + 1 }],
+                out: smallvec![Edge::Succession { target: i + 1 }],
             },
         })
         .collect();

@@ -12,7 +12,7 @@
 //! does I/O, and sees no clock and no randomness but the [`Entropy`] carried in the state.
 //!
 //! ```
-//! use stagehand_playbook::{Edge, Fragment, Node, Playbook, Speaker};
+//! use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
 //! use stagehand_runner::{step, Command, Event, PlayContext, PlayState};
 //!
 //! let mut playbook = Playbook::new("hello.dialogue.md");
@@ -21,7 +21,7 @@
 //!     speaker: 0,
 //!     speech: vec![Fragment::text("Hello.")],
 //!     condition: None,
-//!     out: vec![Edge::Succession { target: 1 }],
+//!     out: smallvec![Edge::Succession { target: 1 }],
 //! });
 //! playbook.nodes.push(Node::End);
 //!

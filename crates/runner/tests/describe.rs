@@ -3,13 +3,16 @@
 mod common;
 
 use common::*;
-use stagehand_playbook::{EdgeKind, Node, NodeKind, Weight};
+use stagehand_playbook::{smallvec, EdgeKind, Node, NodeKind, Weight};
 use stagehand_runner::{describe, Answer, Answers, Command};
 
 #[test]
 fn a_menu_says_which_option_the_last_answers_closed() {
     let book = playbook(vec![
-        Node::Choice { ordered: true, out: vec![option(1, "Open the door", Some("key")), option(2, "Wait", None)] },
+        Node::Choice {
+            ordered: true,
+            out: smallvec![option(1, "Open the door", Some("key")), option(2, "Wait", None)],
+        },
         line(1, text("Open"), vec![next(3)]),
         line(1, text("Wait"), vec![next(3)]),
         Node::End,
@@ -53,7 +56,7 @@ fn a_line_is_described_by_its_speaker_and_words() {
 fn a_random_choice_reports_each_option_s_chance() {
     let book = playbook(vec![
         Node::RandomChoice {
-            out: vec![
+            out: smallvec![
                 random_arm(1, Weight::Number { percentage: 70.0 }, None),
                 random_arm(2, Weight::Auto, None),
                 random_arm(2, Weight::Auto, Some("lucky")),

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use stagehand_playbook::{Fragment, Node, Weight};
+use stagehand_playbook::{smallvec, Fragment, Node, Weight};
 use stagehand_runner::{Answer, Command, Moment, Resume, Situation};
 
 fn end() -> Node {
@@ -63,7 +63,7 @@ fn a_condition_and_a_query_are_asked_in_one_resolve_and_a_withheld_line_is_stepp
             speaker: 0,
             speech,
             condition: Some(stagehand_playbook::Condition::key("met")),
-            out: vec![divert(2, None), next(1)],
+            out: smallvec![divert(2, None), next(1)],
         },
         line(0, text("Onward."), vec![next(2)]),
         end(),
@@ -94,7 +94,12 @@ fn answers_that_do_not_fit_the_question_are_refused_and_the_run_keeps_waiting() 
 fn a_key_needed_both_ways_is_refused_before_anything_is_asked() {
     let speech = vec![Fragment::query("k")];
     let book = playbook(vec![
-        Node::Line { speaker: 0, speech, condition: Some(stagehand_playbook::Condition::key("k")), out: vec![next(1)] },
+        Node::Line {
+            speaker: 0,
+            speech,
+            condition: Some(stagehand_playbook::Condition::key("k")),
+            out: smallvec![next(1)],
+        },
         end(),
     ]);
     let mut run = Run::new(&book);
@@ -139,7 +144,7 @@ fn a_jump_on_its_own_line_is_walked_past_and_a_guarded_one_asks_first() {
 #[test]
 fn a_branch_takes_the_first_arm_that_holds_and_asks_every_arm_at_once() {
     let book = playbook(vec![
-        Node::Branch { out: vec![arm(1, Some("a")), arm(2, Some("b")), arm(3, None)] },
+        Node::Branch { out: smallvec![arm(1, Some("a")), arm(2, Some("b")), arm(3, None)] },
         line(0, text("A."), vec![next(4)]),
         line(0, text("B."), vec![next(4)]),
         line(0, text("Else."), vec![next(4)]),
@@ -159,7 +164,7 @@ fn a_branch_takes_the_first_arm_that_holds_and_asks_every_arm_at_once() {
 #[test]
 fn a_branch_with_no_arm_holding_and_no_else_skips_the_block() {
     let book = playbook(vec![
-        Node::Branch { out: vec![arm(1, Some("a")), next(2)] },
+        Node::Branch { out: smallvec![arm(1, Some("a")), next(2)] },
         line(0, text("A."), vec![next(2)]),
         line(0, text("After."), vec![next(3)]),
         end(),
@@ -206,7 +211,7 @@ fn leading_nowhere_is_refused_where_the_run_stands() {
 }
 
 fn menu(ordered: bool, out: Vec<stagehand_playbook::Edge>) -> Node {
-    Node::Choice { ordered, out }
+    Node::Choice { ordered, out: out.into() }
 }
 
 #[test]
@@ -262,7 +267,7 @@ fn a_label_is_offered_with_queries_filled_and_commands_removed() {
 fn a_random_choice_draws_by_weight_from_the_seeded_entropy() {
     let book = playbook(vec![
         Node::RandomChoice {
-            out: vec![
+            out: smallvec![
                 random_arm(1, Weight::Number { percentage: 50.0 }, None),
                 random_arm(2, Weight::Number { percentage: 50.0 }, None),
             ],
@@ -285,7 +290,7 @@ fn a_random_choice_draws_by_weight_from_the_seeded_entropy() {
 fn a_random_choice_asks_conditions_and_dynamic_weights_and_leaves_out_what_fails() {
     let book = playbook(vec![
         Node::RandomChoice {
-            out: vec![
+            out: smallvec![
                 random_arm(1, Weight::Number { percentage: 50.0 }, Some("angry")),
                 random_arm(2, Weight::Query { key: "mood".into() }, None),
             ],
@@ -308,7 +313,7 @@ fn a_random_choice_asks_conditions_and_dynamic_weights_and_leaves_out_what_fails
 #[test]
 fn a_random_choice_with_nothing_to_draw_falls_through() {
     let book = playbook(vec![
-        Node::RandomChoice { out: vec![random_arm(1, Weight::Number { percentage: 0.0 }, None), next(2)] },
+        Node::RandomChoice { out: smallvec![random_arm(1, Weight::Number { percentage: 0.0 }, None), next(2)] },
         line(0, text("Never."), vec![next(3)]),
         line(0, text("After."), vec![next(3)]),
         end(),

@@ -11,7 +11,7 @@ fn tour() -> stagehand_playbook::Playbook {
         line(0, text("Hello."), vec![next(1)]),
         control(vec![wave()], vec![next(2)]),
         guarded_line(0, "k", text("Guarded."), vec![next(3)]),
-        stagehand_playbook::Node::Choice { ordered: false, out: vec![option(4, "Go", None)] },
+        stagehand_playbook::Node::Choice { ordered: false, out: stagehand_playbook::smallvec![option(4, "Go", None)] },
         stagehand_playbook::Node::End,
     ])
 }

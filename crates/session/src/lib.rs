@@ -16,7 +16,7 @@
 //!   other engines (ChatMapper) behind the same seam.
 //!
 //! ```
-//! use stagehand_playbook::{Edge, Fragment, Node, Playbook, Speaker};
+//! use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
 //! use stagehand_runner::Command;
 //! use stagehand_session::{NoWorld, Session, Waiting};
 //!
@@ -26,7 +26,7 @@
 //!     speaker: 0,
 //!     speech: vec![Fragment::text("Hello.")],
 //!     condition: None,
-//!     out: vec![Edge::Succession { target: 1 }],
+//!     out: smallvec![Edge::Succession { target: 1 }],
 //! });
 //! playbook.nodes.push(Node::End);
 //!

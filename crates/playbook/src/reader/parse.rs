@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{JsonPath, Refusal, Rule};
 use crate::condition::{Condition, Weight};
 use crate::document::{Format, Playbook, Speaker, SpeakerTag};
-use crate::edge::{Edge, EdgeKind};
+use crate::edge::{Edge, EdgeKind, Edges};
 use crate::node::{Node, NodeKind};
 use crate::speech::{Fragment, Speech, Style};
 
@@ -193,7 +193,7 @@ fn node(value: &Value, here: &Here<'_>) -> Read<(u64, Node)> {
             .refuse(format!("expected a node id (a non-negative integer), found {}", describe(id_value)))
     })?;
     let out_here = Here::Key(here, "out");
-    let out = || -> Read<Vec<Edge>> {
+    let out = || -> Read<Edges> {
         array(required(map, "out", here)?, &out_here)?
             .iter()
             .enumerate()

@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use stagehand_playbook::{
-    CompactString, Condition, Edge, Fragment, Node, NodeKind, Playbook, Speaker, SpeakerTag, Style, Weight,
+    CompactString, Condition, Edge, Edges, Fragment, Node, NodeKind, Playbook, Speaker, SpeakerTag, Style, Weight,
 };
 
 fn truth_key() -> impl Strategy<Value = String> {
@@ -92,8 +92,8 @@ fn line_out(n: usize, conditional: bool) -> impl Strategy<Value = Vec<Edge>> {
 }
 
 /// Arms of one kind plus the succession the reader needs when every arm is gated.
-fn with_fall_through(arms: Vec<Edge>, n_target: usize, extra: bool) -> Vec<Edge> {
-    let mut out = arms;
+fn with_fall_through(arms: Vec<Edge>, n_target: usize, extra: bool) -> Edges {
+    let mut out = Edges::from_vec(arms);
     if out.iter().all(|edge| edge.condition().is_some()) || extra {
         out.push(Edge::Succession { target: n_target });
     }
@@ -109,7 +109,7 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
                     speaker,
                     speech: speech.clone(),
                     condition: condition.clone(),
-                    out,
+                    out: out.into(),
                 })
             })
             .boxed(),
@@ -119,7 +119,7 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
                 line_out(n, conditional).prop_map(move |out| Node::Control {
                     effects: effects.clone(),
                     condition: condition.clone(),
-                    out,
+                    out: out.into(),
                 })
             })
             .boxed(),
@@ -159,7 +159,7 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
                     Some(target) => out.push(Edge::Branch { target, condition: None }),
                     None => out.push(Edge::Succession { target: fall }),
                 }
-                Node::Branch { out }
+                Node::Branch { out: out.into() }
             })
             .boxed(),
         NodeKind::End => Just(Node::End).boxed(),

@@ -39,15 +39,15 @@ pub fn random_arm(target: usize, weight: Weight, key: Option<&str>) -> Edge {
 }
 
 pub fn line(speaker: usize, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
-    Node::Line { speaker, speech, condition: None, out }
+    Node::Line { speaker, speech, condition: None, out: out.into() }
 }
 
 pub fn guarded_line(speaker: usize, key: &str, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
-    Node::Line { speaker, speech, condition: Some(Condition::key(key)), out }
+    Node::Line { speaker, speech, condition: Some(Condition::key(key)), out: out.into() }
 }
 
 pub fn control(effects: Vec<Fragment>, out: Vec<Edge>) -> Node {
-    Node::Control { effects, condition: None, out }
+    Node::Control { effects, condition: None, out: out.into() }
 }
 
 /// A playbook with Alice (0) and the anonymous default speaker (1).
