@@ -8,7 +8,7 @@
 //! anchors, which are only all known at the end, so their targets are patched last, and a jump
 //! to an anchor no scene has is reported then. Speakers are settled last too.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use stagehand_playbook::{CompactString, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
@@ -17,7 +17,7 @@ use std::ops::Range;
 use crate::analysis::missing_target;
 use crate::ast::{Block, Cond, Jump, JumpTarget, WeightSyntax};
 use crate::diagnostics::Sink;
-use crate::speakers::Speakers;
+use crate::speakers::{Speakers, LATER_DEFAULT};
 
 /// A target not known yet.
 const OPEN: usize = usize::MAX;
@@ -42,7 +42,10 @@ enum Late {
 #[derive(Default)]
 pub(crate) struct Lowering {
     nodes: Vec<Node>,
-    anchors: BTreeMap<String, usize>,
+    /// Each scene's anchor and first node (sorted into the playbook's map at the end).
+    anchors: HashMap<String, usize>,
+    /// The lines bound to the default speaker, who is known only at the end.
+    defaulted: Vec<usize>,
     /// Edges whose target is the end node or an anchor: (node, edge, what).
     late: Vec<(usize, usize, Late)>,
     /// What is waiting for the next node.
@@ -67,7 +70,7 @@ impl Lowering {
         let end = self.nodes.len();
         self.nodes.push(Node::End);
         self.fill(&mut open, end);
-        let Lowering { mut nodes, anchors, late, .. } = self;
+        let Lowering { mut nodes, anchors, late, defaulted, .. } = self;
         for (node, edge, what) in late {
             let target = match what {
                 Late::End => end,
@@ -83,14 +86,23 @@ impl Lowering {
                 set_target(edge, target);
             }
         }
-        for node in &mut nodes {
-            if let Node::Line { speaker, .. } = node {
-                *speaker = speakers.settle(*speaker);
+        if speakers.inserted.is_some() {
+            // An anonymous default joined the table: every speaker after it moves along.
+            for node in &mut nodes {
+                if let Node::Line { speaker, .. } = node {
+                    *speaker = speakers.settle(*speaker);
+                }
+            }
+        } else {
+            for id in defaulted {
+                if let Some(Node::Line { speaker, .. }) = nodes.get_mut(id) {
+                    *speaker = speakers.settle(*speaker);
+                }
             }
         }
         let mut playbook = Playbook::new(script);
         playbook.entry = 0;
-        playbook.anchors = anchors;
+        playbook.anchors = anchors.into_iter().collect();
         playbook.speakers = speakers.table;
         playbook.nodes = nodes;
         playbook
@@ -201,6 +213,9 @@ impl Lowering {
                     out: Edges::with_capacity(1 + usize::from(line.jump.is_some())),
                 };
                 let id = self.add(node, &mut open);
+                if line.speaker_index == LATER_DEFAULT {
+                    self.defaulted.push(id);
+                }
                 let leaves = line.jump.is_some_and(|jump| {
                     let jump_condition = condition(&jump.condition);
                     self.divert(id, *jump, jump_condition)

@@ -81,12 +81,22 @@ fn is_ident_char(c: char) -> bool {
 }
 
 fn skip_ws(text: &str, at: usize) -> usize {
-    at + text.get(at..).map_or(0, |rest| rest.len() - rest.trim_start().len())
+    let Some(rest) = text.get(at..) else { return at };
+    // Most whitespace here is a plain space; anything else takes the Unicode-aware path.
+    let ascii = rest.bytes().take_while(|&byte| matches!(byte, b' ' | b'\t')).count();
+    at + ascii + (rest[ascii..].len() - rest[ascii..].trim_start().len())
 }
 
 /// An identifier at the start of `text`: its length in bytes (zero if none).
 fn identifier(text: &str) -> usize {
-    text.char_indices().find(|&(_, c)| !is_ident_char(c)).map_or(text.len(), |(at, _)| at)
+    // ASCII first, byte by byte; the first non-ASCII character hands over to the full rule.
+    let ascii =
+        text.bytes().take_while(|&byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')).count();
+    if text.as_bytes().get(ascii).is_none_or(u8::is_ascii) {
+        return ascii;
+    }
+    let rest = &text[ascii..];
+    ascii + rest.char_indices().find(|&(_, c)| !is_ident_char(c)).map_or(rest.len(), |(at, _)| at)
 }
 
 /// A straight-quoted string at the start of `text`: its content and the bytes consumed.
@@ -162,7 +172,7 @@ pub(crate) fn tokenize<'t>(text: &'t str, span: &Range<usize>, arrows: bool, mut
     };
     while at < text.len() {
         // Words up to the next place a tag or an arrow could start go in whole.
-        let next = text[at..].find(['#', '=']).map_or(text.len(), |offset| at + offset);
+        let next = memchr::memchr2(b'#', b'=', &text.as_bytes()[at..]).map_or(text.len(), |offset| at + offset);
         if next > at {
             at = next;
             continue;
