@@ -20,6 +20,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("mixed-10MB-kept", |b| {
         b.iter_with_large_drop(|| compile(&source, "bench.dialogue.md", &Options::default()))
     });
+    // All on the calling thread, as a host that allows no threads gets it.
+    let one_thread = Options { one_thread: true, ..Options::default() };
+    group.bench_function("mixed-10MB-one-thread", |b| b.iter(|| compile(&source, "bench.dialogue.md", &one_thread)));
     group.finish();
 }
 

@@ -104,7 +104,7 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     let mut lowering = graph::Lowering::default();
     let mut blocks = Vec::new();
     let mut room = line::LineRoom::default();
-    markdown::parse(source, &options.unmodeled, &mut sink, |tree, block, sink| {
+    markdown::parse(source, &options.unmodeled, !options.one_thread, &mut sink, |tree, block, sink| {
         transpile::transpile(tree, block, sink, &mut blocks, &mut room, &mut lowering.emptied);
         analyzer.blocks(&mut blocks);
         lowering.blocks(blocks.drain(..));

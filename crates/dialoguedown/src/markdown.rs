@@ -162,13 +162,15 @@ const PIECE: usize = 64 * 1024;
 
 /// Parses a script into the Markdown tree, handing each top-level block to `on_block` as soon
 /// as it is complete (with its tree and the sink), so the whole tree never exists at once.
+/// With `overlap`, a long script is parsed on a second thread (see [`parse_in_pieces`]).
 pub(crate) fn parse<'s>(
     source: &'s str,
     policy: &Unmodeled,
+    overlap: bool,
     sink: &mut Sink,
     on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
 ) {
-    parse_in_pieces(source, policy, sink, on_block, PIECE, true);
+    parse_in_pieces(source, policy, sink, on_block, PIECE, overlap);
 }
 
 /// How many batches of blocks may wait for the later stages while the next is being built.
@@ -806,7 +808,7 @@ mod tests {
     fn tree(source: &str) -> (Vec<(MdBlock, MdTree<'_>)>, Sink) {
         let mut sink = Sink::default();
         let mut blocks = Vec::new();
-        parse(source, &Unmodeled::default(), &mut sink, |tree, block, _| {
+        parse(source, &Unmodeled::default(), true, &mut sink, |tree, block, _| {
             blocks.push((block.clone(), tree.clone()));
         });
         (blocks, sink)
