@@ -26,7 +26,9 @@
 //!    as ranges into flat arrays reused from block to block. Front matter and comments are
 //!    dropped; other unmodeled Markdown is kept as text or ignored, per [`Options::unmodeled`].
 //!    A long script is parsed in pieces cut at top-level headings where that cannot change the
-//!    result, so pulldown-cmark's own tree is never whole either.
+//!    result, so pulldown-cmark's own tree is never whole either, and (unless
+//!    [`Options::one_thread`]) the pieces are parsed and built on a second, scoped thread while
+//!    the calling thread runs the later stages on the blocks already built.
 //! 2. **Transpile and desugar** (`transpile`, `line`, `leaf`): headings become scene tokens,
 //!    paragraphs lines (split at hard breaks), lists choices, marker-led blockquotes conditional
 //!    blocks. Each line's leading condition (and an option's weight), speaker prefix, tags, game

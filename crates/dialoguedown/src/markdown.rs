@@ -180,10 +180,10 @@ const BATCHES_IN_FLIGHT: usize = 2;
 const BATCH: usize = 256;
 
 /// [`parse`], with pulldown-cmark run on one piece of at least `piece` bytes at a time (cut
-/// where [`cuts`] finds it safe), so its own event tree stays small too. With `overlap` and
-/// more than one piece, a second thread parses and builds while this one hands on what it
-/// built: the blocks arrive in the same order either way, so the result is the same. When no
-/// thread can be started, everything happens here.
+/// where [`cuts`] finds it safe), so its own event tree stays small too. With `overlap` and a
+/// script longer than two pieces, a second thread finds the pieces, parses and builds while
+/// this one hands on what it built: the blocks arrive in the same order either way, so the
+/// result is the same. When no thread can be started, everything happens here.
 fn parse_in_pieces<'s>(
     source: &'s str,
     policy: &Unmodeled,
@@ -192,13 +192,8 @@ fn parse_in_pieces<'s>(
     piece: usize,
     overlap: bool,
 ) {
-    let mut bounds = Vec::new();
-    let mut start = 0;
-    for end in cuts(source, piece).into_iter().chain([source.len()]) {
-        bounds.push(start..end);
-        start = end;
-    }
-    if overlap && bounds.len() > 1 && build_alongside(source, policy, &bounds, sink, &mut on_block) {
+    // Finding the pieces takes a pass over the script, which the second thread makes too.
+    if overlap && source.len() > 2 * piece && build_alongside(source, policy, piece, sink, &mut on_block) {
         return;
     }
     let each = |tree: &mut MdTree<'s>, block: &MdBlock, sink: &mut Sink| {
@@ -206,10 +201,16 @@ fn parse_in_pieces<'s>(
         tree.clear();
     };
     let mut builder = Builder::new(source, policy, sink, each);
-    for bound in &bounds {
-        parse_piece(source, bound, |event, range| builder.event(event, range));
+    for bound in pieces(source, piece) {
+        parse_piece(source, &bound, |event, range| builder.event(event, range));
     }
     builder.finish();
+}
+
+/// The pieces a script is parsed in, in order: cut where [`cuts`] finds it safe.
+fn pieces(source: &str, piece: usize) -> impl Iterator<Item = Range<usize>> {
+    let ends = cuts(source, piece).into_iter().chain([source.len()]);
+    ends.scan(0, |start, end| Some(std::mem::replace(start, end)..end))
 }
 
 /// Finished top-level blocks and the tree they share.
@@ -225,7 +226,7 @@ struct Batch<'s> {
 fn build_alongside<'s>(
     source: &'s str,
     policy: &Unmodeled,
-    bounds: &[Range<usize>],
+    piece: usize,
     sink: &mut Sink,
     on_block: &mut impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
 ) -> bool {
@@ -248,8 +249,8 @@ fn build_alongside<'s>(
                     }
                 };
                 let mut builder = Builder::new(source, policy, &mut found, each);
-                for bound in bounds {
-                    parse_piece(source, bound, |event, range| builder.event(event, range));
+                for bound in pieces(source, piece) {
+                    parse_piece(source, &bound, |event, range| builder.event(event, range));
                 }
                 builder.finish()
             };
