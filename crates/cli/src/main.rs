@@ -7,6 +7,12 @@ mod conform;
 mod graph;
 mod play;
 
+/// Compiling a script is a storm of small allocations (a playbook is many short pieces);
+/// mimalloc serves and frees them several times faster than the system allocator does, which
+/// BENCHMARKS.md measures (`compile` against `compile-cli-allocator`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,29 +1,14 @@
-//! Compiling a generated ~10 MB script that mixes every construct of the language.
+//! Compiling a generated ~10 MB script that mixes every construct of the language, on the
+//! system allocator (what a host embedding the library gets by default).
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use stagehand_dialoguedown::{compile, Options};
+use criterion::{criterion_group, criterion_main, Criterion};
 
-#[path = "support/script.rs"]
-mod script;
+#[path = "support/bench.rs"]
+mod support;
 
 fn bench(c: &mut Criterion) {
-    let source = script::script(10 * 1024 * 1024);
-    let check = compile(&source, "bench.dialogue.md", &Options::default());
-    assert!(check.playbook.is_some(), "the generated script compiles: {:?}", check.diagnostics.first());
-    let mut group = c.benchmark_group("compile");
-    group.throughput(Throughput::Bytes(source.len() as u64));
-    group.sample_size(10);
-    // Compiling and letting the playbook go, as `stagehand compile` does.
-    group.bench_function("mixed-10MB", |b| b.iter(|| compile(&source, "bench.dialogue.md", &Options::default())));
-    // Compiling a playbook to keep, as a host does: its drop falls outside the timing.
-    group.bench_function("mixed-10MB-kept", |b| {
-        b.iter_with_large_drop(|| compile(&source, "bench.dialogue.md", &Options::default()))
-    });
-    // All on the calling thread, as a host that allows no threads gets it.
-    let one_thread = Options { one_thread: true, ..Options::default() };
-    group.bench_function("mixed-10MB-one-thread", |b| b.iter(|| compile(&source, "bench.dialogue.md", &one_thread)));
-    group.finish();
+    support::compile_group(c, "compile");
 }
 
 criterion_group!(benches, bench);

@@ -1,9 +1,10 @@
-//! Compiles a script several times in one process, as the criterion bench does, timing each
-//! compile with and without dropping its result:
-//! `compile_repeat <script.dialogue.md | --generated MiB> [times]`. With `--generated`, the
-//! script is the compile bench's own generated one, of about that many MiB.
+//! Compiles a script several times in one process, as the criterion bench does, and prints the
+//! fastest and the median time with and without dropping the result:
+//! `compile_repeat <script.dialogue.md | --generated MiB> [times] [--one-thread]`. With
+//! `--generated`, the script is the compile bench's own generated one, of about that many MiB.
+//! On a machine whose timings wander, the fastest of many runs is the steadiest figure.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use stagehand_dialoguedown::{compile, Options};
 
@@ -11,7 +12,8 @@ use stagehand_dialoguedown::{compile, Options};
 mod script;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let one_thread = std::env::args().any(|arg| arg == "--one-thread");
+    let mut args = std::env::args().skip(1).filter(|arg| arg != "--one-thread");
     let (name, source) = match args.next().as_deref() {
         Some("--generated") => {
             let mib: usize = args.next().and_then(|mib| mib.parse().ok()).unwrap_or(10);
@@ -25,22 +27,32 @@ fn main() {
             }
         },
         None => {
-            eprintln!("usage: compile_repeat <script.dialogue.md | --generated MiB> [times]");
+            eprintln!("usage: compile_repeat <script.dialogue.md | --generated MiB> [times] [--one-thread]");
             return;
         }
     };
-    let times: usize = args.next().and_then(|times| times.parse().ok()).unwrap_or(3);
-    let mib = source.len() as f64 / (1024.0 * 1024.0);
+    let times: usize = args.next().and_then(|times| times.parse().ok()).unwrap_or(5).max(1);
+    let options = Options { one_thread, ..Options::default() };
+    let mut compiled = Vec::with_capacity(times);
+    let mut dropped = Vec::with_capacity(times);
     for _ in 0..times {
         let start = Instant::now();
-        let compilation = compile(&source, &name, &Options::default());
-        let compiled = start.elapsed();
+        let compilation = compile(&source, &name, &options);
+        compiled.push(start.elapsed());
         drop(compilation);
-        let dropped = start.elapsed();
-        eprintln!(
-            "compiled in {compiled:?} ({:.1} MiB/s), with the drop {dropped:?} ({:.1} MiB/s)",
-            mib / compiled.as_secs_f64(),
-            mib / dropped.as_secs_f64()
-        );
+        dropped.push(start.elapsed());
     }
+    let mib = source.len() as f64 / (1024.0 * 1024.0);
+    let show = |what: &str, mut times: Vec<Duration>| {
+        times.sort();
+        let (fastest, median) = (times[0], times[times.len() / 2]);
+        let rate = |time: Duration| mib / time.as_secs_f64();
+        println!(
+            "{what}: fastest {fastest:.1?} ({:.1} MiB/s), median {median:.1?} ({:.1} MiB/s)",
+            rate(fastest),
+            rate(median)
+        );
+    };
+    show("compile", compiled);
+    show("compile and drop", dropped);
 }
