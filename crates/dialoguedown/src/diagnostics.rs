@@ -334,9 +334,9 @@ impl Cursor {
             return;
         }
         let passed = &source[self.at..to];
-        match passed.rfind('\n') {
+        match memchr::memrchr(b'\n', passed.as_bytes()) {
             Some(last) => {
-                self.line += passed.bytes().filter(|&byte| byte == b'\n').count();
+                self.line += memchr::memchr_iter(b'\n', passed.as_bytes()).count();
                 self.column = 1 + passed[last + 1..].chars().count();
             }
             None => self.column += passed.chars().count(),
