@@ -1,18 +1,18 @@
 //! The dialogue graph, emitted straight into a playbook.
 //!
 //! Each top-level block's analyzed blocks are lowered as soon as they are ready, a node per
-//! block in reading order, so a node's position is its id. What a node leads to is often not built yet, so the walk carries
-//! *holes*: a fall-through waiting for the next node, an option or arm waiting for the first
-//! node of its body, a scene anchor waiting for the scene's first node. Each new node fills
+//! block in reading order, so a node's position is its id. What a node leads to is often not
+//! built yet, so the walk carries *holes*: a fall-through waiting for the next node, an option
+//! or arm waiting for the first node of its body, a scene anchor waiting for the scene's first
+//! node. Each new node fills
 //! every open hole; whatever is still open at the end leads to the `end` node. Jumps point at
 //! anchors, which are only all known at the end, so their targets are patched last, and a jump
 //! to an anchor no scene has is reported then. Speakers are settled last too.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use stagehand_playbook::{CompactString, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
-
-use std::ops::Range;
 
 use crate::analysis::missing_target;
 use crate::ast::{Block, Cond, Jump, JumpTarget, WeightSyntax};
