@@ -63,65 +63,67 @@ impl Analyzer {
     /// Analyzes the blocks one top-level Markdown block became, in place: scenes are given
     /// their anchors, lines their speakers and jumps what they point at.
     pub fn blocks(&mut self, blocks: &mut [Block]) {
-        for block in blocks.iter_mut() {
-            if let Block::Scene(scene) = block {
-                if !scene.nested {
-                    scene.anchor = self.anchor(&scene.title, &scene.span);
-                }
-            }
-        }
-        let Analyzer { binder, sink, .. } = self;
+        let Analyzer { binder, anchors, sink } = self;
         walk(blocks, &mut |block| {
-            if let Block::Line(line) = block {
-                binder.line(line, sink);
-            }
             let jump = match block {
-                Block::Line(line) => line.jump.as_mut(),
+                // A nested heading is an error of its own and makes no anchor.
+                Block::Scene(scene) if !scene.nested => {
+                    scene.anchor = anchor(anchors, &scene.title, &scene.span, sink);
+                    None
+                }
+                Block::Line(line) => {
+                    binder.line(line, sink);
+                    line.jump.as_mut()
+                }
                 Block::Control(control) => control.jump.as_mut(),
+                Block::Choices(choices) if choices.is_random() => {
+                    weights(choices, sink);
+                    None
+                }
                 _ => None,
             };
             if let Some(jump) = jump {
                 jump.resolved = classify(&jump.target, &jump.span, sink);
             }
-            if let Block::Choices(choices) = block {
-                if choices.is_random() {
-                    weights(choices, sink);
-                }
-            }
         });
-    }
-
-    /// A scene's anchor, when it has one of its own: at least one letter or number, and no
-    /// scene before it with the same.
-    fn anchor(&mut self, title: &str, span: &std::ops::Range<usize>) -> Option<String> {
-        let anchor = slug(title);
-        if !anchor.chars().any(char::is_alphanumeric) {
-            self.sink.push(
-                Code::HeadingWithoutAnchor,
-                span.clone(),
-                "A heading needs at least one letter or number so it can be a jump target; this one has none. \
-                 Add words to the heading.",
-                "no anchor",
-            );
-            None
-        } else if self.anchors.contains(&anchor) {
-            self.sink.push(
-                Code::DuplicateAnchor,
-                span.clone(),
-                format!("Two scenes resolve to the same anchor '#{anchor}'. Rename one heading so each jump target is unambiguous."),
-                "duplicate anchor",
-            );
-            None
-        } else {
-            self.anchors.insert(anchor.clone());
-            Some(anchor)
-        }
     }
 
     /// The speaker table, once the whole script has been seen, and what analysis found.
     pub fn finish(mut self) -> (Speakers, Sink) {
         let speakers = self.binder.finish(&mut self.sink);
         (speakers, self.sink)
+    }
+}
+
+/// A scene's anchor, when it has one of its own: at least one letter or number, and no scene
+/// before it with the same.
+fn anchor(
+    anchors: &mut HashSet<String>,
+    title: &str,
+    span: &std::ops::Range<usize>,
+    sink: &mut Sink,
+) -> Option<String> {
+    let anchor = slug(title);
+    if !anchor.chars().any(char::is_alphanumeric) {
+        sink.push(
+            Code::HeadingWithoutAnchor,
+            span.clone(),
+            "A heading needs at least one letter or number so it can be a jump target; this one has none. \
+             Add words to the heading.",
+            "no anchor",
+        );
+        None
+    } else if anchors.contains(&anchor) {
+        sink.push(
+            Code::DuplicateAnchor,
+            span.clone(),
+            format!("Two scenes resolve to the same anchor '#{anchor}'. Rename one heading so each jump target is unambiguous."),
+            "duplicate anchor",
+        );
+        None
+    } else {
+        anchors.insert(anchor.clone());
+        Some(anchor)
     }
 }
 

@@ -200,11 +200,7 @@ fn parse_in_pieces<'s>(
         on_block(tree, block, sink);
         tree.clear();
     };
-    let mut builder = Builder::new(source, policy, sink, each);
-    for bound in pieces(source, piece) {
-        parse_piece(source, &bound, |event, range| builder.event(event, range));
-    }
-    builder.finish();
+    Builder::new(source, policy, sink, each).build(piece);
 }
 
 /// The pieces a script is parsed in, in order: cut where [`cuts`] finds it safe.
@@ -248,11 +244,7 @@ fn build_alongside<'s>(
                         let _ = filled.send(Batch { tree, roots });
                     }
                 };
-                let mut builder = Builder::new(source, policy, &mut found, each);
-                for bound in pieces(source, piece) {
-                    parse_piece(source, &bound, |event, range| builder.event(event, range));
-                }
-                builder.finish()
+                Builder::new(source, policy, &mut found, each).build(piece)
             };
             if !roots.is_empty() {
                 let _ = filled.send(Batch { tree, roots });
@@ -731,6 +723,16 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             }
             Frame::Skip { .. } => {}
         }
+    }
+
+    /// Parses the script piece by piece (see [`pieces`]), building from every event, and gives
+    /// back the tree as `on_block` left it.
+    fn build(mut self, piece: usize) -> MdTree<'s> {
+        let source = self.source;
+        for bound in pieces(source, piece) {
+            parse_piece(source, &bound, |event, range| self.event(event, range));
+        }
+        self.finish()
     }
 
     /// Closes whatever is still open, and gives back the tree as `on_block` left it.
