@@ -80,11 +80,43 @@ fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
 }
 
+/// Whether a byte is ASCII whitespace as `char::is_whitespace` sees it (which, unlike
+/// `u8::is_ascii_whitespace`, counts the vertical tab).
+fn is_ascii_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
+}
+
+/// `text.trim_start()`, with ASCII whitespace taken byte by byte; only a non-ASCII character
+/// after it takes the Unicode-aware path.
+fn trim_start(text: &str) -> &str {
+    let ascii = text.bytes().take_while(|&byte| is_ascii_space(byte)).count();
+    let rest = &text[ascii..];
+    if rest.as_bytes().first().is_some_and(|byte| !byte.is_ascii()) {
+        rest.trim_start()
+    } else {
+        rest
+    }
+}
+
+/// `text.trim_end()`, as [`trim_start`] does it.
+fn trim_end(text: &str) -> &str {
+    let ascii = text.bytes().rev().take_while(|&byte| is_ascii_space(byte)).count();
+    let rest = &text[..text.len() - ascii];
+    if rest.as_bytes().last().is_some_and(|byte| !byte.is_ascii()) {
+        rest.trim_end()
+    } else {
+        rest
+    }
+}
+
+/// `text.trim()`, as [`trim_start`] does it.
+pub(crate) fn trim(text: &str) -> &str {
+    trim_end(trim_start(text))
+}
+
 fn skip_ws(text: &str, at: usize) -> usize {
     let Some(rest) = text.get(at..) else { return at };
-    // Most whitespace here is a plain space; anything else takes the Unicode-aware path.
-    let ascii = rest.bytes().take_while(|&byte| matches!(byte, b' ' | b'\t')).count();
-    at + ascii + (rest[ascii..].len() - rest[ascii..].trim_start().len())
+    at + rest.len() - trim_start(rest).len()
 }
 
 /// An identifier at the start of `text`: its length in bytes (zero if none).
@@ -143,7 +175,7 @@ fn tag_in_text(text: &str) -> Option<(TagData<'_>, usize)> {
     match rest.chars().next() {
         None => Some((data, used)),
         Some(c) if c.is_whitespace() => {
-            let after = rest.trim_start();
+            let after = trim_start(rest);
             (after.is_empty() || after.starts_with('#')).then_some((data, used))
         }
         Some(_) => Some((data, used)),
@@ -204,6 +236,8 @@ pub(crate) fn tokenize<'t>(text: &'t str, span: &Range<usize>, arrows: bool, mut
 
 /// A speaker prefix at the start of `text`, if the text opens with one.
 pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
+    // Every prefix ends at a colon: most lines, which have none, are turned away at once.
+    memchr::memchr(b':', text.as_bytes())?;
     let mut at = skip_ws(text, 0);
     let mut speaker_name = None;
     if let Some((parsed, used)) = name(&text[at..]) {
@@ -236,20 +270,28 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     Some(PrefixData { name: speaker_name, id, tags, consumed: at + 1, head_end })
 }
 
+/// The control marker a code span's content is, if it is one (what [`code`] reads as
+/// [`CodeKind::Marker`], without reading anything else).
+pub(crate) fn marker(content: &str) -> Option<Marker> {
+    match trim(content) {
+        "if" => Some(Marker::If),
+        "elseif" => Some(Marker::ElseIf),
+        "else" => Some(Marker::Else),
+        _ => None,
+    }
+}
+
 /// What a code span's content means.
 pub(crate) fn code(content: &str) -> CodeKind<'_> {
-    let trimmed = content.trim();
-    match trimmed {
-        "if" => return CodeKind::Marker(Marker::If),
-        "elseif" => return CodeKind::Marker(Marker::ElseIf),
-        "else" => return CodeKind::Marker(Marker::Else),
-        _ => {}
+    if let Some(marker) = marker(content) {
+        return CodeKind::Marker(marker);
     }
+    let trimmed = trim(content);
     if let Some(body) = trimmed.strip_suffix('?') {
         return key(body).map_or(CodeKind::Invalid, CodeKind::Condition);
     }
     if let Some(body) = trimmed.strip_suffix('%') {
-        return CodeKind::Weight(weight(body.trim()));
+        return CodeKind::Weight(weight(trim(body)));
     }
     if let Some((inner, used)) = quoted(trimmed) {
         if used == trimmed.len() {
@@ -257,7 +299,7 @@ pub(crate) fn code(content: &str) -> CodeKind<'_> {
         }
     }
     if let Some(inner) = trimmed.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')) {
-        let inner = inner.trim();
+        let inner = trim(inner);
         return match quoted(inner) {
             Some((action, used)) if used == inner.len() => CodeKind::DefaultCommand(action),
             _ => CodeKind::Invalid,
@@ -269,7 +311,7 @@ pub(crate) fn code(content: &str) -> CodeKind<'_> {
 /// A key before a sigil: a quoted string escapes anything; unquoted, it is the trimmed text,
 /// which may not be empty or hold a quote.
 fn key(body: &str) -> Option<&str> {
-    let body = body.trim();
+    let body = trim(body);
     match quoted(body) {
         Some((inner, used)) if used == body.len() => Some(inner),
         _ if body.is_empty() || body.contains('"') => None,
@@ -289,7 +331,7 @@ fn weight(body: &str) -> WeightSyntax {
         };
     }
     if let Some(rest) = body.strip_prefix('-') {
-        if numeric(rest.trim()) {
+        if numeric(trim(rest)) {
             return WeightSyntax::Invalid(format!("{body}%"));
         }
     }
@@ -302,7 +344,7 @@ fn custom_command(text: &str) -> Option<CodeKind<'_>> {
         return None;
     }
     let name_len = text.char_indices().find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '.'))?.0;
-    let rest = text[name_len..].trim_start().strip_prefix('(')?.strip_suffix(')')?;
+    let rest = trim_start(&text[name_len..]).strip_prefix('(')?.strip_suffix(')')?;
     let mut args = Vec::new();
     let mut at = skip_ws(rest, 0);
     while at < rest.len() {
@@ -311,7 +353,7 @@ fn custom_command(text: &str) -> Option<CodeKind<'_>> {
         at = skip_ws(rest, at + used);
         if at < rest.len() {
             at = skip_ws(rest, at + usize::from(rest[at..].starts_with(',')));
-            if !rest[..at].trim_end().ends_with(',') {
+            if !trim_end(&rest[..at]).ends_with(',') {
                 return None;
             }
         }
@@ -322,6 +364,27 @@ fn custom_command(text: &str) -> Option<CodeKind<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trims_agree_with_the_standard_library() {
+        let samples = [
+            "",
+            " ",
+            "a",
+            " a ",
+            "\u{0B}a\u{0C}",
+            "\t\r\n a b \n",
+            "\u{3000}a\u{a0}",
+            " \u{2003} é \u{2003} ",
+            "é",
+            "\u{85}",
+        ];
+        for text in samples {
+            assert_eq!(trim_start(text), text.trim_start(), "{text:?}");
+            assert_eq!(trim_end(text), text.trim_end(), "{text:?}");
+            assert_eq!(trim(text), text.trim(), "{text:?}");
+        }
+    }
 
     #[test]
     fn game_calls_are_told_apart() {

@@ -68,7 +68,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     pub fn line(&mut self, group: &[MdInline], lead: Lead) -> LineParts {
         let mut items = Items { rest: group, skip: 0 };
         let mut parts = LineParts::default();
-        if let Some(MdInline::Code { text, span }) = items.first() {
+        // Only code ending in `?` can be a condition, and only code ending in `%` a weight; the
+        // check spares reading every leading code span (a command's arguments) more than once.
+        if let Some(MdInline::Code { text, span }) = items.first().filter(|first| code_ends_with(first, '?')) {
             if let CodeKind::Condition(key) = leaf::code(text) {
                 parts.condition = Some(Cond { key: key.into(), span: span.clone() });
                 items.pop_front();
@@ -76,7 +78,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             }
         }
         if lead == Lead::Option {
-            if let Some(MdInline::Code { text, span }) = items.first() {
+            if let Some(MdInline::Code { text, span }) = items.first().filter(|first| code_ends_with(first, '%')) {
                 if let CodeKind::Weight(weight) = leaf::code(text) {
                     parts.weight = Some((weight, span.clone()));
                     items.pop_front();
@@ -452,6 +454,11 @@ fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, spe
             speech.push(fragment);
         }
     }
+}
+
+/// Whether an inline is a code span whose content, trimmed, ends with `sigil`.
+fn code_ends_with(inline: &MdInline, sigil: char) -> bool {
+    matches!(inline, MdInline::Code { text, .. } if leaf::trim(text).ends_with(sigil))
 }
 
 fn tag_fragment(tag: TagData) -> Fragment {

@@ -297,46 +297,99 @@ fn parse_piece<'s>(source: &'s str, bound: &Range<usize>, mut event: impl FnMut(
 /// where this scan does not look, is not cut at all.
 fn cuts(source: &str, piece: usize) -> Vec<usize> {
     let mut cuts = Vec::new();
-    if source.len() <= piece || source.match_indices('\r').any(|(at, _)| source.as_bytes().get(at + 1) != Some(&b'\n'))
-    {
+    let bytes = source.as_bytes();
+    if source.len() <= piece || memchr::memchr_iter(b'\r', bytes).any(|at| bytes.get(at + 1) != Some(&b'\n')) {
         return cuts;
     }
-    let mut at = front_matter(source).unwrap_or(0);
-    let mut last = 0;
-    let mut blank_before = false;
+    let start = front_matter(source).unwrap_or(0);
+    // No cut at or past the first line that opens what a blank line does not close.
+    let limit = first_unclosed(bytes, start);
     // How far HTML comments have been followed, and whether that is inside one.
+    let (opening, closing) = (memchr::memmem::Finder::new("<!--"), memchr::memmem::Finder::new("-->"));
     let mut scanned = 0;
     let mut in_comment = false;
-    for line in source[at..].split_inclusive('\n') {
-        if blank_before && at - last >= piece && is_heading(line) {
-            while let Some(found) = find(&source[scanned..at], if in_comment { "-->" } else { "<!--" }) {
-                scanned += found + if in_comment { 3 } else { 4 };
-                in_comment = !in_comment;
-            }
-            if !in_comment {
-                cuts.push(at);
-                last = at;
-            }
-        }
-        // What a line holds past any indentation, blockquote markers and list markers.
-        let content = line.trim_start_matches(|c: char| {
-            matches!(c, ' ' | '\t' | '>' | '-' | '+' | '*' | '.' | ')') || c.is_ascii_digit()
-        });
-        let prefix = &line.as_bytes()[..line.len() - content.len()];
-        // pulldown-cmark reads a `---` line as the start of a metadata block anywhere.
-        let metadata = prefix.len() >= 3 && prefix.windows(3).any(|three| three == b"---");
-        let fence = content.starts_with("```") || content.starts_with("~~~");
-        if metadata || fence || opens_html_block(content) {
+    let mut last = 0_usize;
+    // A cut is a heading line whose line before is blank (and after the front matter), at
+    // least `piece` past the last cut: the search for `\n#` skips ahead that far each time.
+    let mut from = start;
+    loop {
+        // The newline before the heading is searched for, so the search starts a byte early.
+        let search = from.max(last.saturating_add(piece)).saturating_sub(1);
+        let Some(found) = bytes.get(search..).and_then(|rest| memchr::memmem::find(rest, b"\n#")) else { break };
+        let at = search + found + 1;
+        if at >= limit {
             break;
         }
-        blank_before = line.bytes().all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'));
-        at += line.len();
+        from = at + 1;
+        let before = line_start(bytes, at - 1);
+        let blank = bytes[before..at - 1].iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\r'));
+        if !blank || !is_heading(&bytes[at..]) {
+            continue;
+        }
+        while let Some(found) = if in_comment { &closing } else { &opening }.find(&bytes[scanned..at]) {
+            scanned += found + if in_comment { 3 } else { 4 };
+            in_comment = !in_comment;
+        }
+        if !in_comment {
+            cuts.push(at);
+            last = at;
+        }
     }
     // Link reference definitions (`[label]: url`) anywhere act on the whole document.
-    if !cuts.is_empty() && find(source, "]:").is_some() {
+    if !cuts.is_empty() && memchr::memmem::find(bytes, b"]:").is_some() {
         cuts.clear();
     }
     cuts
+}
+
+/// Where the line holding byte `at` starts.
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |newline| newline + 1)
+}
+
+/// Where the first line at or after `start` starts that opens something a blank line does not
+/// close (see [`opens_unclosed`]), or the end of the source. Only lines holding `---`, a
+/// fence or a `<` can, so only those are looked at.
+fn first_unclosed(bytes: &[u8], start: usize) -> usize {
+    let rest = &bytes[start..];
+    let mut first = bytes.len();
+    let mut look = |hits: &mut dyn Iterator<Item = usize>| {
+        // Each line is looked at once, however many hits it holds.
+        let mut checked = start;
+        for at in hits.map(|hit| start + hit) {
+            if at >= first {
+                break;
+            }
+            if at < checked {
+                continue;
+            }
+            let line = line_start(bytes, at).max(start);
+            checked = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |newline| at + newline + 1);
+            if opens_unclosed(&bytes[line..checked]) {
+                first = line;
+            }
+        }
+    };
+    for needle in ["---", "```", "~~~"] {
+        look(&mut memchr::memmem::find_iter(rest, needle));
+    }
+    look(&mut memchr::memchr_iter(b'<', rest));
+    first
+}
+
+/// Whether a line opens something that a blank line does not close, so that no cut may follow
+/// it: a metadata block (pulldown-cmark reads a `---` line as the start of one anywhere), a
+/// fenced code block, or an HTML block that ends at a marker.
+fn opens_unclosed(line: &[u8]) -> bool {
+    // What a line holds past any indentation, blockquote markers and list markers.
+    let prefix = line
+        .iter()
+        .position(|&byte| !matches!(byte, b' ' | b'\t' | b'>' | b'-' | b'+' | b'*' | b'.' | b')' | b'0'..=b'9'))
+        .unwrap_or(line.len());
+    let content = &line[prefix..];
+    let metadata = prefix >= 3 && line[..prefix].windows(3).any(|three| three == b"---");
+    let fence = content.starts_with(b"```") || content.starts_with(b"~~~");
+    metadata || fence || opens_html_block(content)
 }
 
 /// Where the front matter ends, if the script opens with front matter as pulldown-cmark reads
@@ -367,9 +420,8 @@ fn front_matter(source: &str) -> Option<usize> {
 
 /// Whether a line's content opens an HTML block that ends at a marker (`?>`, `>`, `]]>` or a
 /// closing tag) rather than at a blank line; comments are followed by [`cuts`] itself.
-fn opens_html_block(content: &str) -> bool {
-    let Some(after) = content.strip_prefix('<') else { return false };
-    let after = after.as_bytes();
+fn opens_html_block(content: &[u8]) -> bool {
+    let Some(after) = content.strip_prefix(b"<") else { return false };
     after.starts_with(b"?")
         || (after.starts_with(b"!") && !after.starts_with(b"!--"))
         || ["script", "pre", "style", "textarea"]
@@ -377,17 +429,10 @@ fn opens_html_block(content: &str) -> bool {
             .any(|tag| after.get(..tag.len()).is_some_and(|name| name.eq_ignore_ascii_case(tag.as_bytes())))
 }
 
-/// Where `needle` first occurs in `text`, looked for by its first character (which is rare in
-/// the needles searched for, so this skips ahead quickly).
-fn find(text: &str, needle: &str) -> Option<usize> {
-    let first = needle.chars().next()?;
-    text.match_indices(first).map(|(at, _)| at).find(|&at| text[at..].starts_with(needle))
-}
-
 /// Whether a line is an ATX heading starting in the first column.
-fn is_heading(line: &str) -> bool {
-    let hashes = line.len() - line.trim_start_matches('#').len();
-    (1..=6).contains(&hashes) && matches!(line.as_bytes().get(hashes), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+fn is_heading(line: &[u8]) -> bool {
+    let hashes = line.iter().take_while(|&&byte| byte == b'#').count();
+    (1..=6).contains(&hashes) && matches!(line.get(hashes), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
 }
 
 struct Builder<'s, 'p, 'k, F> {
@@ -961,6 +1006,91 @@ mod tests {
         ] {
             pieces_agree(source);
         }
+    }
+
+    /// The cuts as a plain line-by-line scan finds them: what [`cuts`] must agree with.
+    fn cuts_line_by_line(source: &str, piece: usize) -> Vec<usize> {
+        let mut cuts = Vec::new();
+        if source.len() <= piece
+            || source.match_indices('\r').any(|(at, _)| source.as_bytes().get(at + 1) != Some(&b'\n'))
+        {
+            return cuts;
+        }
+        let mut at = front_matter(source).unwrap_or(0);
+        let (mut last, mut blank_before, mut scanned, mut in_comment) = (0, false, 0, false);
+        for line in source[at..].split_inclusive('\n') {
+            if blank_before && at - last >= piece && is_heading(line.as_bytes()) {
+                while let Some(found) = source[scanned..at].find(if in_comment { "-->" } else { "<!--" }) {
+                    scanned += found + if in_comment { 3 } else { 4 };
+                    in_comment = !in_comment;
+                }
+                if !in_comment {
+                    cuts.push(at);
+                    last = at;
+                }
+            }
+            if opens_unclosed(line.as_bytes()) {
+                break;
+            }
+            blank_before = line.bytes().all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'));
+            at += line.len();
+        }
+        if !cuts.is_empty() && source.contains("]:") {
+            cuts.clear();
+        }
+        cuts
+    }
+
+    #[test]
+    fn cuts_agree_with_a_line_by_line_scan() {
+        let parts = [
+            "# H\n",
+            "\n",
+            "  \n",
+            "A: b\n",
+            "- x\n",
+            "> q\n",
+            "<!--\n",
+            "-->\n",
+            "<!-- c -->\n",
+            "---\n",
+            "- ---\n",
+            "```\n",
+            "~~~\n",
+            "<div>\n",
+            "<?x\n",
+            "#no\n",
+            "###### six\n",
+            "| a |\n",
+            "text---\n",
+            " <x\n",
+            "1. ```\n",
+            "\t\n",
+            "#\n",
+            "\n# H\n",
+            "\n## T\n",
+            "\n# H\n",
+            "\n#\n",
+        ];
+        // Every sequence of a few parts, and long runs built from them, cut at every distance.
+        let mut state = 0x2545_f491_u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        let mut cut = 0;
+        for _ in 0..4000 {
+            let mut source = String::new();
+            for _ in 0..next() % 32 {
+                source.push_str(parts[next() % parts.len()]);
+            }
+            for piece in [1, 3, 8, 20] {
+                let found = cuts(&source, piece);
+                assert_eq!(found, cuts_line_by_line(&source, piece), "{source:?} in pieces of {piece}");
+                cut += found.len();
+            }
+        }
+        assert!(cut > 5000, "only {cut} cuts");
     }
 
     #[test]

@@ -210,9 +210,9 @@ impl Transpiler<'_, '_, '_> {
         let MdBlock::Paragraph { inlines, span } = block else { return None };
         let inlines = self.tree.inlines(inlines);
         let (marker, marker_span) = match inlines.first() {
-            Some(MdInline::Code { text, span }) => match leaf::code(text) {
-                CodeKind::Marker(marker) => (marker, span.clone()),
-                _ => return None,
+            Some(MdInline::Code { text, span }) => match leaf::marker(text) {
+                Some(marker) => (marker, span.clone()),
+                None => return None,
             },
             _ => return None,
         };
