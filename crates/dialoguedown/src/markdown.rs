@@ -309,8 +309,9 @@ fn cuts(source: &str, piece: usize) -> Vec<usize> {
     let mut scanned = 0;
     let mut in_comment = false;
     let mut last = 0_usize;
-    // A cut is a heading line whose line before is blank (and after the front matter), at
-    // least `piece` past the last cut: the search for `\n#` skips ahead that far each time.
+    // A cut is a heading line whose line before is blank, at least `piece` past the last cut:
+    // the search for `\n#` skips ahead that far each time. (The line closing front matter is
+    // never blank, so a heading right after it is no cut.)
     let mut from = start;
     loop {
         // The newline before the heading is searched for, so the search starts a byte early.
