@@ -156,12 +156,13 @@ impl Transpiler<'_, '_, '_> {
                     self.block(block, scope, out);
                 }
             }
-            Some(_) => {
+            Some((_, condition)) => {
                 let inner = Scope { nested: true, ..scope };
-                // Each arm's condition and its body: the blocks up to the next marker.
-                let mut arms: Vec<(Option<crate::ast::Cond>, Range<usize>)> = Vec::new();
+                // Each arm's condition and its body: the blocks up to the next marker. The `if`
+                // opening the quote is read once, above.
+                let mut arms: Vec<(Option<crate::ast::Cond>, Range<usize>)> = vec![(condition, 1..1)];
                 let mut seen_else = false;
-                for (index, block) in blocks.iter().enumerate() {
+                for (index, block) in blocks.iter().enumerate().skip(1) {
                     match self.marker(block) {
                         Some((marker, condition)) => {
                             let misplaced = match marker {

@@ -133,6 +133,17 @@ cases! {
 }
 
 #[test]
+fn a_mistake_in_the_opening_marker_is_reported_once() {
+    for (code, source) in [
+        (Code::MarkerNotAlone, "> `if` `Rich?` extra\n>\n> Alice: Welcome upstairs.\n"),
+        (Code::MissingBranchCondition, "> `if`\n>\n> Alice: Welcome upstairs.\n"),
+    ] {
+        let found = codes(source).into_iter().filter(|found| *found == code).count();
+        assert_eq!(found, 1, "{code:?} in {source:?}");
+    }
+}
+
+#[test]
 fn every_code_has_a_test() {
     let mut listed: Vec<&str> = TESTED.to_vec();
     listed.sort_unstable();
