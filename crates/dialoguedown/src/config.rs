@@ -134,11 +134,11 @@ impl Options {
     /// Reads a `dialogue.toml`. Keys left out keep their defaults.
     pub fn from_toml(text: &str) -> Result<Options, ConfigError> {
         let file: File = toml::from_str(text).map_err(|error| {
-            let (line, column) = error.span().map_or((1, 1), |span| position(text, span.start));
+            let (line, column) = error.span().map_or((1, 1), |span| crate::diagnostics::line_column(text, span.start));
             ConfigError { message: error.message().to_owned(), line, column }
         })?;
         let fail = |message: String, needle: &str| {
-            let (line, column) = text.find(needle).map_or((1, 1), |at| position(text, at));
+            let (line, column) = text.find(needle).map_or((1, 1), |at| crate::diagnostics::line_column(text, at));
             ConfigError { message, line, column }
         };
         let mut options = Options::default();
@@ -207,14 +207,6 @@ impl Options {
         }
         Ok(options)
     }
-}
-
-fn position(text: &str, at: usize) -> (usize, usize) {
-    let at = crate::diagnostics::clamp(text, at);
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |last| last.chars().count()) + 1;
-    (line, column)
 }
 
 #[cfg(test)]

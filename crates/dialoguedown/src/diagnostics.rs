@@ -299,7 +299,7 @@ impl Sink {
     pub fn finish(self, source: &str, file: &str) -> Vec<Diagnostic> {
         let mut items = self.items;
         items.sort_by_key(|raw| (raw.span.start, raw.code));
-        let mut cursor = Cursor { at: 0, line: 1, column: 1 };
+        let mut cursor = Cursor::START;
         items
             .into_iter()
             .map(|raw| {
@@ -329,6 +329,8 @@ struct Cursor {
 }
 
 impl Cursor {
+    const START: Cursor = Cursor { at: 0, line: 1, column: 1 };
+
     fn advance(&mut self, source: &str, to: usize) {
         if to <= self.at {
             return;
@@ -343,6 +345,13 @@ impl Cursor {
         }
         self.at = to;
     }
+}
+
+/// The line and column (both from 1, columns in characters) of byte `at` of `source`.
+pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
+    let mut cursor = Cursor::START;
+    cursor.advance(source, clamp(source, at));
+    (cursor.line, cursor.column)
 }
 
 /// The nearest char boundary at or before `at`, within the source.

@@ -82,9 +82,7 @@ impl Lowering {
                     }
                 },
             };
-            if let Some(edge) = out_mut(&mut nodes[node]).and_then(|out| out.get_mut(edge)) {
-                set_target(edge, target);
-            }
+            retarget(&mut nodes, node, edge, target);
         }
         if speakers.inserted.is_some() {
             // An anonymous default joined the table: every speaker after it moves along.
@@ -109,24 +107,10 @@ impl Lowering {
     }
 }
 
-fn out_mut(node: &mut Node) -> Option<&mut Edges> {
-    match node {
-        Node::Line { out, .. }
-        | Node::Choice { out, .. }
-        | Node::RandomChoice { out }
-        | Node::Branch { out }
-        | Node::Control { out, .. } => Some(out),
-        Node::End => None,
-    }
-}
-
-fn set_target(edge: &mut Edge, to: usize) {
-    match edge {
-        Edge::Succession { target }
-        | Edge::Option { target, .. }
-        | Edge::RandomOption { target, .. }
-        | Edge::Branch { target, .. }
-        | Edge::Divert { target, .. } => *target = to,
+/// Points edge `edge` of `node` at `to`.
+fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: usize) {
+    if let Some(edge) = nodes.get_mut(node).and_then(Node::out_mut).and_then(|out| out.get_mut(edge)) {
+        edge.set_target(to);
     }
 }
 
@@ -147,14 +131,12 @@ impl Lowering {
         for hole in open.drain(..) {
             match hole {
                 Hole::Succession(node) => {
-                    if let Some(out) = out_mut(&mut self.nodes[node]) {
+                    if let Some(out) = self.nodes[node].out_mut() {
                         out.push(Edge::Succession { target: id });
                     }
                 }
                 Hole::Edge(node, edge) => {
-                    if let Some(edge) = out_mut(&mut self.nodes[node]).and_then(|out| out.get_mut(edge)) {
-                        set_target(edge, id);
-                    }
+                    retarget(&mut self.nodes, node, edge, id);
                 }
                 Hole::Anchor(anchor) => {
                     self.anchors.entry(anchor).or_insert(id);
@@ -171,7 +153,7 @@ impl Lowering {
             JumpTarget::Outside | JumpTarget::Unresolved => return false,
         };
         let unconditional = cond.is_none();
-        if let Some(out) = out_mut(&mut self.nodes[node]) {
+        if let Some(out) = self.nodes[node].out_mut() {
             self.late.push((node, out.len(), late));
             out.push(Edge::Divert { target: OPEN, label: jump.label, condition: cond });
         }
@@ -268,7 +250,7 @@ impl Lowering {
                             condition: condition(&option.condition),
                         }
                     };
-                    if let Some(out) = out_mut(&mut self.nodes[id]) {
+                    if let Some(out) = self.nodes[id].out_mut() {
                         out.push(edge);
                     }
                     self.branch_off(option.body, Hole::Edge(id, index), &mut exits);
@@ -284,7 +266,7 @@ impl Lowering {
                 let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
                 for (index, arm) in control.arms.into_iter().enumerate() {
-                    if let Some(out) = out_mut(&mut self.nodes[id]) {
+                    if let Some(out) = self.nodes[id].out_mut() {
                         out.push(Edge::Branch { target: OPEN, condition: condition(&arm.condition) });
                     }
                     self.branch_off(arm.body, Hole::Edge(id, index), &mut exits);

@@ -110,11 +110,11 @@ fn trim_end(text: &str) -> &str {
 }
 
 /// `text.trim()`, as [`trim_start`] does it.
-pub(crate) fn trim(text: &str) -> &str {
+fn trim(text: &str) -> &str {
     trim_end(trim_start(text))
 }
 
-fn skip_ws(text: &str, at: usize) -> usize {
+pub(crate) fn skip_ws(text: &str, at: usize) -> usize {
     let Some(rest) = text.get(at..) else { return at };
     at + rest.len() - trim_start(rest).len()
 }
@@ -281,12 +281,24 @@ pub(crate) fn marker(content: &str) -> Option<Marker> {
     }
 }
 
+/// The key of a condition (`key?`), if a code span's content is one: what [`code`] reads as
+/// [`CodeKind::Condition`], without reading anything else.
+pub(crate) fn condition(content: &str) -> Option<&str> {
+    trim(content).strip_suffix('?').and_then(key)
+}
+
+/// The weight (`50%`, `%`, `key%`), if a code span's content is one: what [`code`] reads as
+/// [`CodeKind::Weight`], without reading anything else.
+pub(crate) fn weight_of(content: &str) -> Option<WeightSyntax> {
+    trim(content).strip_suffix('%').map(|body| weight(trim(body)))
+}
+
 /// What a code span's content means.
 pub(crate) fn code(content: &str) -> CodeKind<'_> {
-    if let Some(marker) = marker(content) {
+    let trimmed = trim(content);
+    if let Some(marker) = marker(trimmed) {
         return CodeKind::Marker(marker);
     }
-    let trimmed = trim(content);
     if let Some(body) = trimmed.strip_suffix('?') {
         return key(body).map_or(CodeKind::Invalid, CodeKind::Condition);
     }
@@ -410,6 +422,35 @@ mod tests {
         assert_eq!(code("else"), CodeKind::Marker(Marker::Else));
         assert_eq!(code("\"a\" \"b\"?"), CodeKind::Invalid);
         assert_eq!(code("?"), CodeKind::Invalid);
+    }
+
+    #[test]
+    fn conditions_and_weights_read_alone_agree_with_code() {
+        let samples = [
+            " Rich? ",
+            "\"Rainy?\"?",
+            "?",
+            "a \"b\"?",
+            "50%",
+            " % ",
+            "Bob.Affection %",
+            "-10%",
+            "if",
+            "else?",
+            "Wave()",
+            "\"Name\"",
+            "(\"nod\")",
+            "x",
+        ];
+        for content in samples {
+            let (condition, weight) = match code(content) {
+                CodeKind::Condition(key) => (Some(key), None),
+                CodeKind::Weight(weight) => (None, Some(weight)),
+                _ => (None, None),
+            };
+            assert_eq!(super::condition(content), condition, "{content:?}");
+            assert_eq!(weight_of(content), weight, "{content:?}");
+        }
     }
 
     #[test]

@@ -68,18 +68,16 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     pub fn line(&mut self, group: &[MdInline], lead: Lead) -> LineParts {
         let mut items = Items { rest: group, skip: 0 };
         let mut parts = LineParts::default();
-        // Only code ending in `?` can be a condition, and only code ending in `%` a weight; the
-        // check spares reading every leading code span (a command's arguments) more than once.
-        if let Some(MdInline::Code { text, span }) = items.first().filter(|first| code_ends_with(first, '?')) {
-            if let CodeKind::Condition(key) = leaf::code(text) {
+        if let Some(MdInline::Code { text, span }) = items.first() {
+            if let Some(key) = leaf::condition(text) {
                 parts.condition = Some(Cond { key: key.into(), span: span.clone() });
                 items.pop_front();
                 items.trim_start();
             }
         }
         if lead == Lead::Option {
-            if let Some(MdInline::Code { text, span }) = items.first().filter(|first| code_ends_with(first, '%')) {
-                if let CodeKind::Weight(weight) = leaf::code(text) {
+            if let Some(MdInline::Code { text, span }) = items.first() {
+                if let Some(weight) = leaf::weight_of(text) {
                     parts.weight = Some((weight, span.clone()));
                     items.pop_front();
                     items.trim_start();
@@ -456,11 +454,6 @@ fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, spe
     }
 }
 
-/// Whether an inline is a code span whose content, trimmed, ends with `sigil`.
-fn code_ends_with(inline: &MdInline, sigil: char) -> bool {
-    matches!(inline, MdInline::Code { text, .. } if leaf::trim(text).ends_with(sigil))
-}
-
 fn tag_fragment(tag: TagData) -> Fragment {
     Fragment::Tag { name: tag.name.into(), value: tag.value.map(CompactString::from), reserved: tag.reserved }
 }
@@ -503,7 +496,7 @@ impl<'a, 's> Items<'a, 's> {
     /// Drops leading whitespace (after a condition, a weight or a speaker prefix).
     fn trim_start(&mut self) {
         if let Some((words, _)) = self.first_text() {
-            self.advance(words.len() - words.trim_start().len());
+            self.advance(leaf::skip_ws(words, 0));
         }
     }
 }

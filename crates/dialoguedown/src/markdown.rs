@@ -67,6 +67,18 @@ pub(crate) enum MdBlock {
     Quote { blocks: Range<usize>, span: Range<usize> },
 }
 
+impl MdBlock {
+    /// The block's byte span.
+    pub fn span(&self) -> Range<usize> {
+        match self {
+            MdBlock::Heading { span, .. }
+            | MdBlock::Paragraph { span, .. }
+            | MdBlock::List { span, .. }
+            | MdBlock::Quote { span, .. } => span.clone(),
+        }
+    }
+}
+
 /// One list item.
 #[derive(Debug, Clone)]
 pub(crate) struct MdItem {
@@ -152,7 +164,7 @@ enum Frame<'s> {
 enum Skipped {
     FrontMatter,
     TooDeep,
-    Block(&'static str, bool),
+    Block(&'static str, Handling),
     Html,
     Autolink,
 }
@@ -559,12 +571,10 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 Frame::Inlines { kind: InlineKind::Image(cow(dest_url)), start: self.inlines.len(), span: range }
             }
             Tag::MetadataBlock(_) => return self.skip(Skipped::FrontMatter, range),
-            Tag::CodeBlock(_) => {
-                return self.skip(Skipped::Block("code block", self.policy.code_block == Handling::Keep), range)
-            }
-            Tag::Table(_) => return self.skip(Skipped::Block("table", self.policy.table == Handling::Keep), range),
+            Tag::CodeBlock(_) => return self.skip(Skipped::Block("code block", self.policy.code_block), range),
+            Tag::Table(_) => return self.skip(Skipped::Block("table", self.policy.table), range),
             Tag::HtmlBlock => return self.skip(Skipped::Html, range),
-            _ => return self.skip(Skipped::Block("construct", self.policy.other == Handling::Keep), range),
+            _ => return self.skip(Skipped::Block("construct", self.policy.other), range),
         };
         self.stack.push(frame);
     }
@@ -575,27 +585,15 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
 
     fn close_skip(&mut self) {
         let Some(Frame::Skip { what, span, .. }) = self.stack.pop() else { return };
-        let raw = self.source.get(span.clone()).unwrap_or_default();
         match what {
             Skipped::FrontMatter | Skipped::TooDeep => {}
-            Skipped::Block(name, keep) if matches!(self.stack.last(), Some(Frame::Inlines { .. })) => {
-                let handling = if keep { Handling::Keep } else { Handling::Ignore };
+            Skipped::Block(name, handling) if matches!(self.stack.last(), Some(Frame::Inlines { .. })) => {
                 self.unmodeled_inline(name, handling, span);
             }
-            Skipped::Block(name, keep) => {
-                if keep {
-                    self.kept_block(raw, span);
-                } else {
-                    self.ignored(name, span);
-                }
-            }
+            Skipped::Block(name, handling) => self.unmodeled_block(name, handling, span),
             Skipped::Html => {
-                if !is_comment(raw) {
-                    if self.policy.raw_html == Handling::Keep {
-                        self.kept_block(raw, span);
-                    } else {
-                        self.ignored("raw HTML block", span);
-                    }
+                if !is_comment(self.source.get(span.clone()).unwrap_or_default()) {
+                    self.unmodeled_block("raw HTML block", self.policy.raw_html, span);
                 }
             }
             Skipped::Autolink => self.unmodeled_inline("autolink", self.policy.autolink, span),
@@ -654,7 +652,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 let last = if inlines.len() > *start { inlines.last_mut() } else { None };
                 match (last, inline) {
                     (Some(MdInline::Text { text, span: previous }), MdInline::Text { text: more, span: more_span })
-                        if previous.end == more_span.start || more_span.start <= previous.end =>
+                        if more_span.start <= previous.end =>
                     {
                         match joined(self.source, text, &more) {
                             Some(both) => *text = Cow::Borrowed(both),
@@ -677,33 +675,12 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
     fn close_implicit(&mut self) {
         if let Some(Frame::Inlines { kind: InlineKind::Implicit, .. }) = self.stack.last() {
             if let Some(Frame::Inlines { start, span, .. }) = self.stack.pop() {
-                let inlines = self.settle_inlines(start);
+                let inlines = settle(&mut self.inlines, &mut self.tree.inlines, start);
                 if !inlines.is_empty() {
                     self.push_block(MdBlock::Paragraph { inlines, span });
                 }
             }
         }
-    }
-
-    /// Moves the inlines of a frame being closed off the shared stack into the tree.
-    fn settle_inlines(&mut self, start: usize) -> Range<usize> {
-        let at = self.tree.inlines.len();
-        self.tree.inlines.extend(self.inlines.drain(start.min(self.inlines.len())..));
-        at..self.tree.inlines.len()
-    }
-
-    /// Moves the blocks of a frame being closed off the shared stack into the tree.
-    fn settle_blocks(&mut self, start: usize) -> Range<usize> {
-        let at = self.tree.blocks.len();
-        self.tree.blocks.extend(self.blocks.drain(start.min(self.blocks.len())..));
-        at..self.tree.blocks.len()
-    }
-
-    /// Moves the items of a list being closed off the shared stack into the tree.
-    fn settle_items(&mut self, start: usize) -> Range<usize> {
-        let at = self.tree.items.len();
-        self.tree.items.extend(self.items.drain(start.min(self.items.len())..));
-        at..self.tree.items.len()
     }
 
     fn push_block(&mut self, block: MdBlock) {
@@ -737,7 +714,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                     });
                     return;
                 }
-                let inlines = self.settle_inlines(start);
+                let inlines = settle(&mut self.inlines, &mut self.tree.inlines, start);
                 match kind {
                     InlineKind::Paragraph | InlineKind::Implicit => {
                         if !inlines.is_empty() {
@@ -756,7 +733,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                     self.stack.push(Frame::Blocks { start, quote, span });
                     return;
                 }
-                let blocks = self.settle_blocks(start);
+                let blocks = settle(&mut self.blocks, &mut self.tree.blocks, start);
                 if quote {
                     self.push_block(MdBlock::Quote { blocks, span });
                 } else if let Some(Frame::List { .. }) = self.stack.last() {
@@ -764,7 +741,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 }
             }
             Frame::List { ordered, start, span } => {
-                let items = self.settle_items(start);
+                let items = settle(&mut self.items, &mut self.tree.items, start);
                 self.push_block(MdBlock::List { ordered, items, span });
             }
             Frame::Skip { .. } => {}
@@ -789,6 +766,14 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
         self.close_implicit();
         self.tree
     }
+}
+
+/// Moves what a frame being closed left on a shared stack (from `start` on) to the end of the
+/// tree's array, and gives back where it now stands there.
+fn settle<T>(stack: &mut Vec<T>, tree: &mut Vec<T>, start: usize) -> Range<usize> {
+    let at = tree.len();
+    tree.extend(stack.drain(start.min(stack.len())..));
+    at..tree.len()
 }
 
 fn is_inline(event: &Event<'_>) -> bool {

@@ -15,7 +15,6 @@ use crate::diagnostics::{Code, Sink};
 struct Symbol {
     name: Option<String>,
     id: Option<String>,
-    default: bool,
     tags: Vec<SpeakerTag>,
     span: Range<usize>,
 }
@@ -40,7 +39,7 @@ impl Table {
         if let Some(id) = &id {
             self.by_id.insert(id.clone(), index);
         }
-        self.symbols.push(Symbol { name, id, default: false, tags: Vec::new(), span });
+        self.symbols.push(Symbol { name, id, tags: Vec::new(), span });
         index
     }
 
@@ -120,7 +119,6 @@ impl Table {
                         }
                         _ => {
                             self.default = Some(index);
-                            self.symbols[index].default = true;
                         }
                     }
                 } else {
@@ -265,12 +263,11 @@ impl Binder {
         if table.default.is_none() {
             if let Some(index) = self.configured_default {
                 table.default = Some(index);
-                table.symbols[index].default = true;
             }
         }
         let mut inserted = None;
         if let (None, Some(at)) = (table.default, self.first_default_use) {
-            let anonymous = Symbol { name: None, id: None, default: true, tags: Vec::new(), span: 0..0 };
+            let anonymous = Symbol { name: None, id: None, tags: Vec::new(), span: 0..0 };
             table.symbols.insert(at, anonymous);
             table.default = Some(at);
             inserted = Some(at);
@@ -292,7 +289,13 @@ impl Binder {
         let speakers = table
             .symbols
             .into_iter()
-            .map(|symbol| Speaker { id: symbol.id, name: symbol.name, default: symbol.default, tags: symbol.tags })
+            .enumerate()
+            .map(|(index, symbol)| Speaker {
+                id: symbol.id,
+                name: symbol.name,
+                default: table.default == Some(index),
+                tags: symbol.tags,
+            })
             .collect();
         Speakers { table: speakers, default, inserted }
     }

@@ -107,7 +107,7 @@ impl Transpiler<'_, '_, '_> {
         for item in items {
             // The option's own line: from its marker to the end of its first block.
             let blocks = self.tree.blocks(&item.blocks);
-            let head = item.span.start..blocks.first().map_or(item.span.end, |block| block_span(block).end);
+            let head = item.span.start..blocks.first().map_or(item.span.end, |block| block.span().end);
             let body = self.bodies.pop().unwrap_or_default();
             let mut arm = ChoiceArm { condition: None, weight: None, body, span: head };
             let rest = match blocks.first() {
@@ -144,7 +144,7 @@ impl Transpiler<'_, '_, '_> {
             Some((marker, _)) if marker != Marker::If => {
                 self.sink().push(
                     Code::SeveredControlBranch,
-                    block_span(first),
+                    first.span(),
                     format!(
                         "`{}` starts a blockquote of its own, with no `if` connected to it. Keep the `if`, every \
                          `elseif` and the optional `else` in one connected blockquote (join them with `>` lines).",
@@ -172,7 +172,7 @@ impl Transpiler<'_, '_, '_> {
                             if misplaced {
                                 self.sink().push(
                                     Code::MalformedBranchOrder,
-                                    block_span(block),
+                                    block.span(),
                                     format!(
                                         "`{}` cannot appear here. A conditional block holds one `if`, then any \
                                          `elseif` branches, then at most one `else`.",
@@ -219,11 +219,9 @@ impl Transpiler<'_, '_, '_> {
         };
         let mut rest = inlines[1..].iter().filter(|inline| !is_blank(inline)).peekable();
         let mut condition = None;
-        let mut condition_span = None;
         if let Some(MdInline::Code { text, span }) = rest.peek() {
             if let CodeKind::Condition(key) = leaf::code(text) {
                 condition = Some(crate::ast::Cond { key: key.into(), span: span.clone() });
-                condition_span = Some(span.clone());
                 rest.next();
             }
         }
@@ -251,10 +249,9 @@ impl Transpiler<'_, '_, '_> {
                 "condition missing",
             ),
             (Marker::Else, Some(found)) => {
-                let at = condition_span.unwrap_or(marker_span);
                 self.sink().push(
                     Code::ElseWithCondition,
-                    at,
+                    found.span.clone(),
                     format!(
                         "An `else` is the fallback and takes no condition, but this one has `{}?`. Remove the \
                          condition, or write `elseif` for a conditional branch.",
@@ -272,15 +269,6 @@ impl Transpiler<'_, '_, '_> {
 
 fn is_blank(inline: &MdInline) -> bool {
     matches!(inline, MdInline::Text { text, .. } if text.trim().is_empty())
-}
-
-fn block_span(block: &MdBlock) -> Range<usize> {
-    match block {
-        MdBlock::Heading { span, .. }
-        | MdBlock::Paragraph { span, .. }
-        | MdBlock::List { span, .. }
-        | MdBlock::Quote { span, .. } => span.clone(),
-    }
 }
 
 /// The words of some inlines of a tree, with every construct flattened to its text.

@@ -121,6 +121,17 @@ impl Edge {
         }
     }
 
+    /// Points the edge at another node.
+    pub fn set_target(&mut self, to: usize) {
+        match self {
+            Edge::Succession { target }
+            | Edge::Option { target, .. }
+            | Edge::RandomOption { target, .. }
+            | Edge::Branch { target, .. }
+            | Edge::Divert { target, .. } => *target = to,
+        }
+    }
+
     /// The edge's condition, if it carries one. A succession never does.
     pub fn condition(&self) -> Option<&Condition> {
         match self {

@@ -122,6 +122,18 @@ impl Node {
         }
     }
 
+    /// The node's ways out, to change; `None` for an end, which has none and can get none.
+    pub fn out_mut(&mut self) -> Option<&mut Edges> {
+        match self {
+            Node::Line { out, .. }
+            | Node::Choice { out, .. }
+            | Node::RandomChoice { out }
+            | Node::Branch { out }
+            | Node::Control { out, .. } => Some(out),
+            Node::End => None,
+        }
+    }
+
     /// The node's own condition, for the kinds that may carry one.
     pub fn condition(&self) -> Option<&Condition> {
         match self {
