@@ -44,8 +44,10 @@ mod template;
 mod text;
 mod writer;
 
-/// The string type of the playbook's words, keys and names: a `String` that keeps up to 24
-/// bytes inline, so the many short pieces of a playbook cost no allocation of their own. It
+/// The string type of the playbook's fragment words, keys, and command and tag names (every
+/// string in a [`Fragment`], and the keys of a [`Condition`] and a [`Weight`]): a `String` that
+/// keeps up to 24 bytes inline, so the many short pieces of a playbook cost no allocation of
+/// their own. Speaker names, ids and tags, anchors and `script` are still `String`. It
 /// dereferences to `str` and converts from `&str` and `String` with `into()`.
 pub use compact_str::CompactString;
 pub use condition::{Condition, Weight};

@@ -1,12 +1,19 @@
 //! The reader never panics, whatever it is handed: arbitrary text, and corpus documents with
 //! bytes changed, cut short, or values swapped for others.
 
+use std::sync::LazyLock;
+
 use proptest::prelude::*;
 use stagehand_playbook::read;
 
-fn corpus_document() -> String {
+/// The gallery golden, read once for every case.
+static DOC: LazyLock<String> = LazyLock::new(|| {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/dialoguedown/goldens/gallery.verified.json");
     std::fs::read_to_string(path).expect("the gallery golden")
+});
+
+fn corpus_document() -> &'static str {
+    &DOC
 }
 
 proptest! {
@@ -19,7 +26,7 @@ proptest! {
 
     #[test]
     fn a_damaged_document_is_refused_or_read(at in 0usize..16_000, byte in any::<u8>(), cut in any::<bool>()) {
-        let mut bytes = corpus_document().into_bytes();
+        let mut bytes = corpus_document().as_bytes().to_vec();
         let at = at % bytes.len();
         if cut {
             bytes.truncate(at);

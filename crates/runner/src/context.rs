@@ -3,8 +3,6 @@
 
 use std::ops::Range;
 
-use std::borrow::Cow;
-
 use stagehand_playbook::{has_keys, segments, Edge, Fragment, Node, Playbook, Weight};
 
 use crate::protocol::{AnswerKind, OfferedOption, Question};
@@ -193,9 +191,11 @@ impl<'p> PlayContext<'p> {
                     let options: Vec<OfferedOption<'p>> = out
                         .iter()
                         .filter_map(|edge| match edge {
-                            Edge::Option { label, .. } => {
-                                Some(OfferedOption { label: shown_label(label), available: true })
-                            }
+                            // No label asks anything here, so filling leaves each as written.
+                            Edge::Option { label, .. } => Some(OfferedOption {
+                                label: crate::stepping::answers::label(label, crate::stepping::no_answers()),
+                                available: true,
+                            }),
                             _ => None,
                         })
                         .collect();
@@ -251,15 +251,6 @@ impl<'p> PlayContext<'p> {
             _ => None,
         };
         NodePlan { conflict, to_play, to_leave, onward, succession, quiet, said, offer }
-    }
-}
-
-/// A label with no query, as offered: its top-level commands removed.
-fn shown_label(label: &[Fragment]) -> Cow<'_, [Fragment]> {
-    if label.iter().any(Fragment::is_command) {
-        Cow::Owned(label.iter().filter(|f| !f.is_command()).cloned().collect())
-    } else {
-        Cow::Borrowed(label)
     }
 }
 

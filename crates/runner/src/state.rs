@@ -122,23 +122,18 @@ pub enum Availability {
 impl Availability {
     /// Builds the availability of `count` options from a predicate.
     pub fn from_fn(count: usize, mut available: impl FnMut(usize) -> bool) -> Availability {
-        if (0..count).all(&mut available) {
-            return Availability::All;
-        }
+        // The predicate is asked once per option: up to the first unavailable one, then the rest.
+        let Some(off) = (0..count).position(|i| !available(i)) else { return Availability::All };
         let mut words = vec![0u64; count.div_ceil(64)];
-        let mut all = true;
-        for i in 0..count {
+        for i in 0..off {
+            words[i / 64] |= 1 << (i % 64);
+        }
+        for i in off + 1..count {
             if available(i) {
                 words[i / 64] |= 1 << (i % 64);
-            } else {
-                all = false;
             }
         }
-        if all {
-            Availability::All
-        } else {
-            Availability::Only(words.into_boxed_slice())
-        }
+        Availability::Only(words.into_boxed_slice())
     }
 
     /// Whether the option at `position` was available.

@@ -121,9 +121,7 @@ impl<'a> Answers<'a> {
 
     /// The answer given for a key, if any.
     pub fn get(&self, key: &str) -> Option<&Answer<'a>> {
-        // A driver usually answers with the very key it was asked: compare addresses first.
-        let same = |k: &str| (k.as_ptr() == key.as_ptr() && k.len() == key.len()) || k == key;
-        self.entries.iter().find(|(k, _)| same(k)).map(|(_, answer)| answer)
+        self.entries.iter().find(|(k, _)| same_key(k, key)).map(|(_, answer)| answer)
     }
 
     /// Every key and answer, in the order given.
@@ -143,12 +141,22 @@ impl<'a> Answers<'a> {
 
     /// The answers, owning everything they hold.
     pub fn into_owned(self) -> Answers<'static> {
-        Answers {
-            entries: Cow::Owned(
-                self.entries.iter().map(|(k, a)| (Cow::Owned(k.to_string()), a.clone().into_owned())).collect(),
-            ),
-        }
+        let entries = match self.entries {
+            Cow::Owned(entries) => {
+                entries.into_iter().map(|(k, a)| (Cow::Owned(k.into_owned()), a.into_owned())).collect()
+            }
+            Cow::Borrowed(entries) => {
+                entries.iter().map(|(k, a)| (Cow::Owned(k.to_string()), a.clone().into_owned())).collect()
+            }
+        };
+        Answers { entries: Cow::Owned(entries) }
     }
+}
+
+/// Whether two keys are the same, cheaply when a driver answers with the very key it was asked:
+/// compare addresses first, then text.
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 impl<'a, K: Into<Cow<'a, str>>> FromIterator<(K, Answer<'a>)> for Answers<'a> {

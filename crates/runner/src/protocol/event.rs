@@ -96,13 +96,17 @@ impl Event<'_> {
             Event::Ended => OwnedEvent::Ended,
             Event::Refused { reason, explanation } => OwnedEvent::Refused { reason, explanation },
             Event::Perform { effect } => OwnedEvent::Perform { effect: effect.clone() },
+            // A question's key is borrowed either way, so there is nothing to move.
             Event::Resolve { questions } => {
                 OwnedEvent::Resolve { questions: questions.iter().map(|q| (q.key.to_owned(), q.kind)).collect() }
             }
-            Event::Offer { ordered, options } => OwnedEvent::Offer {
-                ordered,
-                options: options.iter().map(|o| (o.label.to_vec(), o.available)).collect(),
-            },
+            Event::Offer { ordered, options } => {
+                let options = match options {
+                    Cow::Owned(options) => options.into_iter().map(|o| (o.label.into_owned(), o.available)).collect(),
+                    Cow::Borrowed(options) => options.iter().map(|o| (o.label.to_vec(), o.available)).collect(),
+                };
+                OwnedEvent::Offer { ordered, options }
+            }
         }
     }
 }

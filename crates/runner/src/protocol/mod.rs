@@ -10,6 +10,7 @@ mod command;
 mod event;
 mod refusal;
 
+pub(crate) use answer::same_key;
 pub use answer::{Answer, AnswerKind, Answers, Entry, Question};
 pub use command::Command;
 pub use event::{Event, OfferedOption, OwnedEvent};

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use stagehand_playbook::{has_keys, placeholder_for, CompactString, Condition, Fragment};
 
-use crate::protocol::{Answer, Answers, Question, RefusalReason};
+use crate::protocol::{same_key, Answer, Answers, Question, RefusalReason};
 
 /// Holds what came back to what was asked: every asked key answered, nothing answered that was
 /// not asked, and each answer the kind its question needs.
@@ -48,11 +48,6 @@ pub(crate) fn check(asked: &[Question<'_>], answers: &Answers<'_>) -> Result<(),
         }
     }
     Ok(())
-}
-
-/// Whether two keys are the same, cheaply when a driver answers with the very key it was asked.
-pub(crate) fn same_key(a: &str, b: &str) -> bool {
-    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 fn describe(answer: &Answer<'_>) -> String {

@@ -133,8 +133,8 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     fn moment_exists(&self, node: usize, moment: Moment) -> bool {
         match (self.node(node), moment) {
             (None, _) | (Some(Node::End), _) => false,
-            (Some(Node::Line { .. }), Moment::ToPlay(segment)) => segment < self.context.segment_count(node),
-            (Some(_), Moment::ToPlay(segment)) => segment == 0,
+            // Every node but a line plays in one segment, so this is `segment == 0` for them.
+            (Some(_), Moment::ToPlay(segment)) => segment < self.context.segment_count(node),
             (Some(_), Moment::ToLeave) => true,
         }
     }
