@@ -78,10 +78,6 @@ pub fn run(files: &[PathBuf], config: Option<&Path>, format: MessageFormat) -> E
     }
 }
 
-fn severity_name(severity: Severity) -> &'static str {
-    severity.as_str()
-}
-
 /// Prints graph lints, or gathers them for JSON.
 fn report_lints(
     name: &str,
@@ -98,15 +94,10 @@ fn report_lints(
         }
         match format {
             MessageFormat::Human => {
-                println!(
-                    "{}[graph]: {}\n  --> {name} (node {})",
-                    severity_name(found.severity),
-                    found.message,
-                    found.node
-                )
+                println!("{}[graph]: {}\n  --> {name} (node {})", found.severity.as_str(), found.message, found.node)
             }
             MessageFormat::Json => json_findings.push(json!({
-                "file": name, "severity": severity_name(found.severity), "code": "graph",
+                "file": name, "severity": found.severity.as_str(), "code": "graph",
                 "message": found.message, "node": found.node,
             })),
         }
@@ -135,10 +126,7 @@ fn check_script(
             }
         }
         MessageFormat::Json => {
-            let rendered = stagehand_dialoguedown::render_json(&compilation.diagnostics);
-            if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&rendered) {
-                json_findings.extend(items);
-            }
+            json_findings.extend(stagehand_dialoguedown::render_json_values(&compilation.diagnostics));
         }
     }
     let (errors, warnings) = tally(&compilation.diagnostics);

@@ -74,7 +74,7 @@ mod transpile;
 
 pub use config::{ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
 pub use diagnostics::{Code, Diagnostic, Severity};
-pub use render::{render_human, render_human_with, render_json};
+pub use render::{render_human, render_human_with, render_json, render_json_values};
 pub use stagehand_playbook::Playbook;
 
 /// How many containers (blockquotes, lists, items, emphasis, links) may nest inside each other

@@ -75,9 +75,16 @@ pub fn render_human_with(diagnostics: &[Diagnostic], source: &str, file_name: &s
 }
 
 /// The diagnostics as a JSON array: one object per diagnostic with `code`, `severity`,
-/// `message`, `file`, `line`, `column`, `span` (`start`, `end`, in bytes) and `label`.
+/// `message`, `file`, `line`, `column`, `span` (`start`, `end`, in bytes) and `label`, as
+/// `render_json_values` builds them, printed pretty.
 pub fn render_json(diagnostics: &[Diagnostic]) -> String {
-    let items: Vec<Value> = diagnostics
+    serde_json::to_string_pretty(&Value::Array(render_json_values(diagnostics))).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// The diagnostics as JSON values, one object per diagnostic: what [`render_json`] prints, for a
+/// tool that gathers them with findings of its own and prints them together.
+pub fn render_json_values(diagnostics: &[Diagnostic]) -> Vec<Value> {
+    diagnostics
         .iter()
         .map(|diagnostic| {
             json!({
@@ -91,6 +98,5 @@ pub fn render_json(diagnostics: &[Diagnostic]) -> String {
                 "label": diagnostic.label,
             })
         })
-        .collect();
-    serde_json::to_string_pretty(&Value::Array(items)).unwrap_or_else(|_| "[]".to_owned())
+        .collect()
 }

@@ -1,10 +1,11 @@
 //! The run itself: a state, its journal and transcript, and what is pending with the world. Both
 //! live play and replay step through [`Core`], so they cannot disagree.
 
-use stagehand_playbook::{plain_text, Fragment};
+use stagehand_playbook::Fragment;
 use stagehand_runner::{step, AnswerKind, Answers, Command, OwnedEvent, PlayContext, PlayState};
 
 use crate::journal::{Entry, Record};
+use crate::session::option_label;
 
 /// A menu as offered: whether it is ordered, and each label with whether it may be taken.
 pub(crate) type Menu = (bool, Vec<(Vec<Fragment>, bool)>);
@@ -91,7 +92,6 @@ impl Core {
     /// The plain-text label of the option at `position` in the last menu offered.
     pub(crate) fn label(&self, position: i64) -> Option<String> {
         let (_, options) = self.offer.as_ref()?;
-        let (label, _) = options.get(usize::try_from(position).ok()?)?;
-        Some(plain_text(label).trim().to_owned())
+        option_label(options, position)
     }
 }

@@ -49,6 +49,23 @@ impl Entry {
     }
 }
 
+/// How many of `journal`'s entries an undo replays: the journal without the person's last move
+/// and the world's answers after it. `None` when nothing can be taken back, because only the
+/// opening `start` (and the world's answers to it) is left.
+pub fn undo_point(journal: &[Entry]) -> Option<usize> {
+    let kept = journal.iter().rposition(|entry| entry.by != Sender::World).map_or(0, |last| last + 1);
+    (kept > 1).then(|| kept - 1)
+}
+
+/// The command a restart sends: the journal's opening `start` (with its anchor, if it had one),
+/// or a plain `start` when the journal does not open with one.
+pub fn opening(journal: &[Entry]) -> Command<'static> {
+    match journal.first() {
+        Some(Entry { command: command @ Command::Start { .. }, .. }) => command.clone(),
+        _ => Command::start(),
+    }
+}
+
 impl fmt::Display for Entry {
     /// The command in the fixture vocabulary, the option's label, then its sender:
     /// `choose 1 "Wait here" (player)`.

@@ -51,11 +51,13 @@ mod session;
 mod why;
 mod world;
 
-pub use journal::{AnswerText, CommandText, Entry, Happening, Record, Sender};
+pub use journal::{opening, undo_point, AnswerText, CommandText, Entry, Happening, Record, Sender};
 pub use playable::Playable;
 pub use save::{EntryWire, Save, SaveError, SAVE_VERSION};
-pub use session::{ask_world, refusal_explanation, same_option, LoadError, Loaded, ReplayError, Session, Waiting};
-pub use why::{explain, why};
+pub use session::{
+    ask_world, option_label, refusal_explanation, same_option, LoadError, Loaded, ReplayError, Session, Waiting,
+};
+pub use why::{capitalized, explain, why};
 pub use world::{
     command_text, default_answer, parse_answer, FactsWorld, LuaWorld, NoWorld, World, WorldError, PERFORM_FUNCTION,
     QUERY_FUNCTION,

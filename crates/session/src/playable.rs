@@ -3,6 +3,7 @@
 use stagehand_runner::Command;
 
 use crate::journal::{Happening, Record};
+use crate::save::Save;
 use crate::session::{LoadError, Loaded, ReplayError, Session, Waiting};
 use crate::world::{World, WorldError};
 
@@ -65,8 +66,7 @@ impl Playable for Session {
     }
 
     fn load_json(&mut self, json: &str, world: &mut dyn World) -> Result<Loaded, LoadError> {
-        let (session, loaded) = Session::load_json(self.playbook().clone(), json, world)?;
-        *self = session;
-        Ok(loaded)
+        let save = Save::from_json(json)?;
+        self.restore(&save, world)
     }
 }

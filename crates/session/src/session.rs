@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use stagehand_playbook::{fingerprint, Fingerprint, Fragment, Playbook};
+use stagehand_playbook::{fingerprint, plain_text, Fingerprint, Fragment, Playbook};
 use stagehand_runner::{AnswerKind, Answers, Command, OwnedEvent, PlayContext, PlayState, Situation};
 
 use crate::core::Core;
-use crate::journal::{Entry, Happening, Record, Sender};
+use crate::journal::{opening, undo_point, Entry, Happening, Record};
 use crate::save::{Save, SaveError};
 use crate::world::{command_text, default_answer, World, WorldError};
 
@@ -205,15 +205,8 @@ impl Session {
     /// journal without it from the initial state; the world is rebuilt and replayed too. Returns
     /// `false` when there is nothing to take back (the opening `start` stays).
     pub fn undo(&mut self, world: &mut dyn World) -> Result<bool, ReplayError> {
-        let mut entries = self.core.journal.clone();
-        while entries.last().is_some_and(|e| e.by == Sender::World) {
-            entries.pop();
-        }
-        if entries.len() <= 1 {
-            return Ok(false);
-        }
-        entries.pop();
-        self.core = replay(&self.playbook, self.seed, &entries, world)?;
+        let Some(kept) = undo_point(&self.core.journal) else { return Ok(false) };
+        self.core = replay(&self.playbook, self.seed, &self.core.journal[..kept], world)?;
         Ok(true)
     }
 
@@ -221,10 +214,7 @@ impl Session {
     /// any move (so it can be undone), and random choices draw on rather than repeat (R1 of
     /// `docs/design/random-choice.md`).
     pub fn restart(&mut self, world: &mut dyn World) -> Result<Vec<Happening>, WorldError> {
-        let opening = match self.core.journal.first() {
-            Some(Entry { command: command @ Command::Start { .. }, .. }) => command.clone(),
-            _ => Command::start(),
-        };
+        let opening = opening(&self.core.journal);
         world.reset()?;
         Ok(self.send(opening, world))
     }
@@ -246,8 +236,17 @@ impl Session {
     /// the step where the story now differs. Either way the world is rebuilt by the replay.
     pub fn load(playbook: Playbook, save: &Save, world: &mut dyn World) -> Result<(Session, Loaded), LoadError> {
         let mut session = Session::new(playbook, save.seed);
-        let core = replay(&session.playbook, save.seed, &save.journal, world)?;
-        let loaded = if session.fingerprint == save.fingerprint {
+        let loaded = session.restore(save, world)?;
+        Ok((session, loaded))
+    }
+
+    /// Replaces this run with a saved one, replayed against this session's playbook (compared by
+    /// the fingerprint it already holds) as [`load`](Self::load) does: the run takes the save's
+    /// seed and stands where the journal leads. On an error the run is left as it was (the world
+    /// is not: the replay has rebuilt it).
+    pub fn restore(&mut self, save: &Save, world: &mut dyn World) -> Result<Loaded, LoadError> {
+        let core = replay(&self.playbook, save.seed, &save.journal, world)?;
+        let loaded = if self.fingerprint == save.fingerprint {
             if core.state != save.state {
                 return Err(LoadError::Inconsistent);
             }
@@ -255,8 +254,9 @@ impl Session {
         } else {
             Loaded::Replayed { steps: save.journal.len() }
         };
-        session.core = core;
-        Ok((session, loaded))
+        self.seed = save.seed;
+        self.core = core;
+        Ok(loaded)
     }
 
     /// [`load`](Self::load) from a save's JSON.
@@ -327,6 +327,13 @@ pub fn ask_world(
     }
     out.extend(world.take_log().into_iter().map(Happening::Log));
     answers
+}
+
+/// The plain-text label (trimmed) of the option at `position` in a menu's `options`; `None` when
+/// the menu has no such position.
+pub fn option_label(options: &[(Vec<Fragment>, bool)], position: i64) -> Option<String> {
+    let (label, _) = options.get(usize::try_from(position).ok()?)?;
+    Some(plain_text(label).trim().to_owned())
 }
 
 /// Holds a replayed `choose` to the option the journal recorded: the label now at `position`

@@ -81,7 +81,8 @@ fn verdict(holds: Option<bool>) -> &'static str {
     }
 }
 
-fn capitalized(text: &str) -> String {
+/// `text` with its first character in upper case (`"the run" -> "The run"`).
+pub fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),

@@ -24,8 +24,8 @@ use stagehand_chatmapper::{ChatMapperEngine, Options, Project};
 use stagehand_playbook::{plain_text, Fingerprint, Fragment};
 use stagehand_runner::{AnswerKind, Command, OwnedEvent, RefusalReason};
 use stagehand_session::{
-    ask_world, refusal_explanation, same_option, Entry, EntryWire, Happening, LoadError, Loaded, Playable, Record,
-    ReplayError, SaveError, Sender, Waiting, World, WorldError, SAVE_VERSION,
+    ask_world, capitalized, opening, option_label, refusal_explanation, same_option, undo_point, Entry, EntryWire,
+    Happening, LoadError, Loaded, Playable, Record, ReplayError, SaveError, Waiting, World, WorldError, SAVE_VERSION,
 };
 
 use super::story::Story;
@@ -102,7 +102,7 @@ impl ChatMapperRun {
             }
             if let (Command::Choose(position), Some(expected)) = (&entry.command, &entry.label) {
                 if let Some(options) = &core.offer {
-                    same_option(expected, *position, label_at(options, *position)).map_err(diverged)?;
+                    same_option(expected, *position, option_label(options, *position)).map_err(diverged)?;
                 }
             }
             if let Err(events) = core.apply(&self.project, seed, entry.clone()) {
@@ -227,7 +227,7 @@ impl Core {
             self.engine = RefCell::new(engine);
         }
         if let (Command::Choose(position), Some(options)) = (&entry.command, &self.offer) {
-            entry.label = label_at(options, *position);
+            entry.label = option_label(options, *position);
         }
         self.asking.clear();
         for event in &events {
@@ -275,12 +275,6 @@ impl Core {
     }
 }
 
-/// The plain-text label of the option at `position`.
-fn label_at(options: &[(Vec<Fragment>, bool)], position: i64) -> Option<String> {
-    let (label, _) = options.get(usize::try_from(position).ok()?)?;
-    Some(plain_text(label).trim().to_owned())
-}
-
 impl Playable for ChatMapperRun {
     fn send(&mut self, command: Command<'static>, world: &mut dyn World) -> Vec<Happening> {
         let mut out = Vec::new();
@@ -305,23 +299,13 @@ impl Playable for ChatMapperRun {
     }
 
     fn undo(&mut self, world: &mut dyn World) -> Result<bool, ReplayError> {
-        let mut entries = self.core.journal.clone();
-        while entries.last().is_some_and(|e| e.by == Sender::World) {
-            entries.pop();
-        }
-        if entries.len() <= 1 {
-            return Ok(false);
-        }
-        entries.pop();
-        self.core = self.replay(self.seed, &entries, world)?;
+        let Some(kept) = undo_point(&self.core.journal) else { return Ok(false) };
+        self.core = self.replay(self.seed, &self.core.journal[..kept], world)?;
         Ok(true)
     }
 
     fn restart(&mut self, world: &mut dyn World) -> Result<Vec<Happening>, WorldError> {
-        let opening = match self.core.journal.first() {
-            Some(Entry { command: command @ Command::Start { .. }, .. }) => command.clone(),
-            _ => Command::start(),
-        };
+        let opening = opening(&self.core.journal);
         world.reset()?;
         Ok(self.send(opening, world))
     }
@@ -417,14 +401,6 @@ impl Playable for ChatMapperRun {
         self.core = core;
         self.seed = wire.seed;
         Ok(if fingerprint == self.fingerprint { Loaded::Restored } else { Loaded::Replayed { steps: journal.len() } })
-    }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
 

@@ -7,8 +7,8 @@
 //! `> …`), answers unknown keys with false or empty words (warning once per key), and exits 0 at
 //! the end of the story.
 //!
-//! What is played is decided by the file's content ([`story::kind_of`]): a DialogueDown script or
-//! playbook plays in a [`stagehand_session::Session`], a ChatMapper project on its engine
+//! What is played is decided by the file's content ([`story::kind_of`]): a DialogueDown script
+//! or playbook plays in a [`stagehand_session::Session`], a ChatMapper project on its engine
 //! ([`chatmapper::ChatMapperRun`]), both behind [`Playable`]. Without `--world`, a world named for
 //! the file (`<stem>.world.lua`, `.toml` or `.json` beside it) is used when the input is piped,
 //! and a notice on standard error says so; in a terminal it is pointed out.
@@ -198,8 +198,7 @@ impl Player<'_> {
             Waiting::Next => "",
             Waiting::Choice { .. } => "choose",
             Waiting::Held { .. } => "Enter retries",
-            Waiting::Ended => ":undo, :restart or :quit",
-            Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
+            Waiting::Ended | Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
         };
         print!("{}", self.painter.prompt(hint));
         let _ = std::io::stdout().flush();

@@ -1,6 +1,6 @@
 //! Opening what is played: a script or playbook from disk, and the world that answers it.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use stagehand_dialoguedown::{compile, render_human, Options};
@@ -133,7 +133,7 @@ pub fn no_world() -> Box<dyn World> {
 pub struct Attended {
     /// The world itself.
     pub inner: Box<dyn World>,
-    /// Whether a person can be asked.
+    /// Whether a person can be asked: set only when standard input (and output) is a terminal.
     pub ask: bool,
 }
 
@@ -142,7 +142,7 @@ impl World for Attended {
         if let Some(answer) = self.inner.answer(key, kind)? {
             return Ok(Some(answer));
         }
-        if !self.ask || !std::io::stdin().is_terminal() {
+        if !self.ask {
             return Ok(None);
         }
         let hint = match kind {
