@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::lint::{lint, Lint};
 use serde_json::json;
-use stagehand_dialoguedown::lint::{lint, Lint};
 use stagehand_dialoguedown::Severity;
 
 use crate::compile::{compile_file, report, tally, MessageFormat};

@@ -5,6 +5,7 @@ mod check;
 mod compile;
 mod conform;
 mod graph;
+mod lint;
 mod play;
 
 /// Compiling a script is a storm of small allocations (a playbook is many short pieces);

@@ -66,7 +66,6 @@ mod diagnostics;
 mod graph;
 mod leaf;
 mod line;
-pub mod lint;
 mod markdown;
 mod render;
 mod speakers;

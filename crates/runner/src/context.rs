@@ -123,7 +123,7 @@ impl<'p> PlayContext<'p> {
     }
 
     /// How many segments `node` plays in: a line's commands split it; every other node is one.
-    pub(crate) fn segment_count(&self, node: usize) -> usize {
+    pub fn segment_count(&self, node: usize) -> usize {
         self.plans.get(node).map_or(0, |plan| plan.to_play.len())
     }
 

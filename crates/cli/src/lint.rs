@@ -1,5 +1,6 @@
 //! Lints over a compiled graph: what a script compiles to and plays badly. `stagehand check`
-//! runs them after a script compiles and reads back.
+//! runs them after a script compiles and reads back. What a node asks the world is taken from
+//! the runner's own [`PlayContext`], so a lint about keys cannot disagree with what a run asks.
 //!
 //! | Lint | Severity | Why |
 //! | --- | --- | --- |
@@ -11,9 +12,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use stagehand_playbook::{for_each_key, plain_text, Edge, Node, Playbook, Weight};
-
-use crate::diagnostics::Severity;
+use stagehand_dialoguedown::Severity;
+use stagehand_playbook::{plain_text, Edge, Node, Playbook, Weight};
+use stagehand_runner::{AnswerKind, PlayContext};
 
 /// One thing the graph lints found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,16 @@ enum Use {
     Truth,
     Words,
     Number,
+}
+
+impl From<AnswerKind> for Use {
+    fn from(kind: AnswerKind) -> Use {
+        match kind {
+            AnswerKind::Truth => Use::Truth,
+            AnswerKind::Text => Use::Words,
+            AnswerKind::Number => Use::Number,
+        }
+    }
 }
 
 impl Use {
@@ -70,8 +81,10 @@ pub fn describe_node(playbook: &Playbook, index: usize) -> String {
 /// Runs every lint.
 pub fn lint(playbook: &Playbook) -> Vec<Lint> {
     let mut lints = Vec::new();
-    unreachable(playbook, &mut lints);
-    never_ends(playbook, &mut lints);
+    let starts = std::iter::once(playbook.entry).chain(playbook.anchors.values().copied());
+    let seen = reached_from(playbook, starts);
+    unreachable(playbook, &seen, &mut lints);
+    never_ends(playbook, &seen, &mut lints);
     silent_rings(playbook, &mut lints);
     keys(playbook, &mut lints);
     lints.sort_by_key(|lint| (lint.node, lint.severity != Severity::Error));
@@ -94,9 +107,8 @@ fn reached_from(playbook: &Playbook, starts: impl IntoIterator<Item = usize>) ->
     seen
 }
 
-fn unreachable(playbook: &Playbook, lints: &mut Vec<Lint>) {
-    let starts = std::iter::once(playbook.entry).chain(playbook.anchors.values().copied());
-    let seen = reached_from(playbook, starts);
+/// Nodes nothing reaches; `seen` holds what the start and the scenes reach.
+fn unreachable(playbook: &Playbook, seen: &[bool], lints: &mut Vec<Lint>) {
     for (index, reached) in seen.iter().enumerate() {
         // The end node is shared; a script whose every path jumps away leaves it unreached harmlessly.
         if !reached && !matches!(playbook.nodes[index], Node::End) {
@@ -109,7 +121,8 @@ fn unreachable(playbook: &Playbook, lints: &mut Vec<Lint>) {
     }
 }
 
-fn never_ends(playbook: &Playbook, lints: &mut Vec<Lint>) {
+/// Where a run first gets trapped; `seen` holds what the start and the scenes reach.
+fn never_ends(playbook: &Playbook, seen: &[bool], lints: &mut Vec<Lint>) {
     let n = playbook.nodes.len();
     let mut predecessors = vec![Vec::new(); n];
     for (from, node) in playbook.nodes.iter().enumerate() {
@@ -125,8 +138,6 @@ fn never_ends(playbook: &Playbook, lints: &mut Vec<Lint>) {
         }
         stack.extend(predecessors[at].iter().copied().filter(|&p| !can_end[p]));
     }
-    let starts = std::iter::once(playbook.entry).chain(playbook.anchors.values().copied());
-    let seen = reached_from(playbook, starts);
     for index in (0..n).filter(|&i| seen[i] && !can_end[i]) {
         // Report only where a run first gets trapped: a node some trapped node's predecessor can
         // still end from, or the start.
@@ -238,46 +249,29 @@ fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
     }
 }
 
+/// Keys asked two ways: within one node, which the runner refuses (as [`PlayContext::conflict`]
+/// finds it), and across nodes, which one world answer cannot serve.
 fn keys(playbook: &Playbook, lints: &mut Vec<Lint>) {
+    let context = PlayContext::new(playbook);
     let mut everywhere: BTreeMap<&str, BTreeMap<Use, usize>> = BTreeMap::new();
-    for (index, node) in playbook.nodes.iter().enumerate() {
-        let mut here: BTreeMap<&str, BTreeSet<Use>> = BTreeMap::new();
-        let mut uses: Vec<(&str, Use)> = Vec::new();
-        if let Some(condition) = node.condition() {
-            uses.push((condition.key_name(), Use::Truth));
-        }
-        match node {
-            Node::Line { speech, .. } => for_each_key(speech, &mut |key| uses.push((key, Use::Words))),
-            Node::Control { effects, .. } => for_each_key(effects, &mut |key| uses.push((key, Use::Words))),
-            _ => {}
-        }
-        for edge in node.out() {
-            if let Some(condition) = edge.condition() {
-                uses.push((condition.key_name(), Use::Truth));
-            }
-            match edge {
-                Edge::Option { label, .. } | Edge::Divert { label, .. } => {
-                    for_each_key(label, &mut |key| uses.push((key, Use::Words)))
-                }
-                Edge::RandomOption { weight: Weight::Query { key }, .. } => uses.push((key, Use::Number)),
-                _ => {}
-            }
-        }
-        for (key, kind) in uses {
-            here.entry(key).or_default().insert(kind);
-            everywhere.entry(key).or_default().entry(kind).or_insert(index);
-        }
-        for (key, kinds) in here.iter().filter(|(_, kinds)| kinds.len() > 1) {
-            let kinds: Vec<&str> = kinds.iter().map(|k| k.describe()).collect();
+    for index in 0..playbook.nodes.len() {
+        if let Some((key, first, second)) = context.conflict(index) {
+            let mut kinds = [Use::from(first), Use::from(second)];
+            kinds.sort();
             lints.push(Lint {
                 severity: Severity::Error,
                 node: index,
                 message: format!(
-                    "{} needs the key \"{key}\" as {}, which one answer cannot be (the runner refuses it)",
+                    "{} needs the key \"{key}\" as {} and as {}, which one answer cannot be (the runner refuses it)",
                     describe_node(playbook, index),
-                    kinds.join(" and as ")
+                    kinds[0].describe(),
+                    kinds[1].describe()
                 ),
             });
+        }
+        let to_play = (0..context.segment_count(index)).flat_map(|segment| context.questions_to_play(index, segment));
+        for question in to_play.chain(context.questions_to_leave(index)) {
+            everywhere.entry(question.key).or_default().entry(Use::from(question.kind)).or_insert(index);
         }
     }
     for (key, kinds) in everywhere.iter().filter(|(_, kinds)| kinds.len() > 1) {
@@ -342,6 +336,24 @@ mod tests {
         assert!(messages.iter().any(|m| m.contains("can never reach an end")), "{messages:?}");
         let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring");
         assert_eq!((ring.severity, ring.node), (Severity::Error, 1));
+    }
+
+    #[test]
+    fn a_key_the_runner_does_not_ask_is_no_conflict() {
+        // `K?` => [Go `"K"`](#end): the runner asks K as a truth to take the jump, and never
+        // asks the jump's label, so one answer serves.
+        let playbook = book(vec![
+            Node::Control {
+                effects: vec![],
+                condition: None,
+                out: smallvec![
+                    Edge::Divert { target: 1, label: vec![Fragment::query("K")], condition: Some(Condition::key("K")) },
+                    Edge::Succession { target: 1 }
+                ],
+            },
+            Node::End,
+        ]);
+        assert!(lint(&playbook).iter().all(|l| !l.message.contains("\"K\"")), "{:?}", lint(&playbook));
     }
 
     #[test]
