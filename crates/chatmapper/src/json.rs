@@ -18,13 +18,7 @@ use crate::text;
 
 /// Reads a JSON export from its bytes; `file_name` is only used in errors.
 pub fn read_json(bytes: &[u8], file_name: &str) -> Result<Project, LoadError> {
-    let text = text::decode(bytes).map_err(|e| LoadError::Malformed {
-        file: file_name.into(),
-        format: Format::Json,
-        line: e.line,
-        column: e.column,
-        message: e.message,
-    })?;
+    let text = text::decode(bytes).map_err(|e| e.malformed(file_name, Format::Json))?;
     read_json_str(&text, file_name)
 }
 
@@ -267,7 +261,7 @@ fn enumeration<'de, D, T>(
     d: D,
     what: &str,
     from_code: fn(i64) -> Option<T>,
-    from_name: fn(&str) -> Option<T>,
+    from_text: fn(&str) -> Option<T>,
 ) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
@@ -276,18 +270,18 @@ where
     let value = Value::deserialize(d)?;
     let parsed = match &value {
         Value::Null => Some(T::default()),
-        Value::String(s) => from_name(s).or_else(|| s.trim().parse().ok().and_then(from_code)),
+        Value::String(s) => from_text(s),
         other => whole_number(other).and_then(from_code),
     };
     parsed.ok_or_else(|| D::Error::custom(format!("unknown {what} {value}")))
 }
 
 fn false_condition_action<'de, D: Deserializer<'de>>(d: D) -> Result<FalseConditionAction, D::Error> {
-    enumeration(d, "FalseConditionAction", FalseConditionAction::from_code, FalseConditionAction::from_name)
+    enumeration(d, "FalseConditionAction", FalseConditionAction::from_code, FalseConditionAction::from_text)
 }
 
 fn condition_priority<'de, D: Deserializer<'de>>(d: D) -> Result<ConditionPriority, D::Error> {
-    enumeration(d, "ConditionPriority", ConditionPriority::from_code, ConditionPriority::from_name)
+    enumeration(d, "ConditionPriority", ConditionPriority::from_code, ConditionPriority::from_text)
 }
 
 /// `Fields` is an object of title → untyped value; an array of `{Title, Value}` objects is

@@ -111,18 +111,7 @@ pub fn load(bytes: &[u8], file_name: &str) -> Result<Project, LoadError> {
         "json" => Some(Format::Json),
         _ => None,
     };
-    let text = match text::decode(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(LoadError::Malformed {
-                file: file_name.into(),
-                format: hint.unwrap_or(Format::Xml),
-                line: e.line,
-                column: e.column,
-                message: e.message,
-            })
-        }
-    };
+    let text = text::decode(bytes).map_err(|e| e.malformed(file_name, hint.unwrap_or(Format::Xml)))?;
     let format = match text::first_significant(&text) {
         Some('<') => Some(Format::Xml),
         Some('{' | '[') => Some(Format::Json),

@@ -5,7 +5,7 @@
 //! and `[/em1]`..`[/em4]`. Tokens are case-sensitive. Any other bracketed text, such as
 //! `[Location Change]`, is ordinary text and survives every function here.
 //!
-//! An engine renders a line with [`input_prompt`] (pause if there is one), then [`render_line`],
+//! An engine renders a line with [`prompt_names`] (pause if there are any), then [`render_line`],
 //! then [`spans`] on each segment; a menu label with [`menu_label`] then [`spans`].
 
 /// A markup token recognised inside brackets.
@@ -127,6 +127,19 @@ pub fn var_references(text: &str) -> Vec<&str> {
             _ => None,
         })
         .collect()
+}
+
+/// The variable names of the input prompts (`[?Name]`, `[var=?Name]`), in order, each once.
+pub fn prompt_names(text: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for piece in pieces(text) {
+        if let Piece::Tag(Tag::Prompt(name), _) = piece {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// Replaces each `[var=Name]` by `lookup(Name)`. The name is passed as written (trimmed); the
@@ -299,6 +312,15 @@ mod tests {
     }
 
     #[test]
+    fn prompt_names_are_found_in_order_each_once() {
+        assert_eq!(prompt_names("[var=?age]How old?[?other] [?age] [var=x] [?]"), ["age", "other"]);
+        assert_eq!(prompt_names("No prompt [?] here [var=x]"), Vec::<&str>::new());
+        // One pass, as the line renders: removing `[?b]` does not make `[?a]` a prompt.
+        assert_eq!(prompt_names("Name? [?a[?b]]"), ["b"]);
+        assert_eq!(render_line("Name? [?a[?b]]", vars), ["Name? [?a]"]);
+    }
+
+    #[test]
     fn force_and_action_are_detected_and_stripped() {
         assert!(forces_menu("[f]Go on."));
         assert!(!forces_menu("[F]Go on. [a]"));
@@ -367,6 +389,7 @@ mod tests {
                 let _ = segments(&text);
                 let _ = var_references(&text);
                 let _ = input_prompt(&text);
+                let _ = prompt_names(&text);
                 let _ = forces_menu(&text) || is_action(&text);
                 let _ = strip_flags(&text);
                 let _ = menu_label(&text, |n| n.to_owned());

@@ -136,6 +136,12 @@ impl FalseConditionAction {
             _ => None,
         }
     }
+
+    /// The action as an export writes it: by name ([`from_name`](Self::from_name)) or by number
+    /// ([`from_code`](Self::from_code)), surrounding whitespace ignored.
+    pub fn from_text(text: &str) -> Option<Self> {
+        Self::from_name(text).or_else(|| text.trim().parse().ok().and_then(Self::from_code))
+    }
 }
 
 /// An entry's condition priority. Lower is better: `High` (1) beats `Normal` (3), so the derived
@@ -178,6 +184,12 @@ impl ConditionPriority {
             5 => Some(Self::Low),
             _ => None,
         }
+    }
+
+    /// The priority as an export writes it: by name ([`from_name`](Self::from_name)) or by number
+    /// ([`from_code`](Self::from_code)), surrounding whitespace ignored.
+    pub fn from_text(text: &str) -> Option<Self> {
+        Self::from_name(text).or_else(|| text.trim().parse().ok().and_then(Self::from_code))
     }
 
     /// The number of this priority (1 `High` … 5 `Low`).
@@ -603,6 +615,10 @@ mod tests {
         assert!(ConditionPriority::High < ConditionPriority::Low);
         assert_eq!(FalseConditionAction::from_name("PassThrough"), Some(FalseConditionAction::Passthrough));
         assert_eq!(FalseConditionAction::from_code(2), None);
+        assert_eq!(FalseConditionAction::from_text(" 1 "), Some(FalseConditionAction::Passthrough));
+        assert_eq!(ConditionPriority::from_text("Low"), Some(ConditionPriority::Low));
+        assert_eq!(ConditionPriority::from_text("2"), Some(ConditionPriority::AboveNormal));
+        assert_eq!(ConditionPriority::from_text("6"), None);
         assert_eq!(FieldType::from_name("Multiline"), FieldType::Text);
         assert_eq!(FieldType::from_name("Item"), FieldType::Item);
     }

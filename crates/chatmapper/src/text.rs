@@ -1,11 +1,20 @@
 //! Turning a file's bytes into text: byte-order marks, UTF-16 and positions.
 
+use crate::error::{Format, LoadError};
+
 /// Text that could not be decoded, with the 1-based position of the first bad character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DecodeError {
     pub(crate) line: usize,
     pub(crate) column: usize,
     pub(crate) message: String,
+}
+
+impl DecodeError {
+    /// The error as a loader reports it: `file` malformed as `format`, at this position.
+    pub(crate) fn malformed(self, file: &str, format: Format) -> LoadError {
+        LoadError::Malformed { file: file.into(), format, line: self.line, column: self.column, message: self.message }
+    }
 }
 
 /// Decodes UTF-8 (with or without a BOM) or UTF-16 LE/BE (by BOM, or by a leading `<`, `{` or

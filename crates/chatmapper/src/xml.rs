@@ -19,13 +19,7 @@ const MAX_DEPTH: usize = 64;
 
 /// Reads an XML export from its bytes; `file_name` is only used in errors.
 pub fn read_xml(bytes: &[u8], file_name: &str) -> Result<Project, LoadError> {
-    let text = text::decode(bytes).map_err(|e| LoadError::Malformed {
-        file: file_name.into(),
-        format: Format::Xml,
-        line: e.line,
-        column: e.column,
-        message: e.message,
-    })?;
+    let text = text::decode(bytes).map_err(|e| e.malformed(file_name, Format::Xml))?;
     read_xml_str(&text, file_name)
 }
 
@@ -215,14 +209,12 @@ fn map_entry(element: &Element) -> Result<DialogEntry, Problem> {
     let false_condition_action =
         match element.attribute("FalseCondtionAction").or(element.attribute("FalseConditionAction")) {
             None => FalseConditionAction::default(),
-            Some(v) => FalseConditionAction::from_name(v)
-                .or_else(|| v.trim().parse().ok().and_then(FalseConditionAction::from_code))
+            Some(v) => FalseConditionAction::from_text(v)
                 .ok_or_else(|| (element.offset, format!("unknown FalseConditionAction \"{v}\"")))?,
         };
     let condition_priority = match element.attribute("ConditionPriority") {
         None => ConditionPriority::default(),
-        Some(v) => ConditionPriority::from_name(v)
-            .or_else(|| v.trim().parse().ok().and_then(ConditionPriority::from_code))
+        Some(v) => ConditionPriority::from_text(v)
             .ok_or_else(|| (element.offset, format!("unknown ConditionPriority \"{v}\"")))?,
     };
     let links =

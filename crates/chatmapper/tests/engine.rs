@@ -326,3 +326,22 @@ fn the_log_is_bounded_between_takes() {
     assert!(log[log.len() - 1].starts_with("5 more lines were dropped"), "{}", log[log.len() - 1]);
     assert!(engine.take_log().is_empty());
 }
+
+#[test]
+fn a_script_cannot_close_its_chunk_and_run_code_when_the_engine_is_built() {
+    let json = br#"{"Title": "t", "Assets": {"Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "UserScript": "end Variable['x'] = 99 function _f()",
+         "ConditionsString": "true end Variable['y'] = 98 function _g() return true",
+         "Fields": {"Title": "a", "Dialogue Text": "Hello."}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let mut engine = ChatMapperEngine::new(project, Options::default()).unwrap();
+    assert_eq!(engine.variable("x"), Value::Nil, "the script ran outside its chunk while the engine was built");
+    assert_eq!(engine.variable("y"), Value::Nil, "the condition ran outside its chunk while the engine was built");
+    assert_eq!(send(&mut engine, Command::start()), ["said -: Hello."]);
+    assert_eq!(engine.variable("x"), Value::Nil, "entering the entry ran the escaped code");
+    let log = engine.take_log();
+    assert!(log.iter().any(|l| l.contains("entry 1") && l.contains("script does not compile")), "{log:#?}");
+    assert!(log.iter().any(|l| l.contains("entry 1") && l.contains("condition cannot be evaluated")), "{log:#?}");
+}

@@ -1,4 +1,16 @@
-//! Lua 5.1 number formatting.
+//! Lua 5.1 number formatting, and the C conversion Lua 5.1 makes from a number to an integer.
+
+/// Converts a number as a C cast to a 64-bit integer does on x86-64 (Lua 5.1's `(ptrdiff_t)d` in
+/// `luaL_checkint` and `luaL_optinteger`): truncating toward zero; values that do not fit 64 bits (and NaN)
+/// give the hardware's "integer indefinite" `i64::MIN`.
+pub(crate) fn c_truncate(d: f64) -> i64 {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if (-TWO_63..TWO_63).contains(&d) {
+        d as i64
+    } else {
+        i64::MIN
+    }
+}
 
 /// Formats a number exactly as Lua 5.1's `tostring` does on Linux: C's `%.14g` (up to 14 significant digits,
 /// trailing zeros removed, exponent form below 1e-4 or from 1e14 up with at least two exponent digits), and

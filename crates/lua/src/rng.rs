@@ -1,5 +1,7 @@
 //! The deterministic generator behind `math.random`.
 
+use crate::number::c_truncate;
+
 /// SplitMix64 (Steele, Lea and Flood, 2014): the whole state is one `u64`, each draw adds the golden-ratio
 /// increment `0x9E3779B97F4A7C15` to it and returns a bijective mix of the new state.
 ///
@@ -43,13 +45,10 @@ impl SplitMix64 {
     }
 }
 
-/// Converts a number as Lua 5.1's `luaL_checkint` does on x86-64: `(int)(ptrdiff_t)d`, truncating toward
-/// zero; values that do not fit 64 bits (and NaN) give the hardware's "integer indefinite" `i64::MIN`, whose
-/// low 32 bits are 0; the 64-bit value is then wrapped to 32 bits.
+/// Converts a number as Lua 5.1's `luaL_checkint` does on x86-64: `(int)(ptrdiff_t)d`, truncated to 64 bits
+/// by [`c_truncate`], then wrapped to 32 bits (so values that do not fit 64 bits, and NaN, give 0).
 pub(crate) fn lua51_checkint(d: f64) -> i32 {
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    let wide: i64 = if (-TWO_63..TWO_63).contains(&d) { d as i64 } else { i64::MIN };
-    wide as i32
+    c_truncate(d) as i32
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ pub const MAX_SNAPSHOT_VALUES: usize = 1_000_000;
 pub(crate) const PRELUDE_NAME: &str = "stagehand-prelude";
 
 /// The message Lua 5.1 raises when an allocation fails.
-const LUA_MEMORY_MESSAGE: &str = "not enough memory";
+pub(crate) const LUA_MEMORY_MESSAGE: &str = "not enough memory";
 
 /// Distinguishes hosts so a chunk id from one is refused by another.
 static NEXT_HOST: AtomicU32 = AtomicU32::new(1);
@@ -268,7 +268,7 @@ impl Sandbox {
             shared.used.set(used);
             if used >= shared.limit || shared.blown.get() {
                 shared.blown.set(true);
-                Err(mlua::Error::runtime(format!("instruction budget of {} exhausted", shared.limit)))
+                Err(mlua::Error::runtime(shared.exhausted_message()))
             } else {
                 Ok(VmState::Continue)
             }
@@ -287,7 +287,7 @@ impl Sandbox {
     /// Turns an mlua error into a [`ScriptError`].
     fn classify(&self, name: &str, error: mlua::Error) -> ScriptError {
         let (kind, message) = if self.shared.blown.get() {
-            (ErrorKind::Budget, format!("instruction budget of {} exhausted", self.limits.instructions))
+            (ErrorKind::Budget, self.shared.exhausted_message())
         } else {
             let (kind, message) = describe(&error);
             if kind == ErrorKind::Memory {
@@ -387,12 +387,8 @@ impl Sandbox {
                 for pair in table.pairs::<mlua::Value, mlua::Value>() {
                     let (key, value) = pair.map_err(|e| e.to_string())?;
                     let Some(value) = self.capture(&value, stack, count)? else { continue };
-                    let key = match key {
-                        mlua::Value::Boolean(b) => SnapshotKey::Boolean(b),
-                        mlua::Value::Integer(i) => SnapshotKey::Number(i as f64),
-                        mlua::Value::Number(n) => SnapshotKey::Number(n),
-                        mlua::Value::String(s) => SnapshotKey::String(s.to_string_lossy()),
-                        other => return Err(format!("a table has a key of type {}", type_name(&other))),
+                    let Some(key) = snapshot_key(&key) else {
+                        return Err(format!("a table has a key of type {}", type_name(&key)));
                     };
                     entries.push(SnapshotEntry { key, value });
                 }
@@ -437,13 +433,7 @@ impl Sandbox {
             if matches!(value, mlua::Value::Function(_)) {
                 continue;
             }
-            let key_data = match &key {
-                mlua::Value::Boolean(b) => SnapshotKey::Boolean(*b),
-                mlua::Value::Integer(i) => SnapshotKey::Number(*i as f64),
-                mlua::Value::Number(n) => SnapshotKey::Number(*n),
-                mlua::Value::String(s) => SnapshotKey::String(s.to_string_lossy()),
-                _ => continue,
-            };
+            let Some(key_data) = snapshot_key(&key) else { continue };
             if wanted.binary_search_by(|k| k.order(&key_data)).is_err() {
                 stale.push(key);
             }
@@ -696,6 +686,17 @@ pub(crate) fn type_name(value: &mlua::Value) -> &'static str {
         mlua::Value::Thread(_) => "thread",
         _ => "userdata",
     }
+}
+
+/// A Lua table key as a snapshot key; `None` for keys a snapshot cannot hold (tables, functions and the rest).
+fn snapshot_key(key: &mlua::Value) -> Option<SnapshotKey> {
+    Some(match key {
+        mlua::Value::Boolean(b) => SnapshotKey::Boolean(*b),
+        mlua::Value::Integer(i) => SnapshotKey::Number(*i as f64),
+        mlua::Value::Number(n) => SnapshotKey::Number(*n),
+        mlua::Value::String(s) => SnapshotKey::String(s.to_string_lossy()),
+        _ => return None,
+    })
 }
 
 /// A scalar Lua value as a [`Value`]; `None` for tables, functions and the rest.

@@ -12,11 +12,9 @@ use std::rc::Rc;
 
 use mlua::{Lua, MultiValue, Table, Value as LuaValue};
 
+use crate::number::c_truncate;
 use crate::pattern::{self, Capture, Steps, Stop};
-use crate::sandbox::{type_name, PRELUDE_NAME};
-
-/// The message Lua 5.1 raises when an allocation fails.
-const MEMORY_MESSAGE: &str = "not enough memory";
+use crate::sandbox::{type_name, LUA_MEMORY_MESSAGE, PRELUDE_NAME};
 
 /// The instruction budget the pattern functions charge.
 pub(crate) trait Budget {
@@ -102,7 +100,7 @@ fn respond(lua: &Lua, outcome: Outcome, level: usize) -> mlua::Result<MultiValue
         }
         Err(Fault::Message(message)) => format!("{}{message}", location(lua, level)),
         Err(Fault::Stop(message)) => message,
-        Err(Fault::Lua(mlua::Error::MemoryError(_))) => MEMORY_MESSAGE.to_owned(),
+        Err(Fault::Lua(mlua::Error::MemoryError(_))) => LUA_MEMORY_MESSAGE.to_owned(),
         Err(Fault::Lua(error)) => return Err(error),
     };
     Ok(MultiValue::from_vec(vec![LuaValue::Boolean(false), LuaValue::String(lua.create_string(message)?)]))
@@ -116,7 +114,7 @@ fn metered<T>(budget: &dyn Budget, operation: impl FnOnce(&mut Steps) -> Result<
     result.map_err(|stop| match stop {
         Stop::Error(message) => Fault::Message(message.to_owned()),
         Stop::Budget => Fault::Stop(budget.exhausted_message()),
-        Stop::Memory => Fault::Stop(MEMORY_MESSAGE.to_owned()),
+        Stop::Memory => Fault::Stop(LUA_MEMORY_MESSAGE.to_owned()),
     })
 }
 
@@ -151,10 +149,7 @@ fn opt_integer(lua: &Lua, args: &MultiValue, index: usize, function: &str) -> Re
         Some(_) => None,
     };
     match number {
-        Some(n) => {
-            const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-            Ok(Some(if (-TWO_63..TWO_63).contains(&n) { n as i64 } else { i64::MIN }))
-        }
+        Some(n) => Ok(Some(c_truncate(n))),
         None => Err(type_error(args, index, function, "number")),
     }
 }

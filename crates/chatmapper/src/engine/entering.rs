@@ -1,7 +1,7 @@
 //! Entering a node (the page's four steps), the walk that follows (play, menu or end), the
 //! runaway guard, and rendering text as speech.
 
-use stagehand_lua::{Key, Value};
+use stagehand_lua::Value;
 use stagehand_playbook::{Fragment, Style};
 use stagehand_runner::{OwnedEvent, RefusalReason};
 
@@ -9,7 +9,6 @@ use super::offered::{self, Offered};
 use super::state::Situation;
 use super::status::{self, SimStatus};
 use super::{environment, ChatMapperEngine};
-use crate::coerce::lua_key;
 use crate::markup;
 
 /// What entering a node left the run doing.
@@ -156,8 +155,8 @@ impl ChatMapperEngine {
         match &n.script {
             None => {}
             Some(Err(message)) => self.log.push(format!("{}: the script does not compile: {message}", n.label)),
-            Some(Ok(slot)) => {
-                if let Err(error) = self.host.call(environment::SCRIPT, &[Value::Number(*slot as f64)]) {
+            Some(Ok(script)) => {
+                if let Err(error) = environment::run(self.host.as_mut(), *script) {
                     self.log.push(format!("{}: the script failed, and play goes on: {error}", n.label));
                 }
             }
@@ -179,8 +178,7 @@ impl ChatMapperEngine {
 
 /// `[var=Name]`: the variable's value as Lua 5.1's `tostring` writes it (`nil` when unset).
 pub(super) fn variable_text(host: &dyn stagehand_lua::ScriptHost, name: &str) -> String {
-    let key = lua_key(name);
-    match host.get(&[Key::Name("Variable"), Key::Name(&key)]) {
+    match environment::read_variable(host, name) {
         Ok(value) => value.to_string(),
         Err(_) => "nil".to_owned(),
     }

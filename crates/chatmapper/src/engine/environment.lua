@@ -55,26 +55,6 @@ end
 
 -- Host helpers (not part of the ChatMapper surface).
 
--- The project's compiled conditions and scripts, as functions by slot. (Kept in a Lua table, not as
--- one host chunk each, so a project may have any number of them.)
-__stagehand_chunks = __stagehand_chunks or {}
-
-local function truth(...)
-  if select("#", ...) == 0 then return true end
-  if (...) then return true end
-  return false
-end
-
--- Evaluates the condition in a slot: the Lua truthiness of its first value (true if it has none).
-function __stagehand_condition(slot)
-  return truth(__stagehand_chunks[slot]())
-end
-
--- Runs the script in a slot.
-function __stagehand_script(slot)
-  __stagehand_chunks[slot]()
-end
-
 -- Points Dialog at the current conversation's Dialog table.
 function __stagehand_enter(conversation)
   local c = Conversation[conversation]

@@ -5,7 +5,7 @@
 //!
 //! Each asset's fields are keyed by `lua_key` of their titles too (`Actor["Kick_Hart"].Display_Name`).
 
-use stagehand_lua::{Key, ScriptError, ScriptHost, Value};
+use stagehand_lua::{ChunkId, Key, ScriptError, ScriptHost, Value};
 
 use crate::coerce::{lua_key, Coerced};
 use crate::model::{Asset, Project};
@@ -18,11 +18,12 @@ const SURFACE: &str = include_str!("environment.lua");
 /// The global the host calls to point `Dialog` at a conversation.
 pub(crate) const ENTER: &str = "__stagehand_enter";
 
-/// The global the host calls to evaluate a compiled condition by slot.
-pub(crate) const CONDITION: &str = "__stagehand_condition";
+/// The name a condition's failure is logged under. Conditions used to run through a Lua helper
+/// of this name; the helper is gone, and the name is kept so log lines read as they did.
+const CONDITION: &str = "__stagehand_condition";
 
-/// The global the host calls to run a compiled script by slot.
-pub(crate) const SCRIPT: &str = "__stagehand_script";
+/// The name a script's failure is logged under (see [`CONDITION`]).
+const SCRIPT: &str = "__stagehand_script";
 
 /// The global the host calls to list the globals a snapshot saves.
 pub(crate) const GLOBALS: &str = "__stagehand_globals";
@@ -35,6 +36,26 @@ impl From<Coerced> for Value {
             Coerced::String(s) => Value::String(s),
         }
     }
+}
+
+/// Evaluates a compiled condition: the Lua truthiness of its first value (true if it has none).
+pub(crate) fn evaluate(host: &mut dyn ScriptHost, condition: ChunkId) -> Result<bool, ScriptError> {
+    host.evaluate(condition).map_err(|error| ScriptError { chunk: CONDITION.to_owned(), ..error })
+}
+
+/// Runs a compiled script.
+pub(crate) fn run(host: &mut dyn ScriptHost, script: ChunkId) -> Result<(), ScriptError> {
+    host.run(script).map_err(|error| ScriptError { chunk: SCRIPT.to_owned(), ..error })
+}
+
+/// The path of `Variable[key]`, for a name already made a Lua key by [`lua_key`].
+pub(crate) fn variable_path(key: &str) -> [Key<'_>; 2] {
+    [Key::Name("Variable"), Key::Name(key)]
+}
+
+/// The value of `Variable[lua_key(name)]`.
+pub(crate) fn read_variable(host: &dyn ScriptHost, name: &str) -> Result<Value, ScriptError> {
+    host.get(&variable_path(&lua_key(name)))
 }
 
 /// Loads the surface's functions (again, after a restore: they are code, not state).
@@ -63,7 +84,7 @@ pub(crate) fn create(host: &mut dyn ScriptHost, project: &Project) -> Result<(),
     for variable in &project.user_variables {
         let key = lua_key(variable.name());
         let value = variable.field("Initial Value").map_or(Value::String(String::new()), |f| f.lua_value().into());
-        host.set(&[Key::Name("Variable"), Key::Name(&key)], value)?;
+        host.set(&variable_path(&key), value)?;
     }
     for conversation in &project.conversations {
         let id = Key::Index(conversation.id);

@@ -3,25 +3,19 @@
 
 use std::collections::HashMap;
 
-use stagehand_lua::{ChunkKind, ScriptHost};
+use stagehand_lua::{ChunkId, ChunkKind, ScriptHost};
 
 use crate::markup;
 use crate::model::{ConditionPriority, FalseConditionAction, Id, Project};
 
-/// A compiled chunk (its slot in the surface's chunk table), or why it does not compile (the
-/// message is logged each time it is needed).
-pub(crate) type Compiled = Option<Result<i64, String>>;
+/// A compiled chunk, or why it does not compile (the message is logged each time it is needed).
+pub(crate) type Compiled = Option<Result<ChunkId, String>>;
 
-/// Compiles conditions and scripts once each, sharing a slot between identical sources.
-///
-/// Each chunk is compiled by `ScriptHost::load` into a function stored in the Lua table
-/// `__stagehand_chunks`, rather than by `ScriptHost::compile`: the `Sandbox` keeps one `mlua`
-/// reference per compiled chunk, and Lua 5.1's auxiliary stack holds fewer than 8,000 of them, so a
-/// large project would exhaust it (mlua then panics). The wrapper keeps the source's first line on
-/// the wrapper's line, so Lua's messages give the source's own line numbers.
+/// Compiles conditions and scripts once each in the host, sharing a chunk between identical
+/// sources (the chunk keeps the name of the first entry that has it).
 struct Compiler<'h> {
     host: &'h mut dyn ScriptHost,
-    slots: HashMap<(bool, String), Result<i64, String>>,
+    chunks: HashMap<(ChunkKind, String), Result<ChunkId, String>>,
 }
 
 impl Compiler<'_> {
@@ -29,16 +23,12 @@ impl Compiler<'_> {
         if source.trim().is_empty() {
             return None;
         }
-        let condition = kind == ChunkKind::Condition;
-        let key = (condition, source.to_owned());
-        if let Some(done) = self.slots.get(&key) {
+        let key = (kind, source.to_owned());
+        if let Some(done) = self.chunks.get(&key) {
             return Some(done.clone());
         }
-        let slot = self.slots.len() as i64 + 1;
-        let body = if condition { format!("return {source}") } else { source.to_owned() };
-        let wrapped = format!("__stagehand_chunks[{slot}] = function() {body}\nend");
-        let compiled = self.host.load(name, &wrapped).map(|()| slot).map_err(|e| e.to_string());
-        self.slots.insert(key, compiled.clone());
+        let compiled = self.host.compile(name, source, kind).map_err(|e| e.to_string());
+        self.chunks.insert(key, compiled.clone());
         Some(compiled)
     }
 }
@@ -103,7 +93,7 @@ impl Index {
         let mut nodes = Vec::new();
         let mut by_id = HashMap::new();
         let mut starts = Vec::with_capacity(project.conversations.len());
-        let mut compiler = Compiler { host, slots: HashMap::new() };
+        let mut compiler = Compiler { host, chunks: HashMap::new() };
         for (c, conversation) in project.conversations.iter().enumerate() {
             let start = conversation.start_entry().map(|e| e.id);
             let mut start_node = None;
@@ -119,14 +109,7 @@ impl Index {
                     compiler.compile(&format!("{label} condition"), &entry.conditions, ChunkKind::Condition);
                 let script = compiler.compile(&format!("{label} script"), &entry.user_script, ChunkKind::Script);
                 let speaker = entry.actor_id().and_then(|id| project.actor(id)).map(|a| a.name().to_owned());
-                let mut prompts: Vec<String> = Vec::new();
-                let mut rest = entry.dialogue_text().to_owned();
-                while let Some(prompt) = markup::input_prompt(&rest) {
-                    if !prompts.contains(&prompt.name) {
-                        prompts.push(prompt.name);
-                    }
-                    rest = prompt.text;
-                }
+                let prompts = markup::prompt_names(entry.dialogue_text()).into_iter().map(str::to_owned).collect();
                 nodes.push(Node {
                     conversation: c,
                     entry: e,

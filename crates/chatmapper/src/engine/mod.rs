@@ -53,7 +53,6 @@ use serde_json::{Map, Value as Json};
 use stagehand_lua::{format_number, Key, Limits, Sandbox, ScriptError, ScriptHost, SnapshotKey, SnapshotValue, Value};
 use stagehand_runner::{Command, OwnedEvent};
 
-use crate::coerce::lua_key;
 use crate::model::{Id, Project};
 
 use index::Index;
@@ -231,8 +230,7 @@ impl ChatMapperEngine {
 
     /// The value of `Variable[lua_key(name)]` (nil when unset or not a scalar).
     pub fn variable(&self, name: &str) -> Value {
-        let key = lua_key(name);
-        self.host.get(&[Key::Name("Variable"), Key::Name(&key)]).unwrap_or(Value::Nil)
+        environment::read_variable(self.host.as_ref(), name).unwrap_or(Value::Nil)
     }
 
     /// An entry's SimStatus, or `None` when the entry does not exist or a script wrote something

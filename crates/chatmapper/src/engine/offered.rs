@@ -2,13 +2,14 @@
 //! condition (Passthrough putting a false candidate's children in its place), suppress by priority
 //! within each group, and expand groups (carrying their scripts down).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
-use stagehand_lua::{ScriptHost, Value};
+use stagehand_lua::ScriptHost;
 
 use super::index::{Index, Node};
 use super::{environment, Log};
+use crate::model::ConditionPriority;
 
 /// How deep Passthrough and group expansion may nest before the engine stops following (a loop of
 /// false Passthrough entries, or groups linking to each other).
@@ -33,8 +34,8 @@ pub(crate) fn holds(node: &Node, host: &mut dyn ScriptHost, log: &mut Log) -> bo
             log.push(format!("{}: the condition cannot be evaluated, so it counts as true: {message}", node.label));
             true
         }
-        Some(Ok(slot)) => match host.call(environment::CONDITION, &[Value::Number(*slot as f64)]) {
-            Ok(value) => value.is_truthy(),
+        Some(Ok(condition)) => match environment::evaluate(host, *condition) {
+            Ok(holds) => holds,
             Err(error) => {
                 log.push(format!("{}: the condition cannot be evaluated, so it counts as true: {error}", node.label));
                 true
@@ -99,8 +100,12 @@ fn filter(
 /// Step 3: within each priority group, keep only the candidates at the best priority present.
 fn suppress(index: &Index, pool: Vec<usize>) -> Vec<usize> {
     let nodes = &index.nodes;
-    let best = |group: usize| pool.iter().filter(|&&n| nodes[n].group == group).map(|&n| nodes[n].priority).min();
-    pool.iter().copied().filter(|&n| Some(nodes[n].priority) == best(nodes[n].group)).collect()
+    let mut best: HashMap<usize, ConditionPriority> = HashMap::new();
+    for &n in &pool {
+        let priority = nodes[n].priority;
+        best.entry(nodes[n].group).and_modify(|b| *b = (*b).min(priority)).or_insert(priority);
+    }
+    pool.into_iter().filter(|&n| best.get(&nodes[n].group) == Some(&nodes[n].priority)).collect()
 }
 
 /// Step 4: replace each group by its children, filtered and suppressed, carrying its script.

@@ -6,7 +6,7 @@ use stagehand_runner::{Answer, Answers, Command, OwnedEvent, RefusalReason};
 use super::entering::Entered;
 use super::offered::{self, Offered};
 use super::state::Situation;
-use super::{ChatMapperEngine, Key};
+use super::{environment, ChatMapperEngine};
 use crate::coerce::lua_key;
 
 impl ChatMapperEngine {
@@ -126,8 +126,7 @@ impl ChatMapperEngine {
         for name in &names {
             if let Some(Answer::Text(text)) = answers.get(name) {
                 let key = lua_key(name);
-                if let Err(error) = self.host.set(&[Key::Name("Variable"), Key::Name(&key)], Value::from(text.as_ref()))
-                {
+                if let Err(error) = self.host.set(&environment::variable_path(&key), Value::from(text.as_ref())) {
                     self.log.push(format!("the answer for {name:?} cannot be stored: {error}"));
                 }
             }
