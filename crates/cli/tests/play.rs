@@ -210,3 +210,11 @@ fn the_random_choice_cases_compile_from_their_sources() {
     }
     assert_eq!(checked, 4);
 }
+
+#[test]
+fn a_script_named_in_capitals_plays_as_a_script() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("SHOUT.MD"), "Alice: Hello.\n").expect("written");
+    let transcript = run_in(dir.path(), &["play", "SHOUT.MD"], &lines(&["", ""]));
+    assert!(transcript.contains("Hello."), "{transcript}");
+}

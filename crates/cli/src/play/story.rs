@@ -83,7 +83,7 @@ impl Story for DialogueStory {
 pub fn read_playbook(path: &Path) -> Result<Playbook, String> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-    let is_script = name.ends_with(".md");
+    let is_script = name.to_ascii_lowercase().ends_with(".md");
     if is_script {
         let compilation = compile(&text, &name, &Options::default());
         match compilation.playbook {
