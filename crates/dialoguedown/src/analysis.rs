@@ -4,7 +4,7 @@
 //! anchor exists (the graph checks that, as it wires the jumps) and who the default speaker is
 //! ([`crate::speakers::Binder::finish`]).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use crate::ast::{Block, JumpTarget, WeightSyntax};
 use crate::config::Options;

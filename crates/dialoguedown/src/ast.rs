@@ -171,6 +171,19 @@ pub(crate) struct ControlBlock {
 }
 
 /// One arm of a conditional block; the `else` has no condition.
+/// Emptied containers, given back by the graph once it has lowered what was in them, for the
+/// transpiler to fill again: a long script reuses a few of each instead of allocating one per
+/// block.
+#[derive(Debug, Default)]
+pub(crate) struct Spare {
+    /// Option and arm bodies.
+    pub bodies: Vec<Vec<Block>>,
+    /// The options of a list.
+    pub options: Vec<Vec<ChoiceArm>>,
+    /// The arms of a conditional block.
+    pub arms: Vec<Vec<Arm>>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Arm {
     pub condition: Option<Cond>,

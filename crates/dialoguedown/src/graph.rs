@@ -9,13 +9,13 @@
 //! anchors, which are only all known at the end, so their targets are patched last, and a jump
 //! to an anchor no scene has is reported then. Speakers are settled last too.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ops::Range;
 
 use stagehand_playbook::{CompactString, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
 use crate::analysis::missing_target;
-use crate::ast::{Block, Cond, Jump, JumpTarget, WeightSyntax};
+use crate::ast::{Block, Cond, Jump, JumpTarget, Spare, WeightSyntax};
 use crate::diagnostics::Sink;
 use crate::speakers::{Speakers, LATER_DEFAULT};
 
@@ -52,8 +52,8 @@ pub(crate) struct Lowering {
     open: Vec<Hole>,
     /// Emptied hole lists, kept for the next option or arm body.
     spare: Vec<Vec<Hole>>,
-    /// Option and arm bodies emptied by lowering, for the transpiler to fill again.
-    pub emptied: Vec<Vec<Block>>,
+    /// Containers emptied by lowering, for the transpiler to fill again.
+    pub emptied: Spare,
 }
 
 impl Lowering {
@@ -168,7 +168,7 @@ impl Lowering {
         let mut open = self.body(body.drain(..), open);
         exits.append(&mut open);
         self.spare.push(open);
-        self.emptied.push(body);
+        self.emptied.bodies.push(body);
     }
 
     fn body(&mut self, blocks: impl IntoIterator<Item = Block>, mut open: Vec<Hole>) -> Vec<Hole> {
@@ -191,8 +191,8 @@ impl Lowering {
                     speaker: line.speaker_index,
                     speech: line.speech,
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
-                    // At most a divert and a succession.
-                    out: Edges::with_capacity(1 + usize::from(line.jump.is_some())),
+                    // Room for one edge inline; a jump that may not be taken adds a second.
+                    out: Edges::new(),
                 };
                 let id = self.add(node, &mut open);
                 if line.speaker_index == LATER_DEFAULT {
@@ -212,8 +212,8 @@ impl Lowering {
                 let on_jump =
                     control.jump.as_ref().is_some_and(|jump| jump.condition.is_none()) && control.effects.is_empty();
                 let node_condition = if on_jump { None } else { condition(&control.condition) };
-                let out = Edges::with_capacity(1 + usize::from(control.jump.is_some()));
-                let node = Node::Control { effects: control.effects, condition: node_condition.clone(), out };
+                let node =
+                    Node::Control { effects: control.effects, condition: node_condition.clone(), out: Edges::new() };
                 let id = self.add(node, &mut open);
                 let jump_condition = match &control.jump {
                     Some(jump) if jump.condition.is_some() => condition(&jump.condition),
@@ -226,7 +226,7 @@ impl Lowering {
                 }
                 open
             }
-            Block::Choices(choices) => {
+            Block::Choices(mut choices) => {
                 let random = choices.is_random();
                 // An edge per option and at most a succession.
                 let out = Edges::with_capacity(choices.options.len() + 1);
@@ -235,7 +235,7 @@ impl Lowering {
                 let id = self.add(node, &mut open);
                 let mut exits = open;
                 let all_gated = choices.options.iter().all(|option| option.condition.is_some());
-                for (index, option) in choices.options.into_iter().enumerate() {
+                for (index, option) in choices.options.drain(..).enumerate() {
                     let edge = if random {
                         let weight = match &option.weight {
                             Some((WeightSyntax::Number(value), _)) => Weight::Number { percentage: *value },
@@ -255,22 +255,24 @@ impl Lowering {
                     }
                     self.branch_off(option.body, Hole::Edge(id, index), &mut exits);
                 }
+                self.emptied.options.push(choices.options);
                 // With every option gated, nothing may be on offer: fall through then.
                 if all_gated {
                     exits.push(Hole::Succession(id));
                 }
                 exits
             }
-            Block::Branches(control) => {
+            Block::Branches(mut control) => {
                 let id = self.add(Node::Branch { out: Edges::with_capacity(control.arms.len() + 1) }, &mut open);
                 let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
-                for (index, arm) in control.arms.into_iter().enumerate() {
+                for (index, arm) in control.arms.drain(..).enumerate() {
                     if let Some(out) = self.nodes[id].out_mut() {
                         out.push(Edge::Branch { target: OPEN, condition: condition(&arm.condition) });
                     }
                     self.branch_off(arm.body, Hole::Edge(id, index), &mut exits);
                 }
+                self.emptied.arms.push(control.arms);
                 if !has_else {
                     exits.push(Hole::Succession(id));
                 }

@@ -186,7 +186,7 @@ pub(crate) fn parse<'s>(
 }
 
 /// How many batches of blocks may wait for the later stages while the next is being built.
-const BATCHES_IN_FLIGHT: usize = 2;
+const BATCHES_IN_FLIGHT: usize = 8;
 
 /// How many top-level blocks go to the later stages at a time when building alongside them.
 const BATCH: usize = 256;

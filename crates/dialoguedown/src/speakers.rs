@@ -2,7 +2,7 @@
 //! of speakers, in the order they first appear, with the default speaker settled — the
 //! script's own `##default`, else the configured default, else an anonymous one.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ops::Range;
 
 use stagehand_playbook::{Speaker, SpeakerTag};

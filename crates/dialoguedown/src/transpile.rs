@@ -9,7 +9,9 @@
 
 use std::ops::Range;
 
-use crate::ast::{Arm, Block, ChoiceArm, Choices, ControlBlock, SceneHeading};
+use smallvec::{smallvec, SmallVec};
+
+use crate::ast::{Arm, Block, ChoiceArm, Choices, ControlBlock, SceneHeading, Spare};
 use crate::diagnostics::{Code, Sink};
 use crate::leaf::{self, CodeKind, Marker};
 use crate::line::{Lead, LineBuilder, LineRoom};
@@ -28,24 +30,24 @@ struct Scope {
 
 /// Transpiles one top-level block, appending what it becomes to `out`. The Markdown front-end
 /// hands each top-level block over as soon as it is complete, so the Markdown tree is never whole.
-/// `room` and `bodies` carry buffers from block to block: `bodies` holds emptied option and
-/// arm bodies, which the graph gives back once it has lowered them.
+/// `room` and `spare` carry buffers from block to block: `spare` holds the emptied containers
+/// the graph gives back once it has lowered them.
 pub(crate) fn transpile(
     tree: &MdTree,
     block: &MdBlock,
     sink: &mut Sink,
     out: &mut Vec<Block>,
     room: &mut LineRoom,
-    bodies: &mut Vec<Vec<Block>>,
+    spare: &mut Spare,
 ) {
-    let mut transpiler = Transpiler { tree, lines: LineBuilder::new(tree, sink, room), bodies };
+    let mut transpiler = Transpiler { tree, lines: LineBuilder::new(tree, sink, room), spare };
     transpiler.block(block, Scope { nested: false, choice_level: 0 }, out);
 }
 
 struct Transpiler<'t, 's, 'k> {
     tree: &'t MdTree<'s>,
     lines: LineBuilder<'t, 's, 'k>,
-    bodies: &'k mut Vec<Vec<Block>>,
+    spare: &'k mut Spare,
 }
 
 /// Splits a paragraph's inlines into lines at hard breaks, dropping empty lines.
@@ -103,12 +105,13 @@ impl Transpiler<'_, '_, '_> {
             );
         }
         let inner = Scope { nested: true, choice_level: level };
-        let mut options = Vec::with_capacity(items.len());
+        let mut options = self.spare.options.pop().unwrap_or_default();
+        options.reserve(items.len());
         for item in items {
             // The option's own line: from its marker to the end of its first block.
             let blocks = self.tree.blocks(&item.blocks);
             let head = item.span.start..blocks.first().map_or(item.span.end, |block| block.span().end);
-            let body = self.bodies.pop().unwrap_or_default();
+            let body = self.spare.bodies.pop().unwrap_or_default();
             let mut arm = ChoiceArm { condition: None, weight: None, body, span: head };
             let rest = match blocks.first() {
                 Some(MdBlock::Paragraph { inlines, .. }) => {
@@ -160,7 +163,7 @@ impl Transpiler<'_, '_, '_> {
                 let inner = Scope { nested: true, ..scope };
                 // Each arm's condition and its body: the blocks up to the next marker. The `if`
                 // opening the quote is read once, above.
-                let mut arms: Vec<(Option<crate::ast::Cond>, Range<usize>)> = vec![(condition, 1..1)];
+                let mut arms: SmallVec<[(Option<crate::ast::Cond>, Range<usize>); 4]> = smallvec![(condition, 1..1)];
                 let mut seen_else = false;
                 for (index, block) in blocks.iter().enumerate().skip(1) {
                     match self.marker(block) {
@@ -191,17 +194,15 @@ impl Transpiler<'_, '_, '_> {
                         }
                     }
                 }
-                let arms = arms
-                    .into_iter()
-                    .map(|(condition, body)| {
-                        let mut built = self.bodies.pop().unwrap_or_default();
-                        for block in &blocks[body] {
-                            self.block(block, inner, &mut built);
-                        }
-                        Arm { condition, body: built }
-                    })
-                    .collect();
-                out.push(Block::Branches(ControlBlock { arms }));
+                let mut built = self.spare.arms.pop().unwrap_or_default();
+                for (condition, body) in arms {
+                    let mut arm = Arm { condition, body: self.spare.bodies.pop().unwrap_or_default() };
+                    for block in &blocks[body] {
+                        self.block(block, inner, &mut arm.body);
+                    }
+                    built.push(arm);
+                }
+                out.push(Block::Branches(ControlBlock { arms: built }));
             }
         }
     }
