@@ -15,10 +15,11 @@ pub struct Options {
     pub mode: Mode,
     /// What becomes of each kind of Markdown the language does not model.
     pub unmodeled: Unmodeled,
-    /// Keep the whole compile on the calling thread. Off by default: a script longer than one
-    /// piece (64 KiB) is then parsed on a second, short-lived thread while the calling thread
-    /// compiles what is already parsed. The result is the same either way; a host that must
-    /// not have threads started for it (or that runs many compiles side by side) sets this.
+    /// Keep the whole compile on the calling thread. Off by default: a script that is cut into
+    /// more than one piece (of about 64 KiB) then has pieces parsed ahead on a second,
+    /// short-lived thread while the calling thread compiles what is already parsed. The result
+    /// is the same either way; a host that must not have threads started for it (or that runs
+    /// many compiles side by side) sets this.
     pub one_thread: bool,
 }
 

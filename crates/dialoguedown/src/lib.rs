@@ -17,8 +17,9 @@
 //!
 //! ## Stages
 //!
-//! Each top-level Markdown block goes through every stage as soon as it is complete, so apart
-//! from the playbook being built no stage ever holds more of the script than one block.
+//! A script is parsed in pieces of about 64 KiB, and each top-level Markdown block goes through
+//! every later stage as soon as its piece is parsed, so apart from the playbook being built no
+//! stage ever holds more than a few pieces of the script.
 //!
 //! 1. **Markdown front-end** (`markdown`): `pulldown-cmark` (strikethrough, tables and front
 //!    matter detection enabled) parses the source; an explicit-stack builder keeps only what the
@@ -27,8 +28,9 @@
 //!    dropped; other unmodeled Markdown is kept as text or ignored, per [`Options::unmodeled`].
 //!    A long script is parsed in pieces cut at top-level headings where that cannot change the
 //!    result, so pulldown-cmark's own tree is never whole either, and (unless
-//!    [`Options::one_thread`]) the pieces are parsed and built on a second, scoped thread while
-//!    the calling thread runs the later stages on the blocks already built.
+//!    [`Options::one_thread`]) a second, scoped thread parses pieces ahead while the calling
+//!    thread runs the later stages on the pieces parsed, parsing the next piece itself whenever
+//!    the one it needs is not ready (`pipeline`).
 //! 2. **Transpile and desugar** (`transpile`, `line`, `leaf`): headings become scene tokens,
 //!    paragraphs lines (split at hard breaks), lists choices, marker-led blockquotes conditional
 //!    blocks. Each line's leading condition (and an option's weight), speaker prefix, tags, game
@@ -67,6 +69,7 @@ mod graph;
 mod leaf;
 mod line;
 mod markdown;
+mod pipeline;
 mod render;
 mod speakers;
 mod transpile;
@@ -105,7 +108,7 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     let mut lowering = graph::Lowering::default();
     let mut blocks = Vec::new();
     let mut room = line::LineRoom::default();
-    markdown::parse(source, &options.unmodeled, !options.one_thread, &mut sink, |tree, block, sink| {
+    pipeline::parse_script(source, &options.unmodeled, !options.one_thread, &mut sink, |tree, block, sink| {
         transpile::transpile(tree, block, sink, &mut blocks, &mut room, &mut lowering.emptied);
         analyzer.blocks(&mut blocks);
         lowering.blocks(blocks.drain(..));

@@ -47,7 +47,8 @@ impl<'s> MdTree<'s> {
         self.inlines.get(range.clone()).unwrap_or_default()
     }
 
-    fn clear(&mut self) {
+    /// Empties the tree, keeping its arrays for the next block.
+    pub fn clear(&mut self) {
         self.blocks.clear();
         self.items.clear();
         self.inlines.clear();
@@ -170,115 +171,31 @@ enum Skipped {
 }
 
 /// About how many bytes pulldown-cmark parses at once (see [`cuts`]).
-const PIECE: usize = 64 * 1024;
+pub(crate) const PIECE: usize = 64 * 1024;
 
-/// Parses a script into the Markdown tree, handing each top-level block to `on_block` as soon
-/// as it is complete (with its tree and the sink), so the whole tree never exists at once.
-/// With `overlap`, a long script is parsed on a second thread (see [`parse_in_pieces`]).
+/// The pieces a script is parsed in, in order, together the whole source: cut where [`cuts`]
+/// finds it safe, each at least `piece` bytes long but the last.
+pub(crate) fn pieces(source: &str, piece: usize) -> Vec<Range<usize>> {
+    let mut start = 0;
+    cuts(source, piece).into_iter().chain([source.len()]).map(|end| std::mem::replace(&mut start, end)..end).collect()
+}
+
+/// Parses one piece of a script (see [`pieces`]) into the Markdown tree `tree`, handing each
+/// top-level block to `on_block` as soon as it is complete, with the tree it is in; `on_block`
+/// decides when the tree is emptied. A piece parses exactly as it does within the whole script,
+/// except that deep nesting (`DLG1901`), which the whole script reports once, is reported once
+/// per piece.
 pub(crate) fn parse<'s>(
     source: &'s str,
     policy: &Unmodeled,
-    overlap: bool,
+    piece: &Range<usize>,
+    tree: &mut MdTree<'s>,
     sink: &mut Sink,
-    on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
+    on_block: impl FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink),
 ) {
-    parse_in_pieces(source, policy, sink, on_block, PIECE, overlap);
-}
-
-/// How many batches of blocks may wait for the later stages while the next is being built.
-const BATCHES_IN_FLIGHT: usize = 8;
-
-/// How many top-level blocks go to the later stages at a time when building alongside them.
-const BATCH: usize = 256;
-
-/// [`parse`], with pulldown-cmark run on one piece of at least `piece` bytes at a time (cut
-/// where [`cuts`] finds it safe), so its own event tree stays small too. With `overlap` and a
-/// script longer than two pieces, a second thread finds the pieces, parses and builds while
-/// this one hands on what it built: the blocks arrive in the same order either way, so the
-/// result is the same. When no thread can be started, everything happens here.
-fn parse_in_pieces<'s>(
-    source: &'s str,
-    policy: &Unmodeled,
-    sink: &mut Sink,
-    mut on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
-    piece: usize,
-    overlap: bool,
-) {
-    // Finding the pieces takes a pass over the script, which the second thread makes too.
-    if overlap && source.len() > 2 * piece && build_alongside(source, policy, piece, sink, &mut on_block) {
-        return;
-    }
-    let each = |tree: &mut MdTree<'s>, block: &MdBlock, sink: &mut Sink| {
-        on_block(tree, block, sink);
-        tree.clear();
-    };
-    Builder::new(source, policy, sink, each).build(piece);
-}
-
-/// The pieces a script is parsed in, in order: cut where [`cuts`] finds it safe.
-fn pieces(source: &str, piece: usize) -> impl Iterator<Item = Range<usize>> {
-    let ends = cuts(source, piece).into_iter().chain([source.len()]);
-    ends.scan(0, |start, end| Some(std::mem::replace(start, end)..end))
-}
-
-/// Finished top-level blocks and the tree they share.
-#[derive(Default)]
-struct Batch<'s> {
-    tree: MdTree<'s>,
-    roots: Vec<MdBlock>,
-}
-
-/// Parses and builds on a second thread, handing each batch of finished blocks to `on_block`
-/// here; what the builder reports joins `sink` at the end. Returns `false`, having handed on
-/// nothing, when no thread could be started.
-fn build_alongside<'s>(
-    source: &'s str,
-    policy: &Unmodeled,
-    piece: usize,
-    sink: &mut Sink,
-    on_block: &mut impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
-) -> bool {
-    std::thread::scope(|scope| {
-        let (filled, batches) = std::sync::mpsc::sync_channel::<Batch<'s>>(BATCHES_IN_FLIGHT);
-        // Emptied batches go back to the builder, so a long script reuses a few of them.
-        let (emptied, spare) = std::sync::mpsc::channel::<Batch<'s>>();
-        let building = std::thread::Builder::new().name("stagehand-markdown".into()).spawn_scoped(scope, move || {
-            let mut found = Sink::default();
-            let mut roots = Vec::new();
-            let tree = {
-                let each = |tree: &mut MdTree<'s>, block: &MdBlock, _: &mut Sink| {
-                    roots.push(block.clone());
-                    if roots.len() >= BATCH {
-                        let next = spare.try_recv().unwrap_or_default();
-                        let tree = std::mem::replace(tree, next.tree);
-                        let roots = std::mem::replace(&mut roots, next.roots);
-                        // Only a panic on the other side closes the channel; the scope reports it.
-                        let _ = filled.send(Batch { tree, roots });
-                    }
-                };
-                Builder::new(source, policy, &mut found, each).build(piece)
-            };
-            if !roots.is_empty() {
-                let _ = filled.send(Batch { tree, roots });
-            }
-            found
-        });
-        let Ok(building) = building else { return false };
-        for mut batch in batches {
-            for root in &batch.roots {
-                on_block(&batch.tree, root, sink);
-            }
-            batch.tree.clear();
-            batch.roots.clear();
-            // The builder may have finished; then the batch is simply dropped.
-            let _ = emptied.send(batch);
-        }
-        match building.join() {
-            Ok(found) => sink.append(found),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-        true
-    })
+    let mut builder = Builder::new(source, policy, sink, on_block, std::mem::take(tree));
+    parse_piece(source, piece, |event, range| builder.event(event, range));
+    *tree = builder.finish();
 }
 
 /// Runs pulldown-cmark over one piece of the source, handing each event on with its range in
@@ -468,14 +385,14 @@ struct Builder<'s, 'p, 'k, F> {
 
 impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p, 'k, F> {
     /// A builder that hands each finished top-level block to `on_block` with the tree it is
-    /// in; `on_block` decides when the tree is emptied.
-    fn new(source: &'s str, policy: &'p Unmodeled, sink: &'k mut Sink, on_block: F) -> Self {
+    /// in, `tree` to begin with; `on_block` decides when the tree is emptied.
+    fn new(source: &'s str, policy: &'p Unmodeled, sink: &'k mut Sink, on_block: F, tree: MdTree<'s>) -> Self {
         Builder {
             source,
             policy,
             sink,
             on_block,
-            tree: MdTree::default(),
+            tree,
             inlines: Vec::new(),
             blocks: Vec::new(),
             items: Vec::new(),
@@ -748,16 +665,6 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
         }
     }
 
-    /// Parses the script piece by piece (see [`pieces`]), building from every event, and gives
-    /// back the tree as `on_block` left it.
-    fn build(mut self, piece: usize) -> MdTree<'s> {
-        let source = self.source;
-        for bound in pieces(source, piece) {
-            parse_piece(source, &bound, |event, range| self.event(event, range));
-        }
-        self.finish()
-    }
-
     /// Closes whatever is still open, and gives back the tree as `on_block` left it.
     fn finish(mut self) -> MdTree<'s> {
         while self.stack.len() > 1 {
@@ -838,13 +745,28 @@ fn trim_span(source: &str, span: Range<usize>) -> Range<usize> {
 mod tests {
     use super::*;
 
+    /// Parses a whole script, piece after piece of at least `piece` bytes, emptying the tree
+    /// after each top-level block.
+    fn parse_all<'s>(
+        source: &'s str,
+        piece: usize,
+        sink: &mut Sink,
+        mut on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
+    ) {
+        let mut tree = MdTree::default();
+        for bound in pieces(source, piece) {
+            parse(source, &Unmodeled::default(), &bound, &mut tree, sink, |tree, block, sink| {
+                on_block(tree, block, sink);
+                tree.clear();
+            });
+        }
+    }
+
     /// Each top-level block with a copy of its tree.
     fn tree(source: &str) -> (Vec<(MdBlock, MdTree<'_>)>, Sink) {
         let mut sink = Sink::default();
         let mut blocks = Vec::new();
-        parse(source, &Unmodeled::default(), true, &mut sink, |tree, block, _| {
-            blocks.push((block.clone(), tree.clone()));
-        });
+        parse_all(source, PIECE, &mut sink, |tree, block, _| blocks.push((block.clone(), tree.clone())));
         (blocks, sink)
     }
 
@@ -896,19 +818,11 @@ mod tests {
         assert_eq!(spans, ["Alice: ", "*hi*", " ", "`Wave()`"]);
     }
 
-    /// The tree and the diagnostics, parsed in pieces of at least `piece` bytes, on a second
-    /// thread with `overlap`.
-    fn in_pieces(source: &str, piece: usize, overlap: bool) -> String {
+    /// The tree and the diagnostics, parsed in pieces of at least `piece` bytes.
+    fn in_pieces(source: &str, piece: usize) -> String {
         let mut sink = Sink::default();
         let mut blocks = Vec::new();
-        parse_in_pieces(
-            source,
-            &Unmodeled::default(),
-            &mut sink,
-            |tree, block, _| blocks.push(show_block(tree, block)),
-            piece,
-            overlap,
-        );
+        parse_all(source, piece, &mut sink, |tree, block, _| blocks.push(show_block(tree, block)));
         format!("{blocks:?}\n{:?}", sink.items)
     }
 
@@ -948,26 +862,15 @@ mod tests {
     }
 
     fn pieces_agree(source: &str) {
-        let whole = in_pieces(source, usize::MAX, false);
-        assert_eq!(in_pieces(source, 1, false), whole, "{source:?}");
-        assert_eq!(in_pieces(source, 1, true), whole, "{source:?}, parsed alongside");
+        assert_eq!(in_pieces(source, 1), in_pieces(source, usize::MAX), "{source:?}");
     }
 
     #[test]
-    fn building_alongside_changes_nothing_over_many_pieces_and_batches() {
+    fn many_pieces_change_nothing() {
         let scene = "# Scene\n\nAlice: *Hi*, `\"Name\"`! #tag\n\n- Go.\n    - Bob: Yes.\n\n> `if` `A?`\n>\n> B: c\n\n| a |\n| - |\n\n";
         let source = scene.repeat(4 * PIECE / scene.len());
-        let run = |overlap: bool| {
-            let mut sink = Sink::default();
-            let mut blocks = Vec::new();
-            let each = |tree: &MdTree, block: &MdBlock, _: &mut Sink| blocks.push(show_block(tree, block));
-            parse_in_pieces(&source, &Unmodeled::default(), &mut sink, each, PIECE, overlap);
-            (blocks, format!("{:?}", sink.items))
-        };
-        let (alone, found) = run(false);
-        assert!(alone.len() > 2 * BATCH, "{} blocks", alone.len());
-        assert!(cuts(&source, PIECE).len() > 2);
-        assert_eq!(run(true), (alone, found));
+        assert!(pieces(&source, PIECE).len() > 2);
+        assert_eq!(in_pieces(&source, PIECE), in_pieces(&source, usize::MAX));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A long script compiles to the same playbook and diagnostics whether its Markdown is parsed
-//! on a second thread (the default) or on the calling thread.
+//! on two threads (the default) or on the calling thread alone.
 
 use stagehand_dialoguedown::{compile, render_json, Options};
 
@@ -8,9 +8,9 @@ mod script;
 
 #[test]
 fn one_thread_or_two_the_compile_is_the_same() {
-    // About 16 pieces of 64 KiB, so the Markdown is parsed alongside in many batches.
+    // About 16 pieces of 64 KiB, so both threads parse pieces.
     let mut source = script::script(1024 * 1024);
-    // A mistake near the end, so errors found on the second thread are reported too.
+    // Mistakes near the end, so errors found in a late piece are reported too.
     source.push_str("\n=> [Nowhere](#nowhere)\n\n`if` `Alone?`\n");
     let two = compile(&source, "long.dialogue.md", &Options::default());
     let one = compile(&source, "long.dialogue.md", &Options { one_thread: true, ..Options::default() });
