@@ -1,0 +1,116 @@
+//! Times bladeink-compiler 2.1 on generated ink beside the DialogueDown compiler on the compile
+//! bench's generated script, alternating the two in one process so both see the same machine:
+//!
+//! ```sh
+//! cargo run --release --manifest-path tools/ink-baseline/Cargo.toml -- [MiB] [rounds]
+//! ```
+//!
+//! The ink is written to exercise what the DialogueDown script does, construct for construct:
+//! a knot per scene, speakers' lines with tags and printed variables, a conditional line, a
+//! conditional divert, nested choices with conditions and a sticky choice, a shuffle (ink's
+//! random choice), a multi-branch conditional with a nested condition, comments, and a divert
+//! to the next scene. Each compile's result (ink JSON, or a playbook) is dropped inside the
+//! timing, as criterion's `iter` does.
+
+use std::time::{Duration, Instant};
+
+use stagehand_dialoguedown::{compile, Options};
+
+#[path = "../../../crates/dialoguedown/benches/support/script.rs"]
+mod script;
+
+/// One ink knot; `{n}` and `{next}` are filled per copy.
+const KNOT: &str = r#"=== scene_{n} ===
+// A note for the writers.
+~ visits = visits + 1
+Narrator: The room is quiet, and the clock reads {clock_time}. #mood:tired
+It has been a long night. Too long.
+Alice: Hello, {player_name}! Look at this map. #excited
+Bob: Nice. Very nice.
+{has_key: Alice: I have the key.}
+{rainy: -> scene_{next}}
+* {brave} Open the door.
+    Alice: Here goes.
+    -> scene_{next}
+* Wait a moment. #patient
+    Bob: Careful!
+    ** Listen.
+        Alice: Nothing.
+    ** Speak.
+        Bob: Hello?
+    -- Alice: Let us go.
++ [Leave] -> scene_{next}
+- {~A fox runs by.|An owl hoots.|Nothing happens.}
+{
+- rich:
+    Guard: Welcome, my lord.
+    {armed: Guard: Leave your blade.}
+- poor:
+    Guard: Begone.
+- else:
+    Guard: State your business.
+}
+-> scene_{next}
+
+"#;
+
+const GLOBALS: &str = "VAR visits = 0\nVAR clock_time = \"midnight\"\nVAR player_name = \"you\"\n\
+VAR has_key = false\nVAR rainy = false\nVAR brave = true\nVAR rich = false\nVAR poor = false\n\
+VAR armed = false\n-> scene_0\n\n";
+
+/// An ink story of at least `bytes` bytes: knots chained by diverts, then a last one.
+fn ink(bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + KNOT.len() * 2);
+    out.push_str(GLOBALS);
+    let mut n = 0;
+    while out.len() < bytes {
+        out.push_str(&KNOT.replace("{next}", &(n + 1).to_string()).replace("{n}", &n.to_string()));
+        n += 1;
+    }
+    out.push_str(&format!("=== scene_{n} ===\nAlice: The end.\n-> END\n"));
+    out
+}
+
+/// The fastest and the median of some timings.
+fn summary(mut times: Vec<Duration>) -> (Duration, Duration) {
+    times.sort();
+    (times[0], times[times.len() / 2])
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mib: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(10);
+    let rounds: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(5).max(1);
+    let story = ink(mib * 1024 * 1024);
+    let dialogue = script::script(mib * 1024 * 1024);
+    let ink_compiler = bladeink_compiler::Compiler::new();
+    if let Err(error) = ink_compiler.compile(&story) {
+        eprintln!("the generated ink does not compile: {error:?}");
+        std::process::exit(1);
+    }
+    if compile(&dialogue, "bench.dialogue.md", &Options::default()).playbook.is_none() {
+        eprintln!("the generated script does not compile");
+        std::process::exit(1);
+    }
+    let (mut ink_times, mut dialogue_times) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let start = Instant::now();
+        drop(ink_compiler.compile(&story));
+        ink_times.push(start.elapsed());
+        let start = Instant::now();
+        drop(compile(&dialogue, "bench.dialogue.md", &Options::default()));
+        dialogue_times.push(start.elapsed());
+    }
+    let show = |what: &str, bytes: usize, times: Vec<Duration>| {
+        let (fastest, median) = summary(times);
+        let rate = |time: Duration| bytes as f64 / 1e6 / time.as_secs_f64();
+        println!(
+            "{what:<34} {:>6.2} MB  median {median:>9.1?} ({:>6.1} MB/s)  fastest {fastest:>9.1?} ({:>6.1} MB/s)",
+            bytes as f64 / 1e6,
+            rate(median),
+            rate(fastest),
+        );
+    };
+    show("bladeink-compiler 2.1.0 (ink)", story.len(), ink_times);
+    show("stagehand-dialoguedown (script)", dialogue.len(), dialogue_times);
+}
