@@ -2,15 +2,16 @@
 //! bench's generated script, alternating the two in one process so both see the same machine:
 //!
 //! ```sh
-//! cargo run --release --manifest-path tools/ink-baseline/Cargo.toml -- [MiB] [rounds]
+//! cargo run --release --manifest-path tools/ink-baseline/Cargo.toml -- [MiB] [rounds] [--prose]
 //! ```
 //!
 //! The ink is written to exercise what the DialogueDown script does, construct for construct:
 //! a knot per scene, speakers' lines with tags and printed variables, a conditional line, a
 //! conditional divert, nested choices with conditions and a sticky choice, a shuffle (ink's
 //! random choice), a multi-branch conditional with a nested condition, comments, and a divert
-//! to the next scene. Each compile's result (ink JSON, or a playbook) is dropped inside the
-//! timing, as criterion's `iter` does.
+//! to the next scene. With `--prose`, both are plain narration instead: scenes of six long lines
+//! by one speaker, the best case for either compiler. Each compile's result (ink JSON, or a
+//! playbook) is dropped inside the timing, as criterion's `iter` does.
 
 use std::time::{Duration, Instant};
 
@@ -71,6 +72,29 @@ fn ink(bytes: usize) -> String {
     out
 }
 
+/// One long line of narration.
+const PROSE: &str = "Narrator: The room is quiet and the clock reads midnight while the rain keeps falling on \
+the old roof of the house. The room is quiet and the clock reads midnight while the rain keeps \
+falling on the old roof of the house. The room is quiet and the clock reads midnight.";
+
+/// Prose of at least `bytes` bytes, as ink (one knot) and as a script (a scene per six lines).
+fn prose(bytes: usize) -> (String, String) {
+    let (mut story, mut script) = (String::from("=== scene_0 ===\n"), String::new());
+    let mut n = 0;
+    while script.len() < bytes {
+        script.push_str(&format!("# Scene {n}\n\n"));
+        for _ in 0..6 {
+            story.push_str(PROSE);
+            story.push('\n');
+            script.push_str(PROSE);
+            script.push_str("\n\n");
+        }
+        n += 1;
+    }
+    story.push_str("-> END\n");
+    (story, script)
+}
+
 /// The fastest and the median of some timings.
 fn summary(mut times: Vec<Duration>) -> (Duration, Duration) {
     times.sort();
@@ -78,11 +102,12 @@ fn summary(mut times: Vec<Duration>) -> (Duration, Duration) {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let prose_only = std::env::args().any(|arg| arg == "--prose");
+    let mut args = std::env::args().skip(1).filter(|arg| arg != "--prose");
     let mib: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(10);
     let rounds: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(5).max(1);
-    let story = ink(mib * 1024 * 1024);
-    let dialogue = script::script(mib * 1024 * 1024);
+    let (story, dialogue) =
+        if prose_only { prose(mib * 1024 * 1024) } else { (ink(mib * 1024 * 1024), script::script(mib * 1024 * 1024)) };
     let ink_compiler = bladeink_compiler::Compiler::new();
     if let Err(error) = ink_compiler.compile(&story) {
         eprintln!("the generated ink does not compile: {error:?}");
