@@ -61,15 +61,7 @@ VAR armed = false\n-> scene_0\n\n";
 
 /// An ink story of at least `bytes` bytes: knots chained by diverts, then a last one.
 fn ink(bytes: usize) -> String {
-    let mut out = String::with_capacity(bytes + KNOT.len() * 2);
-    out.push_str(GLOBALS);
-    let mut n = 0;
-    while out.len() < bytes {
-        out.push_str(&KNOT.replace("{next}", &(n + 1).to_string()).replace("{n}", &n.to_string()));
-        n += 1;
-    }
-    out.push_str(&format!("=== scene_{n} ===\nAlice: The end.\n-> END\n"));
-    out
+    script::chained(GLOBALS, KNOT, bytes, |n| format!("=== scene_{n} ===\nAlice: The end.\n-> END\n"))
 }
 
 /// One long line of narration.

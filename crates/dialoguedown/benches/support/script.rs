@@ -59,12 +59,19 @@ Bob: Nice. `("Bob nods slowly")` Very nice.
 
 /// A script of at least `bytes` bytes: copies of [`SCENE`] chained by jumps, then a last scene.
 pub fn script(bytes: usize) -> String {
-    let mut out = String::with_capacity(bytes + SCENE.len() * 2);
+    chained("", SCENE, bytes, |n| format!("# Scene {n}\n\nAlice: The end.\n\n=> [The end](#END)\n"))
+}
+
+/// `head`, then copies of `scene` numbered from 0 (`{n}`, and `{next}` for the one after) until
+/// there are at least `bytes` bytes, then `last` of the number after them.
+pub fn chained(head: &str, scene: &str, bytes: usize, last: impl FnOnce(usize) -> String) -> String {
+    let mut out = String::with_capacity(bytes + scene.len() * 2);
+    out.push_str(head);
     let mut n = 0;
     while out.len() < bytes {
-        out.push_str(&SCENE.replace("{next}", &(n + 1).to_string()).replace("{n}", &n.to_string()));
+        out.push_str(&scene.replace("{next}", &(n + 1).to_string()).replace("{n}", &n.to_string()));
         n += 1;
     }
-    out.push_str(&format!("# Scene {n}\n\nAlice: The end.\n\n=> [The end](#END)\n"));
+    out.push_str(&last(n));
     out
 }
