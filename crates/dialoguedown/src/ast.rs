@@ -170,7 +170,6 @@ pub(crate) struct ControlBlock {
     pub arms: Vec<Arm>,
 }
 
-/// One arm of a conditional block; the `else` has no condition.
 /// Emptied containers, given back by the graph once it has lowered what was in them, for the
 /// transpiler to fill again: a long script reuses a few of each instead of allocating one per
 /// block.
@@ -184,6 +183,7 @@ pub(crate) struct Spare {
     pub arms: Vec<Vec<Arm>>,
 }
 
+/// One arm of a conditional block; the `else` has no condition.
 #[derive(Debug, Clone)]
 pub(crate) struct Arm {
     pub condition: Option<Cond>,
