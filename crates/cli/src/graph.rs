@@ -17,9 +17,10 @@ pub enum Format {
     Mermaid,
 }
 
-/// Prints the graph of a script or playbook.
-pub fn run(file: &Path, format: Format) -> ExitCode {
-    match crate::play::read_playbook(file) {
+/// Prints the graph of a script (compiled with `config`, else the `dialogue.toml` beside it) or
+/// a playbook.
+pub fn run(file: &Path, format: Format, config: Option<&Path>) -> ExitCode {
+    match crate::play::read_playbook(file, config) {
         Ok(playbook) => {
             print!("{}", render(&playbook, format));
             ExitCode::SUCCESS

@@ -62,6 +62,9 @@ enum Commands {
         /// For a ChatMapper project: the conversation to play, by ID or Title.
         #[arg(long)]
         conversation: Option<String>,
+        /// For a script: the configuration (`dialogue.toml`); by default the one beside it, if any.
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Compiles DialogueDown scripts to playbooks (JSON). Diagnostics go to standard error, as
     /// rustc renders them or as JSON; exits 1 when a script has errors.
@@ -102,6 +105,9 @@ enum Commands {
         /// The output format.
         #[arg(long, value_enum, default_value_t = graph::Format::Dot)]
         format: graph::Format,
+        /// For a script: the configuration (`dialogue.toml`); by default the one beside it, if any.
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
 }
 
@@ -109,13 +115,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play { file, world, seed, start, conversation } => {
-            play::run(play::PlayOptions { file, world, seed, start, conversation })
+        Commands::Play { file, world, seed, start, conversation, config } => {
+            play::run(play::PlayOptions { file, world, seed, start, conversation, config })
         }
         Commands::Compile { files, output, config, message_format } => {
             compile::run(&files, output.as_deref(), config.as_deref(), message_format)
         }
         Commands::Check { files, config, message_format } => check::run(&files, config.as_deref(), message_format),
-        Commands::Graph { file, format } => graph::run(&file, format),
+        Commands::Graph { file, format, config } => graph::run(&file, format, config.as_deref()),
     }
 }

@@ -143,6 +143,28 @@ fn a_script_that_does_not_compile_is_reported_with_its_place() {
 }
 
 #[test]
+fn a_script_plays_and_draws_with_the_dialogue_toml_beside_it_or_the_one_named() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("written");
+    write("tale.dialogue.md", "Hello there.\n\nBob: Hi.\n");
+    write("dialogue.toml", "[[speakers]]\nname = \"Narrator\"\ndefault = true\n");
+    write("other.toml", "[[speakers]]\nname = \"Storyteller\"\ndefault = true\n");
+    write("bad.toml", "[[speakers]]\nname = \"\"\n");
+    let play = |extra: &[&str]| run_in(dir.path(), &[&["play", "tale.dialogue.md"], extra].concat(), &lines(&["", ""]));
+    let beside = play(&[]);
+    assert!(beside.contains("Narrator: Hello there.") && beside.ends_with("--- exit 0\n"), "{beside}");
+    let named = play(&["--config", "other.toml"]);
+    assert!(named.contains("Storyteller: Hello there.") && named.ends_with("--- exit 0\n"), "{named}");
+    let bad = play(&["--config", "bad.toml"]);
+    assert!(bad.contains("bad.toml") && bad.contains("line 2") && bad.ends_with("--- exit 1\n"), "{bad}");
+    let graph = |extra: &[&str]| {
+        run_in(dir.path(), &[&["graph", "tale.dialogue.md", "--format", "mermaid"], extra].concat(), "")
+    };
+    assert!(graph(&[]).contains("0: Narrator: Hello there."), "{}", graph(&[]));
+    assert!(graph(&["--config", "other.toml"]).contains("0: Storyteller: Hello there."));
+}
+
+#[test]
 fn a_playbook_that_does_not_read_is_reported_with_its_place() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::write(dir.path().join("bad.json"), "{\n  \"format\": {\n    \"version\": 0,\n  }\n}\n").expect("written");

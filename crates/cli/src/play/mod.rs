@@ -52,6 +52,8 @@ pub struct PlayOptions {
     pub start: Option<String>,
     /// For a ChatMapper project: the conversation to play, by ID or Title.
     pub conversation: Option<String>,
+    /// For a script: the configuration, when not the `dialogue.toml` beside it.
+    pub config: Option<PathBuf>,
 }
 
 /// Plays a story; the exit code says how it went.
@@ -124,7 +126,9 @@ fn choose_story(options: &PlayOptions) -> Result<(Box<dyn Story>, Command<'stati
                 Some(anchor) => Command::start_at(anchor.clone()),
                 None => Command::start(),
             };
-            Ok((Box::new(DialogueStory { path: options.file.clone(), seed: options.seed }), opening))
+            let story =
+                DialogueStory { path: options.file.clone(), seed: options.seed, config: options.config.clone() };
+            Ok((Box::new(story), opening))
         }
     }
 }

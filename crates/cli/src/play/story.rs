@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use stagehand_dialoguedown::{compile, render_human, Options};
+use stagehand_dialoguedown::{compile, render_human};
 use stagehand_playbook::{Fragment, Playbook};
 use stagehand_runner::{Answer, AnswerKind};
 use stagehand_session::{parse_answer, FactsWorld, LuaWorld, NoWorld, Playable, Session, World, WorldError};
@@ -70,22 +70,26 @@ pub struct DialogueStory {
     pub path: PathBuf,
     /// The seed random choices draw from.
     pub seed: u64,
+    /// The configuration a script compiles with, when not the `dialogue.toml` beside it.
+    pub config: Option<PathBuf>,
 }
 
 impl Story for DialogueStory {
     fn open(&self) -> Result<Box<dyn Playable>, String> {
-        Ok(Box::new(Session::new(read_playbook(&self.path)?, self.seed)))
+        Ok(Box::new(Session::new(read_playbook(&self.path, self.config.as_deref())?, self.seed)))
     }
 }
 
-/// Reads a script (compiling it) or a playbook. The error names the file, and the line and column
+/// Reads a script (compiling it with `config`, else the `dialogue.toml` beside it, as
+/// `stagehand compile` does) or a playbook. The error names the file, and the line and column
 /// where there are some.
-pub fn read_playbook(path: &Path) -> Result<Playbook, String> {
+pub fn read_playbook(path: &Path, config: Option<&Path>) -> Result<Playbook, String> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
     let is_script = name.to_ascii_lowercase().ends_with(".md");
     if is_script {
-        let compilation = compile(&text, &name, &Options::default());
+        let options = crate::compile::options_for(path, config)?;
+        let compilation = compile(&text, &name, &options);
         match compilation.playbook {
             Some(playbook) if !compilation.has_errors() => Ok(playbook),
             _ => {
