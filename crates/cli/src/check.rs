@@ -10,32 +10,7 @@ use serde_json::json;
 use stagehand_dialoguedown::Severity;
 
 use crate::compile::{compile_file, report, tally, MessageFormat};
-
-/// What a file holds, judged by its name and content.
-pub enum Kind {
-    /// A DialogueDown script.
-    Script,
-    /// A DialogueDown playbook (JSON with `format` and `nodes`).
-    Playbook,
-    /// A ChatMapper export (XML, or JSON with `Assets`), or a native `.cmp` file.
-    ChatMapper,
-}
-
-/// Judges what a file holds.
-pub fn kind(path: &Path, bytes: &[u8]) -> Kind {
-    let name = path.to_string_lossy().to_ascii_lowercase();
-    if name.ends_with(".md") {
-        return Kind::Script;
-    }
-    if name.ends_with(".json") {
-        if let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(bytes) {
-            if map.contains_key("format") && map.contains_key("nodes") {
-                return Kind::Playbook;
-            }
-        }
-    }
-    Kind::ChatMapper
-}
+use crate::kind::{kind, Kind};
 
 /// Errors and warnings found in one file.
 #[derive(Default)]

@@ -5,6 +5,7 @@ mod check;
 mod compile;
 mod conform;
 mod graph;
+mod kind;
 mod lint;
 mod play;
 

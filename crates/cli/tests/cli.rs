@@ -153,3 +153,19 @@ fn check_lints_the_graph_and_chatmapper_projects() {
     assert!(stdout(&refused).contains("XML") && stdout(&refused).contains("JSON"), "{}", stdout(&refused));
     let _ = std::fs::remove_file(&native);
 }
+
+#[test]
+fn check_judges_a_file_by_its_content_as_play_does() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let kept = dir.path().join("fair.playbook");
+    let compiled = stagehand(&["compile", "examples/club-fair.dialogue.md", "-o", &kept.to_string_lossy()]);
+    assert!(compiled.status.success(), "{}", stderr(&compiled));
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "{}").expect("written");
+    let output = stagehand(&["check", &kept.to_string_lossy(), &empty.to_string_lossy()]);
+    let (out, err) = (stdout(&output), stderr(&output));
+    // A playbook is a playbook whatever its name; JSON that is neither goes to the playbook reader.
+    assert!(out.contains("fair.playbook: 0 error(s), 0 warning(s)"), "{out}\n{err}");
+    assert!(out.contains("empty.json: 1 error(s)") && out.contains("`format` is missing"), "{out}\n{err}");
+    assert_eq!(output.status.code(), Some(1));
+}

@@ -7,7 +7,7 @@
 //! `> …`), answers unknown keys with false or empty words (warning once per key), and exits 0 at
 //! the end of the story.
 //!
-//! What is played is decided by the file's content ([`story::kind_of`]): a DialogueDown script
+//! What is played is decided by the file's content ([`crate::kind::kind_of`]): a DialogueDown script
 //! or playbook plays in a [`stagehand_session::Session`], a ChatMapper project on its engine
 //! ([`chatmapper::ChatMapperRun`]), both behind [`Playable`]. Without `--world`, a world named for
 //! the file (`<stem>.world.lua`, `.toml` or `.json` beside it) is used when the input is piped,
@@ -25,10 +25,11 @@ use std::process::ExitCode;
 use stagehand_runner::{Command, OwnedEvent};
 use stagehand_session::{Happening, Playable, Waiting};
 
+use crate::kind::{kind_of, Kind};
 use chatmapper::ChatMapperStory;
 use render::Painter;
 pub use story::read_playbook;
-use story::{kind_of, open_world, Attended, DialogueStory, Kind, Story};
+use story::{open_world, Attended, DialogueStory, Story};
 
 const HELP: &str = "\
 Enter moves on; a number picks an option. Commands:

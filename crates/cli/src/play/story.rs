@@ -17,53 +17,6 @@ pub trait Story {
     fn open(&self) -> Result<Box<dyn Playable>, String>;
 }
 
-/// What a file to be played holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A DialogueDown script (`*.dialogue.md`, `*.md`).
-    Script,
-    /// A DialogueDown playbook (JSON with `format` and `nodes`).
-    Playbook,
-    /// A ChatMapper project: an XML export, a JSON export (with `Assets`), or a native `.cmp`
-    /// file (which the loader refuses, naming the exports).
-    ChatMapper,
-}
-
-/// Decides what a file holds, by its name where that settles it (`.md` is a script, `.cmp` a
-/// native ChatMapper project) and otherwise by its content: XML is a ChatMapper export; JSON
-/// with `format` and `nodes` is a playbook and JSON with `Assets` a ChatMapper export. Anything
-/// else is read as a playbook, whose reader says what is wrong with it.
-pub fn kind_of(path: &Path) -> Result<Kind, String> {
-    let name = path.display().to_string();
-    let lower = name.to_ascii_lowercase();
-    if lower.ends_with(".md") {
-        return Ok(Kind::Script);
-    }
-    if lower.ends_with(".cmp") {
-        return Ok(Kind::ChatMapper);
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let content = text.trim_start_matches('\u{feff}').trim_start();
-    if content.starts_with('<') {
-        return Ok(Kind::ChatMapper);
-    }
-    if content.starts_with('{') || content.starts_with('[') {
-        return Ok(match serde_json::from_str::<serde_json::Value>(content) {
-            Ok(json) if json.get("format").is_some() && json.get("nodes").is_some() => Kind::Playbook,
-            Ok(json) if json.get("Assets").is_some() => Kind::ChatMapper,
-            Ok(_) => Kind::Playbook,
-            // Malformed: whichever reader it was meant for says where.
-            Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,
-            Err(_) => Kind::Playbook,
-        });
-    }
-    match stagehand_chatmapper::load(&bytes, &name) {
-        Err(stagehand_chatmapper::LoadError::NativeProject { .. }) => Ok(Kind::ChatMapper),
-        _ => Ok(Kind::Playbook),
-    }
-}
-
 /// A DialogueDown script (`*.dialogue.md`, `*.md`) or a playbook (JSON).
 pub struct DialogueStory {
     /// The file.
@@ -183,34 +136,5 @@ impl World for Attended {
 
     fn take_log(&mut self) -> Vec<String> {
         self.inner.take_log()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn kind(name: &str, content: &str) -> Kind {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let path = dir.path().join(name);
-        std::fs::write(&path, content).expect("written");
-        kind_of(&path).expect("read")
-    }
-
-    #[test]
-    fn the_content_decides_what_is_played() {
-        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-        assert_eq!(kind_of(&examples.join("the-crossing.json")), Ok(Kind::ChatMapper));
-        assert_eq!(kind_of(&examples.join("the-crossing.xml")), Ok(Kind::ChatMapper));
-        assert_eq!(kind_of(&examples.join("club-fair.dialogue.md")), Ok(Kind::Script));
-        assert_eq!(kind("gate.json", r#"{"format": {"version": 0}, "nodes": []}"#), Kind::Playbook);
-        assert_eq!(kind("export.txt", "\u{feff} {\"Title\": \"x\", \"Assets\": {}}"), Kind::ChatMapper);
-        assert_eq!(kind("project.json", "<ChatMapperProject Title=\"x\"/>"), Kind::ChatMapper);
-        assert_eq!(kind("story.CMP", "anything"), Kind::ChatMapper);
-        // Malformed JSON goes to the reader it was meant for, which says where it breaks.
-        assert_eq!(kind("broken.json", "{\"Assets\": {,}}"), Kind::ChatMapper);
-        assert_eq!(kind("broken.json", "{\"format\": {\"version\": 0,}}"), Kind::Playbook);
-        assert_eq!(kind("other.json", "{\"name\": \"neither\"}"), Kind::Playbook);
-        assert!(kind_of(Path::new("no/such/file.json")).is_err());
     }
 }

@@ -1,0 +1,101 @@
+//! What a file handed to `play` or `check` holds, decided one way for both: a DialogueDown
+//! script, a playbook, or a ChatMapper project.
+
+use std::path::Path;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A DialogueDown script (`*.dialogue.md`, `*.md`).
+    Script,
+    /// A DialogueDown playbook (JSON with `format` and `nodes`).
+    Playbook,
+    /// A ChatMapper project: an XML export, a JSON export (with `Assets`), or a native `.cmp`
+    /// file (which the loader refuses, naming the exports).
+    ChatMapper,
+}
+
+/// Decides what a file holds, by its name where that settles it (`.md` is a script, `.cmp` a
+/// native ChatMapper project) and otherwise by its content: XML is a ChatMapper export; JSON
+/// with `format` and `nodes` is a playbook and JSON with `Assets` a ChatMapper export; a native
+/// ChatMapper project is known by its bytes. Anything else is read as a playbook, whose reader
+/// says what is wrong with it.
+pub fn kind(path: &Path, bytes: &[u8]) -> Kind {
+    by_name(path).unwrap_or_else(|| by_content(path, bytes))
+}
+
+/// [`kind`] of a file on disk, read only when its name does not settle it.
+pub fn kind_of(path: &Path) -> Result<Kind, String> {
+    if let Some(kind) = by_name(path) {
+        return Ok(kind);
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(by_content(path, &bytes))
+}
+
+fn by_name(path: &Path) -> Option<Kind> {
+    let lower = path.to_string_lossy().to_ascii_lowercase();
+    if lower.ends_with(".md") {
+        Some(Kind::Script)
+    } else if lower.ends_with(".cmp") {
+        Some(Kind::ChatMapper)
+    } else {
+        None
+    }
+}
+
+fn by_content(path: &Path, bytes: &[u8]) -> Kind {
+    let text = String::from_utf8_lossy(bytes);
+    let content = text.trim_start_matches('\u{feff}').trim_start();
+    if content.starts_with('<') {
+        return Kind::ChatMapper;
+    }
+    if content.starts_with('{') || content.starts_with('[') {
+        return match serde_json::from_str::<serde_json::Value>(content) {
+            Ok(json) if json.get("format").is_some() && json.get("nodes").is_some() => Kind::Playbook,
+            Ok(json) if json.get("Assets").is_some() => Kind::ChatMapper,
+            Ok(_) => Kind::Playbook,
+            // Malformed: whichever reader it was meant for says where.
+            Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,
+            Err(_) => Kind::Playbook,
+        };
+    }
+    match stagehand_chatmapper::load(bytes, &path.to_string_lossy()) {
+        Err(stagehand_chatmapper::LoadError::NativeProject { .. }) => Kind::ChatMapper,
+        _ => Kind::Playbook,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(name: &str, content: &str) -> Kind {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).expect("written");
+        let on_disk = kind_of(&path).expect("read");
+        assert_eq!(kind(&path, content.as_bytes()), on_disk, "{name}: read or handed over, the same");
+        on_disk
+    }
+
+    #[test]
+    fn the_content_decides_what_a_file_holds() {
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        assert_eq!(kind_of(&examples.join("the-crossing.json")), Ok(Kind::ChatMapper));
+        assert_eq!(kind_of(&examples.join("the-crossing.xml")), Ok(Kind::ChatMapper));
+        assert_eq!(kind_of(&examples.join("club-fair.dialogue.md")), Ok(Kind::Script));
+        assert_eq!(judged("gate.json", r#"{"format": {"version": 0}, "nodes": []}"#), Kind::Playbook);
+        assert_eq!(judged("gate.playbook", r#"{"format": {"version": 0}, "nodes": []}"#), Kind::Playbook);
+        assert_eq!(judged("export.txt", "\u{feff} {\"Title\": \"x\", \"Assets\": {}}"), Kind::ChatMapper);
+        assert_eq!(judged("project.json", "<ChatMapperProject Title=\"x\"/>"), Kind::ChatMapper);
+        assert_eq!(judged("story.CMP", "anything"), Kind::ChatMapper);
+        assert_eq!(judged("SHOUT.MD", "Alice: Hi."), Kind::Script);
+        // Malformed JSON goes to the reader it was meant for, which says where it breaks.
+        assert_eq!(judged("broken.json", "{\"Assets\": {,}}"), Kind::ChatMapper);
+        assert_eq!(judged("broken.json", "{\"format\": {\"version\": 0,}}"), Kind::Playbook);
+        assert_eq!(judged("other.json", "{\"name\": \"neither\"}"), Kind::Playbook);
+        assert_eq!(judged("empty.json", "{}"), Kind::Playbook);
+        assert!(kind_of(Path::new("no/such/file.json")).is_err());
+    }
+}
