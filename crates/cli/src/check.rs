@@ -9,7 +9,7 @@ use crate::lint::{lint, Lint};
 use serde_json::json;
 use stagehand_dialoguedown::Severity;
 
-use crate::compile::{compile_file, report, tally, MessageFormat};
+use crate::compile::{compile_file, report, tally, MessageFormat, Settings};
 use crate::kind::{kind, Kind};
 
 /// Errors and warnings found in one file.
@@ -19,7 +19,7 @@ struct Count {
     warnings: usize,
 }
 
-pub fn run(files: &[PathBuf], config: Option<&Path>, format: MessageFormat) -> ExitCode {
+pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> ExitCode {
     let mut total = Count::default();
     let mut json_findings = Vec::new();
     for file in files {
@@ -30,7 +30,7 @@ pub fn run(files: &[PathBuf], config: Option<&Path>, format: MessageFormat) -> E
                 Count { errors: 1, warnings: 0 }
             }
             Ok(bytes) => match kind(file, &bytes) {
-                Kind::Script => check_script(file, config, format, &mut json_findings),
+                Kind::Script => check_script(file, settings, format, &mut json_findings),
                 Kind::Playbook => check_playbook(&name, &bytes, format, &mut json_findings),
                 Kind::ChatMapper => check_project(&name, &bytes, format, &mut json_findings),
             },
@@ -82,12 +82,12 @@ fn report_lints(
 
 fn check_script(
     file: &Path,
-    config: Option<&Path>,
+    settings: &Settings,
     format: MessageFormat,
     json_findings: &mut Vec<serde_json::Value>,
 ) -> Count {
     let name = file.to_string_lossy().into_owned();
-    let (source, compilation) = match compile_file(file, config) {
+    let (source, compilation) = match compile_file(file, settings) {
         Ok(done) => done,
         Err(message) => {
             eprintln!("error: {message}");

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stagehand_dialoguedown::{compile, render_human_with, render_json, Compilation, Diagnostic, Options, Severity};
+use stagehand_dialoguedown::{
+    compile, render_human_with, render_json, Compilation, Diagnostic, Mode, Options, Severity,
+};
 
 /// How diagnostics are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -14,26 +16,62 @@ pub enum MessageFormat {
     Json,
 }
 
-/// The configuration for a script: the one named, or `dialogue.toml` beside the script.
-pub fn options_for(script: &Path, config: Option<&Path>) -> Result<Options, String> {
-    let path = match config {
-        Some(path) => path.to_path_buf(),
-        None => {
-            let beside = script.parent().unwrap_or(Path::new(".")).join("dialogue.toml");
-            if !beside.is_file() {
-                return Ok(Options::default());
-            }
-            beside
-        }
+/// How the command line asks for scripts to be compiled; every command that compiles one takes
+/// these options.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Settings {
+    /// For a script: the configuration (`dialogue.toml`). By default the nearest one in the
+    /// script's folder or a folder above it, if any.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// For a script: how far to compile after an error, whatever the configuration says.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+}
+
+/// `--mode`: the configuration's `mode` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Report every error the syntax stages find, and stop there when there are any (the
+    /// default).
+    StageBoundary,
+    /// Report what every stage finds, for the fullest picture.
+    BestEffort,
+}
+
+/// The options a script compiles with: the configuration `settings` name, else the nearest
+/// `dialogue.toml` in the script's folder or above it (else the defaults), with `--mode` over
+/// its `mode`.
+pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String> {
+    let path = match &settings.config {
+        Some(path) => Some(path.clone()),
+        None => nearest_config(script),
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Options::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let mut options = match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Options::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => Options::default(),
+    };
+    match settings.mode {
+        Some(ModeArg::StageBoundary) => options.mode = Mode::StageBoundary,
+        Some(ModeArg::BestEffort) => options.mode = Mode::BestEffort,
+        None => {}
+    }
+    Ok(options)
+}
+
+/// The `dialogue.toml` nearest a script: in its folder, or the closest folder above.
+fn nearest_config(script: &Path) -> Option<PathBuf> {
+    let script = std::path::absolute(script).ok()?;
+    script.ancestors().skip(1).map(|folder| folder.join("dialogue.toml")).find(|config| config.is_file())
 }
 
 /// Compiles one script, returning its source (for rendering) and what the compile produced.
-pub fn compile_file(script: &Path, config: Option<&Path>) -> Result<(String, Compilation), String> {
+pub fn compile_file(script: &Path, settings: &Settings) -> Result<(String, Compilation), String> {
     let source = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
-    let options = options_for(script, config)?;
+    let options = options_for(script, settings)?;
     let name = script.to_string_lossy();
     let compilation = compile(&source, &name, &options);
     Ok((source, compilation))
@@ -61,14 +99,14 @@ pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
     (errors, warnings)
 }
 
-pub fn run(files: &[PathBuf], output: Option<&Path>, config: Option<&Path>, format: MessageFormat) -> ExitCode {
+pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format: MessageFormat) -> ExitCode {
     if files.len() > 1 && output.is_some_and(|o| !o.is_dir()) {
         eprintln!("error: with several scripts, -o must name an existing folder");
         return ExitCode::from(2);
     }
     let mut failed = false;
     for script in files {
-        let (source, compilation) = match compile_file(script, config) {
+        let (source, compilation) = match compile_file(script, settings) {
             Ok(done) => done,
             Err(message) => {
                 eprintln!("error: {message}");

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use stagehand_playbook::{plain_text, Edge, Node, Playbook, Weight};
 use stagehand_session::command_text;
 
+use crate::compile::Settings;
+
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -17,10 +19,9 @@ pub enum Format {
     Mermaid,
 }
 
-/// Prints the graph of a script (compiled with `config`, else the `dialogue.toml` beside it) or
-/// a playbook.
-pub fn run(file: &Path, format: Format, config: Option<&Path>) -> ExitCode {
-    match crate::play::read_playbook(file, config) {
+/// Prints the graph of a script (compiled as `settings` say) or a playbook.
+pub fn run(file: &Path, format: Format, settings: &Settings) -> ExitCode {
+    match crate::play::read_playbook(file, settings) {
         Ok(playbook) => {
             print!("{}", render(&playbook, format));
             ExitCode::SUCCESS

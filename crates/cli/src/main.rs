@@ -63,9 +63,8 @@ enum Commands {
         /// For a ChatMapper project: the conversation to play, by ID or Title.
         #[arg(long)]
         conversation: Option<String>,
-        /// For a script: the configuration (`dialogue.toml`); by default the one beside it, if any.
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        settings: compile::Settings,
     },
     /// Compiles DialogueDown scripts to playbooks (JSON). Diagnostics go to standard error, as
     /// rustc renders them or as JSON; exits 1 when a script has errors.
@@ -77,9 +76,8 @@ enum Commands {
         /// playbook goes to standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// The configuration (`dialogue.toml`); by default the one beside each script, if any.
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        settings: compile::Settings,
         /// How diagnostics are written.
         #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
         message_format: compile::MessageFormat,
@@ -91,9 +89,8 @@ enum Commands {
         /// Scripts (`*.dialogue.md`), playbooks (`*.json`) or ChatMapper projects (`*.xml`, `*.json`).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// The configuration (`dialogue.toml`) for scripts; by default the one beside each script.
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        settings: compile::Settings,
         /// How diagnostics are written.
         #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
         message_format: compile::MessageFormat,
@@ -106,9 +103,8 @@ enum Commands {
         /// The output format.
         #[arg(long, value_enum, default_value_t = graph::Format::Dot)]
         format: graph::Format,
-        /// For a script: the configuration (`dialogue.toml`); by default the one beside it, if any.
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        settings: compile::Settings,
     },
 }
 
@@ -116,13 +112,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play { file, world, seed, start, conversation, config } => {
-            play::run(play::PlayOptions { file, world, seed, start, conversation, config })
+        Commands::Play { file, world, seed, start, conversation, settings } => {
+            play::run(play::PlayOptions { file, world, seed, start, conversation, settings })
         }
-        Commands::Compile { files, output, config, message_format } => {
-            compile::run(&files, output.as_deref(), config.as_deref(), message_format)
+        Commands::Compile { files, output, settings, message_format } => {
+            compile::run(&files, output.as_deref(), &settings, message_format)
         }
-        Commands::Check { files, config, message_format } => check::run(&files, config.as_deref(), message_format),
-        Commands::Graph { file, format, config } => graph::run(&file, format, config.as_deref()),
+        Commands::Check { files, settings, message_format } => check::run(&files, &settings, message_format),
+        Commands::Graph { file, format, settings } => graph::run(&file, format, &settings),
     }
 }

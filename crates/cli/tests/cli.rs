@@ -169,3 +169,29 @@ fn check_judges_a_file_by_its_content_as_play_does() {
     assert!(out.contains("empty.json: 1 error(s)") && out.contains("`format` is missing"), "{out}\n{err}");
     assert_eq!(output.status.code(), Some(1));
 }
+
+#[test]
+fn the_nearest_dialogue_toml_above_a_script_counts_and_mode_overrides_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let deep = dir.path().join("a/b");
+    std::fs::create_dir_all(&deep).expect("folders");
+    // A heading inside an option (a syntax error) and a jump to no scene (found by analysis,
+    // reported only in best-effort mode when the syntax stages found errors).
+    let script = deep.join("tale.dialogue.md");
+    std::fs::write(&script, "- Go.\n\n    # Inside\n\n=> [Nowhere](#nowhere)\n").expect("written");
+    let errors = |extra: &[&str]| {
+        let script = script.to_string_lossy();
+        let output = stagehand(&[&["check", script.as_ref()], extra].concat());
+        let out = stdout(&output);
+        let tally = out.lines().last().unwrap_or_default().to_owned();
+        assert_eq!(output.status.code(), Some(1), "{out}");
+        tally
+    };
+    assert!(errors(&[]).contains(": 1 error(s)"));
+    assert!(errors(&["--mode", "best-effort"]).contains(": 2 error(s)"));
+    std::fs::write(dir.path().join("dialogue.toml"), "mode = \"best-effort\"\n").expect("written");
+    assert!(errors(&[]).contains(": 2 error(s)"), "two folders up");
+    assert!(errors(&["--mode", "stage-boundary"]).contains(": 1 error(s)"), "--mode over the configuration");
+    std::fs::write(dir.path().join("a/dialogue.toml"), "mode = \"stage-boundary\"\n").expect("written");
+    assert!(errors(&[]).contains(": 1 error(s)"), "the nearer configuration");
+}

@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use stagehand_runner::{Command, OwnedEvent};
 use stagehand_session::{Happening, Playable, Waiting};
 
+use crate::compile::Settings;
 use crate::kind::{kind_of, Kind};
 use chatmapper::ChatMapperStory;
 use render::Painter;
@@ -53,8 +54,8 @@ pub struct PlayOptions {
     pub start: Option<String>,
     /// For a ChatMapper project: the conversation to play, by ID or Title.
     pub conversation: Option<String>,
-    /// For a script: the configuration, when not the `dialogue.toml` beside it.
-    pub config: Option<PathBuf>,
+    /// How a script is compiled.
+    pub settings: Settings,
 }
 
 /// Plays a story; the exit code says how it went.
@@ -128,7 +129,7 @@ fn choose_story(options: &PlayOptions) -> Result<(Box<dyn Story>, Command<'stati
                 None => Command::start(),
             };
             let story =
-                DialogueStory { path: options.file.clone(), seed: options.seed, config: options.config.clone() };
+                DialogueStory { path: options.file.clone(), seed: options.seed, settings: options.settings.clone() };
             Ok((Box::new(story), opening))
         }
     }

@@ -4,6 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use stagehand_dialoguedown::{compile, render_human};
+
+use crate::compile::Settings;
 use stagehand_playbook::{Fragment, Playbook};
 use stagehand_runner::{Answer, AnswerKind};
 use stagehand_session::{parse_answer, FactsWorld, LuaWorld, NoWorld, Playable, Session, World, WorldError};
@@ -23,25 +25,24 @@ pub struct DialogueStory {
     pub path: PathBuf,
     /// The seed random choices draw from.
     pub seed: u64,
-    /// The configuration a script compiles with, when not the `dialogue.toml` beside it.
-    pub config: Option<PathBuf>,
+    /// How a script is compiled.
+    pub settings: Settings,
 }
 
 impl Story for DialogueStory {
     fn open(&self) -> Result<Box<dyn Playable>, String> {
-        Ok(Box::new(Session::new(read_playbook(&self.path, self.config.as_deref())?, self.seed)))
+        Ok(Box::new(Session::new(read_playbook(&self.path, &self.settings)?, self.seed)))
     }
 }
 
-/// Reads a script (compiling it with `config`, else the `dialogue.toml` beside it, as
-/// `stagehand compile` does) or a playbook. The error names the file, and the line and column
-/// where there are some.
-pub fn read_playbook(path: &Path, config: Option<&Path>) -> Result<Playbook, String> {
+/// Reads a script (compiling it as `settings` say, as `stagehand compile` does) or a playbook.
+/// The error names the file, and the line and column where there are some.
+pub fn read_playbook(path: &Path, settings: &Settings) -> Result<Playbook, String> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
     let is_script = name.to_ascii_lowercase().ends_with(".md");
     if is_script {
-        let options = crate::compile::options_for(path, config)?;
+        let options = crate::compile::options_for(path, settings)?;
         let compilation = compile(&text, &name, &options);
         match compilation.playbook {
             Some(playbook) if !compilation.has_errors() => Ok(playbook),
