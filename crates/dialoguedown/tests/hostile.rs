@@ -5,6 +5,10 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use stagehand_dialoguedown::{compile, Code, Options};
 
+#[path = "support/markdownish.rs"]
+mod markdownish;
+use markdownish::markdownish;
+
 /// Compiles on a thread with a small stack, so unbounded recursion would show up as a crash.
 fn compile_bounded(source: String) -> (stagehand_dialoguedown::Compilation, Duration) {
     let handle = std::thread::Builder::new()
@@ -84,48 +88,6 @@ fn a_hundred_thousand_anchors() {
     assert!(took < LIMIT, "took {took:?}");
     let playbook = compilation.playbook.expect("compiles");
     assert_eq!(playbook.anchors.len(), 100_000);
-}
-
-fn markdownish() -> impl Strategy<Value = String> {
-    let piece = prop_oneof![
-        Just("Alice: ".to_owned()),
-        Just("Bob @B #tag=v ##default: ".to_owned()),
-        Just("@B #x: ".to_owned()),
-        Just("#only: ".to_owned()),
-        Just("- ".to_owned()),
-        Just("1. ".to_owned()),
-        Just("> ".to_owned()),
-        Just("# Scene\n".to_owned()),
-        Just("`if` `Rich?`".to_owned()),
-        Just("`elseif` `Poor?`".to_owned()),
-        Just("`else`".to_owned()),
-        Just("`50%` ".to_owned()),
-        Just("`%` ".to_owned()),
-        Just("`Key%` ".to_owned()),
-        Just("`-5%` ".to_owned()),
-        Just("`Key?` ".to_owned()),
-        Just("`\"query\"`".to_owned()),
-        Just("`Cmd(\"a\", \"b\")`".to_owned()),
-        Just("`(\"direction\")`".to_owned()),
-        Just("=> [Scene](#scene)".to_owned()),
-        Just("=> [End](#END)".to_owned()),
-        Just("=> ".to_owned()),
-        Just("[link](#x)".to_owned()),
-        Just("![alt #size=big](img.png)".to_owned()),
-        Just("*em* **strong** ~~gone~~".to_owned()),
-        Just("<!-- note -->".to_owned()),
-        Just("<div>".to_owned()),
-        Just("---\n".to_owned()),
-        Just("```\ncode\n```\n".to_owned()),
-        Just("| a | b |\n|---|---|\n| 1 | 2 |\n".to_owned()),
-        Just("\n".to_owned()),
-        Just("\n\n".to_owned()),
-        Just("  \n".to_owned()),
-        Just("\\\n".to_owned()),
-        Just("    ".to_owned()),
-        "[a-zA-Z #@:=\"`*_~\\[\\]()!>%?é—-]{0,12}",
-    ];
-    prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
 }
 
 proptest! {
