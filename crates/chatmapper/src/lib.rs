@@ -92,6 +92,12 @@ pub use xml::{read_xml, read_xml_str};
 /// shared ones).
 const NATIVE_MAGIC: [u8; 8] = [0x35, 0x19, 0x59, 0x26, 0x19, 0x47, 0x71, 0xfe];
 
+/// Whether bytes are a native `.cmp` project, by its signature: [`load`] refuses those, naming the
+/// exports it reads instead.
+pub fn is_native(bytes: &[u8]) -> bool {
+    bytes.starts_with(&NATIVE_MAGIC)
+}
+
 /// Loads a project from a file's bytes; `file_name` names it in errors and hints at its format.
 ///
 /// The content decides: after any BOM and whitespace, `<` is XML and `{` or `[` is JSON. When
@@ -103,7 +109,7 @@ pub fn load(bytes: &[u8], file_name: &str) -> Result<Project, LoadError> {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if extension == "cmp" || bytes.starts_with(&NATIVE_MAGIC) {
+    if extension == "cmp" || is_native(bytes) {
         return Err(LoadError::NativeProject { file: file_name.into() });
     }
     let hint = match extension.as_str() {

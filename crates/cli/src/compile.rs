@@ -24,19 +24,18 @@ pub struct Settings {
     /// script's folder or a folder above it, if any.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// For a script: how far to compile after an error, whatever the configuration says.
-    #[arg(long, value_enum)]
-    pub mode: Option<ModeArg>,
+    /// For a script: how far to compile after an error, whatever the configuration says:
+    /// `stage-boundary` (the default) reports every error the syntax stages find and stops there
+    /// when there are any; `best-effort` reports what every stage finds.
+    #[arg(long, value_parser = mode_parser())]
+    pub mode: Option<Mode>,
 }
 
-/// `--mode`: the configuration's `mode` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
-    /// Report every error the syntax stages find, and stop there when there are any (the
-    /// default).
-    StageBoundary,
-    /// Report what every stage finds, for the fullest picture.
-    BestEffort,
+/// `--mode` takes the names `dialogue.toml` does.
+fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Mode::ALL.map(Mode::as_str))
+        .try_map(|name| Mode::parse(&name).ok_or_else(|| format!("unknown mode \"{name}\"")))
 }
 
 /// The options a script compiles with: the configuration `settings` name, else the nearest
@@ -54,10 +53,8 @@ pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String
         }
         None => Options::default(),
     };
-    match settings.mode {
-        Some(ModeArg::StageBoundary) => options.mode = Mode::StageBoundary,
-        Some(ModeArg::BestEffort) => options.mode = Mode::BestEffort,
-        None => {}
+    if let Some(mode) = settings.mode {
+        options.mode = mode;
     }
     Ok(options)
 }

@@ -21,7 +21,7 @@ pub enum Kind {
 /// ChatMapper project is known by its bytes. Anything else is read as a playbook, whose reader
 /// says what is wrong with it.
 pub fn kind(path: &Path, bytes: &[u8]) -> Kind {
-    by_name(path).unwrap_or_else(|| by_content(path, bytes))
+    by_name(path).unwrap_or_else(|| by_content(bytes))
 }
 
 /// [`kind`] of a file on disk, read only when its name does not settle it.
@@ -30,7 +30,7 @@ pub fn kind_of(path: &Path) -> Result<Kind, String> {
         return Ok(kind);
     }
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(by_content(path, &bytes))
+    Ok(by_content(&bytes))
 }
 
 fn by_name(path: &Path) -> Option<Kind> {
@@ -44,7 +44,7 @@ fn by_name(path: &Path) -> Option<Kind> {
     }
 }
 
-fn by_content(path: &Path, bytes: &[u8]) -> Kind {
+fn by_content(bytes: &[u8]) -> Kind {
     let text = String::from_utf8_lossy(bytes);
     let content = text.trim_start_matches('\u{feff}').trim_start();
     if content.starts_with('<') {
@@ -60,9 +60,10 @@ fn by_content(path: &Path, bytes: &[u8]) -> Kind {
             Err(_) => Kind::Playbook,
         };
     }
-    match stagehand_chatmapper::load(bytes, &path.to_string_lossy()) {
-        Err(stagehand_chatmapper::LoadError::NativeProject { .. }) => Kind::ChatMapper,
-        _ => Kind::Playbook,
+    if stagehand_chatmapper::is_native(bytes) {
+        Kind::ChatMapper
+    } else {
+        Kind::Playbook
     }
 }
 

@@ -47,6 +47,24 @@ pub enum Mode {
     BestEffort,
 }
 
+impl Mode {
+    /// Every mode, in the order the configuration guide lists them.
+    pub const ALL: [Mode; 2] = [Mode::StageBoundary, Mode::BestEffort];
+
+    /// The mode's name in `dialogue.toml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::StageBoundary => "stage-boundary",
+            Mode::BestEffort => "best-effort",
+        }
+    }
+
+    /// The mode a name stands for.
+    pub fn parse(name: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|mode| mode.as_str() == name)
+    }
+}
+
 /// What happens to one kind of unmodeled Markdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handling {
@@ -144,16 +162,9 @@ impl Options {
         };
         let mut options = Options::default();
         if let Some(mode) = file.mode {
-            options.mode = match mode.as_str() {
-                "stage-boundary" => Mode::StageBoundary,
-                "best-effort" => Mode::BestEffort,
-                other => {
-                    return Err(fail(
-                        format!("unknown mode \"{other}\"; use \"stage-boundary\" or \"best-effort\""),
-                        "mode",
-                    ))
-                }
-            };
+            options.mode = Mode::parse(&mode).ok_or_else(|| {
+                fail(format!("unknown mode \"{mode}\"; use \"stage-boundary\" or \"best-effort\""), "mode")
+            })?;
         }
         let mut defaults = 0;
         for speaker in file.speakers {

@@ -101,8 +101,8 @@ impl Compilation {
 
 /// Compiles a script. `file_name` is recorded as the playbook's `script` and in every diagnostic.
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
-    // Each top-level Markdown block goes through every stage as soon as it is complete, so no
-    // stage holds more of the script than one block of it, besides the playbook being built.
+    // Each top-level Markdown block goes through every later stage as soon as its piece is
+    // parsed, so no stage holds more than a few pieces of the script, besides the playbook.
     let mut sink = diagnostics::Sink::default();
     let mut analyzer = analysis::Analyzer::new(options);
     let mut lowering = graph::Lowering::default();

@@ -30,9 +30,8 @@ struct Scope {
 
 /// Transpiles one top-level block, appending what it becomes to `out`. The Markdown front-end
 /// hands the top-level blocks over a piece of the script at a time, so the Markdown tree is
-/// never whole.
-/// `room` and `spare` carry buffers from block to block: `spare` holds the emptied containers
-/// the graph gives back once it has lowered them.
+/// never whole. `room` and `spare` carry buffers from block to block: `spare` holds the emptied
+/// containers the graph gives back once it has lowered them.
 pub(crate) fn transpile(
     tree: &MdTree,
     block: &MdBlock,
