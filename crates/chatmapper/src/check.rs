@@ -5,7 +5,10 @@
 //! - entries no conversation's START entry reaches (following every link, across conversations);
 //! - conditions and scripts (and the project script) that do not compile as Lua 5.1;
 //! - variables read (`Variable["x"]`, `Variable['x']`, `Variable.x`, `[var=x]`) but never declared:
-//!   not a user variable, and never assigned by any script.
+//!   not a user variable, and never assigned by any script;
+//! - rings of groups that expand into each other (play refuses them as a possible loop);
+//! - player lines (the player actor's entries with Dialogue Text and no Menu Text) at a branch,
+//!   which play by themselves unless the engine's `player_lines_as_choices` option is on.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -48,6 +51,16 @@ pub enum FindingKind {
         /// The variable's key as read.
         name: String,
     },
+    /// Groups link to each other in a ring (reported at the first of them, in document order):
+    /// expanding them never ends, so play refuses the offered set as a possible loop (M10).
+    GroupRing {
+        /// The groups of the ring, `(conversation, entry)`, in document order.
+        members: Vec<(Id, Id)>,
+    },
+    /// An entry of the player actor with Dialogue Text and no Menu Text stands among other
+    /// candidates: by the page's rule it plays by itself and never forms a menu; the option
+    /// `--player-lines-as-choices` makes such entries choices (M11).
+    PlayerLineWithoutMenuText,
 }
 
 /// One finding.
@@ -81,6 +94,19 @@ impl fmt::Display for Finding {
             FindingKind::UndeclaredVariable { name } => {
                 write!(f, "reads Variable[{name:?}], which is neither a user variable nor assigned by any script")
             }
+            FindingKind::GroupRing { members } => {
+                let members: Vec<String> =
+                    members.iter().map(|(c, e)| format!("entry {e} of conversation {c}")).collect();
+                write!(
+                    f,
+                    "the groups {} expand into each other (a ring of groups): play stops there as a possible loop",
+                    members.join(", ")
+                )
+            }
+            FindingKind::PlayerLineWithoutMenuText => f.write_str(
+                "the player actor's line has no Menu Text at a branch, so it plays by itself and never forms a \
+                 menu; if it is meant as a choice, give it Menu Text or play with --player-lines-as-choices",
+            ),
         }
     }
 }
@@ -108,6 +134,9 @@ pub fn check(project: &Project) -> Vec<Finding> {
         }
     }
     let reached = reachable(project);
+    let mut rings: HashMap<(Id, Id), Vec<(Id, Id)>> =
+        crate::branches::group_rings(project).into_iter().map(|ring| (ring[0], ring)).collect();
+    let player_lines: HashSet<(Id, Id)> = crate::branches::player_lines_at_branches(project).into_iter().collect();
     let conversations: HashMap<Id, HashSet<Id>> =
         project.conversations.iter().map(|c| (c.id, c.entries.iter().map(|e| e.id).collect())).collect();
     for conversation in &project.conversations {
@@ -154,6 +183,12 @@ pub fn check(project: &Project) -> Vec<Finding> {
                 if !declared.contains(&name) && seen.insert(name.clone()) {
                     findings.push(here(FindingKind::UndeclaredVariable { name }));
                 }
+            }
+            if let Some(members) = rings.remove(&(conversation.id, entry.id)) {
+                findings.push(here(FindingKind::GroupRing { members }));
+            }
+            if player_lines.contains(&(conversation.id, entry.id)) {
+                findings.push(here(FindingKind::PlayerLineWithoutMenuText));
             }
         }
     }

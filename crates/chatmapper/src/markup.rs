@@ -192,10 +192,20 @@ pub fn strip_flags(text: &str) -> String {
     rewrite(text, |tag| matches!(tag, Tag::Force | Tag::Action).then(String::new))
 }
 
+/// Text with its line ends as `\n`: exports often hold CRLF (or a lone CR) inside text fields,
+/// and a raw CR must never reach a transcript or a terminal.
+fn unix_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        text.into()
+    }
+}
+
 /// A menu label from Menu Text: `[f]`, `[a]` and picture tokens removed, `[var=…]` substituted,
-/// surrounding whitespace trimmed. Emphasis tags remain for [`spans`].
+/// line ends made `\n`, surrounding whitespace trimmed. Emphasis tags remain for [`spans`].
 pub fn menu_label(menu_text: &str, mut lookup: impl FnMut(&str) -> String) -> String {
-    let label = rewrite(menu_text, |tag| match tag {
+    let label = rewrite(&unix_lines(menu_text), |tag| match tag {
         Tag::Force | Tag::Action | Tag::Picture => Some(String::new()),
         Tag::Var(name) => Some(lookup(name)),
         _ => None,
@@ -204,10 +214,10 @@ pub fn menu_label(menu_text: &str, mut lookup: impl FnMut(&str) -> String) -> St
 }
 
 /// The segments a line emits: Dialogue Text split on `|`, then in each segment picture tokens,
-/// `[f]`, `[a]` and input prompts removed and `[var=…]` substituted, surrounding whitespace
-/// trimmed, and empty segments dropped. Emphasis tags remain for [`spans`].
+/// `[f]`, `[a]` and input prompts removed and `[var=…]` substituted, line ends made `\n`,
+/// surrounding whitespace trimmed, and empty segments dropped. Emphasis tags remain for [`spans`].
 pub fn render_line(dialogue_text: &str, mut lookup: impl FnMut(&str) -> String) -> Vec<String> {
-    segments(dialogue_text)
+    segments(&unix_lines(dialogue_text))
         .into_iter()
         .map(|segment| {
             let line = rewrite(segment, |tag| match tag {

@@ -282,6 +282,11 @@ impl Asset {
     pub fn name(&self) -> &str {
         self.value("Name")
     }
+
+    /// Whether the `IsPlayer` field holds true (an actor the player plays).
+    pub fn is_player(&self) -> bool {
+        self.field("IsPlayer").is_some_and(|f| f.lua_value() == crate::coerce::Coerced::Boolean(true))
+    }
 }
 
 impl Conversation {
@@ -393,6 +398,15 @@ impl Project {
     /// The first actor with this ID.
     pub fn actor(&self, id: Id) -> Option<&Asset> {
         self.actors.iter().find(|a| a.id == id)
+    }
+
+    /// Whether `entry` is a player line: spoken by an actor whose `IsPlayer` is true, with
+    /// Dialogue Text and no Menu Text. The page plays such an entry as a line; some projects mean
+    /// it as a choice (see the engine's `Options::player_lines_as_choices`).
+    pub fn is_player_line(&self, entry: &DialogEntry) -> bool {
+        entry.menu_text().trim().is_empty()
+            && !entry.dialogue_text().trim().is_empty()
+            && entry.actor_id().and_then(|id| self.actor(id)).is_some_and(Asset::is_player)
     }
 
     /// The first item with this ID.

@@ -33,8 +33,10 @@ cases! {
     a_false_high_priority_candidate_suppresses_nothing => "a-false-high-priority-candidate-suppresses-nothing",
     a_group_script_is_not_run_when_no_child_is_chosen => "a-group-script-is-not-run-when-no-child-is-chosen",
     a_line_plays_before_any_choice => "a-line-plays-before-any-choice",
+    a_link_into_a_root_whose_condition_is_false_is_dropped => "a-link-into-a-root-whose-condition-is-false-is-dropped",
     a_node_reached_only_from_another_conversation_competes_with_nobody =>
         "a-node-reached-only-from-another-conversation-competes-with-nobody",
+    a_ring_of_groups_is_refused_as_a_possible_loop => "a-ring-of-groups-is-refused-as-a-possible-loop",
     a_root_script_runs_and_the_root_says_nothing => "a-root-script-runs-and-the-root-says-nothing",
     a_single_choice_plays_straight_through => "a-single-choice-plays-straight-through",
     a_supply_that_does_not_fit_is_refused => "a-supply-that-does-not-fit-is-refused",
@@ -54,6 +56,7 @@ cases! {
     passthrough_children_can_be_choices => "passthrough-children-can-be-choices",
     passthrough_puts_the_children_in_place => "passthrough-puts-the-children-in-place",
     picture_tokens_are_stripped => "picture-tokens-are-stripped",
+    player_lines_without_menu_text_play_as_lines => "player-lines-without-menu-text-play-as-lines",
     priority_is_scoped_by_group => "priority-is-scoped-by-group",
     priority_suppression_keeps_the_best => "priority-suppression-keeps-the-best",
     refusals_out_of_place => "refusals-out-of-place",

@@ -78,8 +78,15 @@ impl ChatMapperEngine {
     /// single choice and carry on while entering says nothing.
     pub(super) fn advance(&mut self, mut from: usize, events: &mut Vec<OwnedEvent>) {
         loop {
-            let offered = offered::offered(&self.index, self.host.as_mut(), &mut self.log, from);
+            let set = offered::offered(&self.index, self.host.as_mut(), &mut self.log, from);
             self.flush_deferred();
+            self.state.closed = set.closed;
+            if let Some(ring) = set.ring {
+                events.push(OwnedEvent::Refused { reason: RefusalReason::EndlessLoop, explanation: self.ring(&ring) });
+                self.state.situation = Situation::Halted;
+                return;
+            }
+            let offered = set.offered;
             if offered.is_empty() {
                 events.push(OwnedEvent::Ended);
                 self.state.situation = Situation::Ended;
@@ -116,14 +123,33 @@ impl ChatMapperEngine {
         }
     }
 
+    /// Why a ring of groups stops the conversation (M10).
+    fn ring(&self, ring: &[usize]) -> String {
+        let labels: Vec<&str> = ring.iter().map(|&g| self.index.nodes[g].label.as_str()).collect();
+        let groups = match labels.as_slice() {
+            [one] => format!("the group {one} expands into itself"),
+            [rest @ .., last] => format!("the groups {} and {last} expand into each other", rest.join(", ")),
+            [] => "groups expand into each other".to_owned(),
+        };
+        format!(
+            "{groups} (a ring of groups), so the offered set never closes and this may be a loop; the conversation \
+             stops here"
+        )
+    }
+
     fn show_menu(&mut self, offered: Vec<Offered>, events: &mut Vec<OwnedEvent>) {
         let mut options = Vec::with_capacity(offered.len());
         for o in &offered {
             let n = &self.index.nodes[o.node];
             let (conversation_id, entry_id, is_root) = (n.conversation_id, n.entry_id, n.is_root);
-            let menu_text = self.project.conversations[n.conversation].entries[n.entry].menu_text();
+            let entry = &self.project.conversations[n.conversation].entries[n.entry];
             let host = self.host.as_ref();
-            let label = markup::menu_label(menu_text, |name| variable_text(host, name));
+            let label = if entry.menu_text().is_empty() {
+                // A player line offered as a choice (M11): labelled by its Dialogue Text.
+                markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" ")
+            } else {
+                markup::menu_label(entry.menu_text(), |name| variable_text(host, name))
+            };
             options.push((speech(&label), true));
             if !is_root {
                 if let Err(error) = status::offer(self.host.as_mut(), conversation_id, entry_id) {
@@ -157,6 +183,7 @@ impl ChatMapperEngine {
             Some(Err(message)) => self.log.push(format!("{}: the script does not compile: {message}", n.label)),
             Some(Ok(script)) => {
                 if let Err(error) = environment::run(self.host.as_mut(), *script) {
+                    let error = environment::failure(&error);
                     self.log.push(format!("{}: the script failed, and play goes on: {error}", n.label));
                 }
             }

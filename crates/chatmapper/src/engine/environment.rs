@@ -18,13 +18,6 @@ const SURFACE: &str = include_str!("environment.lua");
 /// The global the host calls to point `Dialog` at a conversation.
 pub(crate) const ENTER: &str = "__stagehand_enter";
 
-/// The name a condition's failure is logged under. Conditions used to run through a Lua helper
-/// of this name; the helper is gone, and the name is kept so log lines read as they did.
-const CONDITION: &str = "__stagehand_condition";
-
-/// The name a script's failure is logged under (see [`CONDITION`]).
-const SCRIPT: &str = "__stagehand_script";
-
 /// The global the host calls to list the globals a snapshot saves.
 pub(crate) const GLOBALS: &str = "__stagehand_globals";
 
@@ -40,12 +33,19 @@ impl From<Coerced> for Value {
 
 /// Evaluates a compiled condition: the Lua truthiness of its first value (true if it has none).
 pub(crate) fn evaluate(host: &mut dyn ScriptHost, condition: ChunkId) -> Result<bool, ScriptError> {
-    host.evaluate(condition).map_err(|error| ScriptError { chunk: CONDITION.to_owned(), ..error })
+    host.evaluate(condition)
 }
 
 /// Runs a compiled script.
 pub(crate) fn run(host: &mut dyn ScriptHost, script: ChunkId) -> Result<(), ScriptError> {
-    host.run(script).map_err(|error| ScriptError { chunk: SCRIPT.to_owned(), ..error })
+    host.run(script)
+}
+
+/// A failed condition or script for a log line that already names its entry: what went wrong and
+/// Lua's message (`runtime error: script:1: attempt to call a nil value`). The chunk's own name is
+/// left out: chunks are shared by identical sources, so it could name another entry (M8).
+pub(crate) fn failure(error: &ScriptError) -> String {
+    format!("{}: {}", error.kind, error.message)
 }
 
 /// The path of `Variable[key]`, for a name already made a Lua key by [`lua_key`].

@@ -12,14 +12,15 @@ use crate::model::{ConditionPriority, FalseConditionAction, Id, Project};
 pub(crate) type Compiled = Option<Result<ChunkId, String>>;
 
 /// Compiles conditions and scripts once each in the host, sharing a chunk between identical
-/// sources (the chunk keeps the name of the first entry that has it).
+/// sources. A chunk is named for its kind (`condition`, `script`), never for an entry, since
+/// entries share it: log lines name the entry themselves.
 struct Compiler<'h> {
     host: &'h mut dyn ScriptHost,
     chunks: HashMap<(ChunkKind, String), Result<ChunkId, String>>,
 }
 
 impl Compiler<'_> {
-    fn compile(&mut self, name: &str, source: &str, kind: ChunkKind) -> Compiled {
+    fn compile(&mut self, source: &str, kind: ChunkKind) -> Compiled {
         if source.trim().is_empty() {
             return None;
         }
@@ -27,7 +28,11 @@ impl Compiler<'_> {
         if let Some(done) = self.chunks.get(&key) {
             return Some(done.clone());
         }
-        let compiled = self.host.compile(name, source, kind).map_err(|e| e.to_string());
+        let name = match kind {
+            ChunkKind::Condition => "condition",
+            ChunkKind::Script => "script",
+        };
+        let compiled = self.host.compile(name, source, kind).map_err(|e| super::environment::failure(&e));
         self.chunks.insert(key, compiled.clone());
         Some(compiled)
     }
@@ -54,7 +59,8 @@ pub(crate) struct Node {
     pub passthrough: bool,
     /// Its condition priority.
     pub priority: ConditionPriority,
-    /// Whether it is a player choice (non-empty Menu Text).
+    /// Whether it is a player choice (non-empty Menu Text, or a player line under
+    /// `Options::player_lines_as_choices`).
     pub is_choice: bool,
     /// Whether its Menu Text holds `[f]`.
     pub forces_menu: bool,
@@ -88,8 +94,9 @@ pub(crate) struct Index {
 
 impl Index {
     /// Reads the project and compiles every condition and script once in `host` (whose surface must
-    /// be loaded: see `environment::load_surface`).
-    pub fn build(project: &Project, host: &mut dyn ScriptHost) -> Index {
+    /// be loaded: see `environment::load_surface`). With `player_lines_as_choices`, the player
+    /// actor's entries without Menu Text are choices too (`Options::player_lines_as_choices`).
+    pub fn build(project: &Project, host: &mut dyn ScriptHost, player_lines_as_choices: bool) -> Index {
         let mut nodes = Vec::new();
         let mut by_id = HashMap::new();
         let mut starts = Vec::with_capacity(project.conversations.len());
@@ -105,9 +112,8 @@ impl Index {
                     start_node = Some(index);
                 }
                 let label = format!("conversation {} entry {} ({:?})", conversation.id, entry.id, entry.title());
-                let condition =
-                    compiler.compile(&format!("{label} condition"), &entry.conditions, ChunkKind::Condition);
-                let script = compiler.compile(&format!("{label} script"), &entry.user_script, ChunkKind::Script);
+                let condition = compiler.compile(&entry.conditions, ChunkKind::Condition);
+                let script = compiler.compile(&entry.user_script, ChunkKind::Script);
                 let speaker = entry.actor_id().and_then(|id| project.actor(id)).map(|a| a.name().to_owned());
                 let prompts = markup::prompt_names(entry.dialogue_text()).into_iter().map(str::to_owned).collect();
                 nodes.push(Node {
@@ -120,7 +126,7 @@ impl Index {
                     delays_status: entry.delay_sim_status && !entry.links.is_empty(),
                     passthrough: entry.false_condition_action == FalseConditionAction::Passthrough,
                     priority: entry.condition_priority,
-                    is_choice: entry.is_choice(),
+                    is_choice: entry.is_choice() || (player_lines_as_choices && project.is_player_line(entry)),
                     forces_menu: markup::forces_menu(entry.menu_text()),
                     links: Vec::new(),
                     group: 0,

@@ -31,7 +31,8 @@
 //! - `ended` when the offered set is empty.
 //! - The runaway guard: more than [`Options::max_automatic_advances`] entries entered without a
 //!   player decision (`choose`, `supply` or `start`) is refused `endless-loop`, and the
-//!   conversation stops there ([`ChatMapperEngine::is_finished`] is then true).
+//!   conversation stops there ([`ChatMapperEngine::is_finished`] is then true). A ring of groups
+//!   (groups that expand into each other) is refused `endless-loop` the same way (decision M10).
 //! - Everything else is refused: `next` before `start` (`not-started`), after the end
 //!   (`already-ended`), anything out of place (`misplaced`), a `choose` outside the menu
 //!   (`no-such-option`), a `supply` missing or adding keys or giving a non-text answer
@@ -103,12 +104,21 @@ pub struct Options {
     /// choices played through) since the player last decided, before the engine reports a
     /// possible loop.
     pub max_automatic_advances: usize,
+    /// A compatibility option, off by default (decision M11). The page makes an entry a player
+    /// choice only when its Menu Text is non-empty, so an entry of the player actor (an actor whose
+    /// `IsPlayer` is true) with Dialogue Text and no Menu Text is a line that plays by itself.
+    /// Some projects write their branches that way; with this option such entries are player
+    /// choices too, labelled in menus by their Dialogue Text (its segments joined by spaces). The
+    /// CLI's `--player-lines-as-choices` sets it, and `check` warns where it would matter.
+    #[serde(default)]
+    pub player_lines_as_choices: bool,
 }
 
 impl Default for Options {
-    /// The host's default limits, seed 0, and 10,000 automatic advances.
+    /// The host's default limits, seed 0, 10,000 automatic advances, and the page's rule for
+    /// choices.
     fn default() -> Self {
-        Options { limits: Limits::default(), seed: 0, max_automatic_advances: 10_000 }
+        Options { limits: Limits::default(), seed: 0, max_automatic_advances: 10_000, player_lines_as_choices: false }
     }
 }
 
@@ -184,7 +194,7 @@ impl ChatMapperEngine {
     /// As [`new`](Self::new), on a host of the caller's (its limits and seed are the caller's).
     pub fn with_host(project: Project, mut host: Box<dyn ScriptHost>, options: Options) -> Result<Self, EngineError> {
         environment::create(host.as_mut(), &project)?;
-        let index = Index::build(&project, host.as_mut());
+        let index = Index::build(&project, host.as_mut(), options.player_lines_as_choices);
         let mut log = Log::default();
         if !project.user_script.trim().is_empty() {
             if let Err(error) = host.load("project script", &project.user_script) {
@@ -248,7 +258,14 @@ impl ChatMapperEngine {
     pub fn offered(&mut self, conversation: Id, entry: Id) -> Option<Vec<EntryRef>> {
         let from = self.index.find(conversation, entry)?;
         let offered = offered::offered(&self.index, self.host.as_mut(), &mut self.log, from);
-        Some(offered.into_iter().map(|o| self.entry_ref(o.node)).collect())
+        Some(offered.offered.into_iter().map(|o| self.entry_ref(o.node)).collect())
+    }
+
+    /// The candidates whose conditions were false when the engine last computed an offered set
+    /// (the menu now shown, the line now said, or the end), in the order they were met: the
+    /// options a menu left out because their conditions closed them. Nothing is evaluated again.
+    pub fn closed(&self) -> Vec<EntryRef> {
+        self.state.closed.iter().map(|&n| self.entry_ref(n)).collect()
     }
 
     /// Whether an entry's condition holds now (empty and unevaluable conditions hold), or `None`
@@ -326,7 +343,7 @@ impl ChatMapperEngine {
             return mismatch("it was taken of a project with another number of entries");
         }
         let state = &snapshot.state;
-        let mut nodes: Vec<usize> = state.deferred.clone();
+        let mut nodes: Vec<usize> = state.deferred.iter().chain(&state.closed).copied().collect();
         match &state.situation {
             Situation::Speaking { node, .. } | Situation::Asking { node, .. } => nodes.push(*node),
             Situation::Choosing { options } => {

@@ -37,6 +37,7 @@ pub(crate) fn holds(node: &Node, host: &mut dyn ScriptHost, log: &mut Log) -> bo
         Some(Ok(condition)) => match environment::evaluate(host, *condition) {
             Ok(holds) => holds,
             Err(error) => {
+                let error = environment::failure(&error);
                 log.push(format!("{}: the condition cannot be evaluated, so it counts as true: {error}", node.label));
                 true
             }
@@ -44,55 +45,112 @@ pub(crate) fn holds(node: &Node, host: &mut dyn ScriptHost, log: &mut Log) -> bo
     }
 }
 
-/// The offered set from `from` (steps 1–4).
-pub(crate) fn offered(index: &Index, host: &mut dyn ScriptHost, log: &mut Log, from: usize) -> Vec<Offered> {
-    let mut pool = Vec::new();
-    filter(index, host, log, from, 0, &mut pool, &mut HashSet::new());
-    let pool = suppress(index, pool);
-    let mut out = Vec::new();
-    let mut walk = Expansion { carried: Vec::new(), expanded: HashSet::new(), out: &mut out };
-    expand(index, host, log, pool, &mut walk);
-    out
+/// An offered set, with what the way to it met: the candidates its conditions closed, and a ring
+/// of groups if one was found.
+#[derive(Debug, Default)]
+pub(crate) struct OfferedSet {
+    /// The offered set, in link order.
+    pub offered: Vec<Offered>,
+    /// The candidates dropped because their conditions were false (Passthrough ones included:
+    /// their children were considered in their place), in the order they were met, each once.
+    pub closed: Vec<usize>,
+    /// A ring of groups met while expanding: the group met again inside its own expansion, then
+    /// the groups that led back to it (decision M10). The ring was not followed.
+    pub ring: Option<Vec<usize>>,
 }
 
-/// Step 4's bookkeeping: the groups on the way down, the groups already expanded (each once, so
-/// groups reached along many paths cost nothing more), and the result.
-struct Expansion<'o> {
+/// The offered set from `from` (steps 1–4).
+pub(crate) fn offered(index: &Index, host: &mut dyn ScriptHost, log: &mut Log, from: usize) -> OfferedSet {
+    let mut walk = Selection {
+        index,
+        host,
+        log,
+        set: OfferedSet::default(),
+        closed: HashSet::new(),
+        carried: Vec::new(),
+        expanded: HashSet::new(),
+    };
+    let mut pool = Vec::new();
+    walk.filter(from, 0, &mut pool, &mut HashSet::new());
+    let pool = suppress(index, pool);
+    walk.expand(pool);
+    walk.set
+}
+
+/// One computation of an offered set: the project and the host, what it has found so far, and
+/// step 4's bookkeeping (the groups on the way down, and the groups already expanded, each once,
+/// so groups reached along many paths cost nothing more).
+struct Selection<'a> {
+    index: &'a Index,
+    host: &'a mut dyn ScriptHost,
+    log: &'a mut Log,
+    set: OfferedSet,
+    closed: HashSet<usize>,
     carried: Vec<usize>,
     expanded: HashSet<usize>,
-    out: &'o mut Vec<Offered>,
 }
 
-/// Step 2 over `origin`'s links, appending survivors to `pool`. Each candidate is considered once
-/// per pool (`seen`), so links reached twice, or Passthrough entries sharing children, are not
-/// evaluated again.
-fn filter(
-    index: &Index,
-    host: &mut dyn ScriptHost,
-    log: &mut Log,
-    origin: usize,
-    depth: usize,
-    pool: &mut Vec<usize>,
-    seen: &mut HashSet<usize>,
-) {
-    let nodes = &index.nodes;
-    for (position, link) in nodes[origin].links.iter().enumerate() {
-        let Some(candidate) = *link else {
-            log.push(format!("{}: link {} leads to no entry, so it is skipped", nodes[origin].label, position + 1));
-            continue;
-        };
-        if !seen.insert(candidate) {
-            continue;
-        }
-        let node = &nodes[candidate];
-        if holds(node, host, log) {
-            pool.push(candidate);
-        } else if node.passthrough {
-            if depth >= MAX_DEPTH {
-                log.push(format!("{}: Passthrough nests too deep (a loop?), so it is not followed", node.label));
-            } else {
-                filter(index, host, log, candidate, depth + 1, pool, seen);
+impl Selection<'_> {
+    /// Step 2 over `origin`'s links, appending survivors to `pool`. Each candidate is considered
+    /// once per pool (`seen`), so links reached twice, or Passthrough entries sharing children, are
+    /// not evaluated again. A root whose condition is false is dropped whatever its
+    /// FalseConditionAction: its condition says whether its conversation may be entered (M9).
+    fn filter(&mut self, origin: usize, depth: usize, pool: &mut Vec<usize>, seen: &mut HashSet<usize>) {
+        let nodes = &self.index.nodes;
+        for (position, link) in nodes[origin].links.iter().enumerate() {
+            let Some(candidate) = *link else {
+                self.log.push(format!("{}: link {} leads to no entry, so it is skipped", nodes[origin].label, position + 1));
+                continue;
+            };
+            if !seen.insert(candidate) {
+                continue;
             }
+            let node = &nodes[candidate];
+            if holds(node, self.host, self.log) {
+                pool.push(candidate);
+                continue;
+            }
+            if self.closed.insert(candidate) {
+                self.set.closed.push(candidate);
+            }
+            if node.passthrough && !node.is_root {
+                if depth >= MAX_DEPTH {
+                    self.log.push(format!("{}: Passthrough nests too deep (a loop?), so it is not followed", node.label));
+                } else {
+                    self.filter(candidate, depth + 1, pool, seen);
+                }
+            }
+        }
+    }
+
+    /// Step 4: replace each group by its children, filtered and suppressed, carrying its script.
+    /// A group met again inside its own expansion is a ring: it is recorded, not followed.
+    fn expand(&mut self, pool: Vec<usize>) {
+        let nodes = &self.index.nodes;
+        for node in pool {
+            if !nodes[node].is_group {
+                if !self.set.offered.iter().any(|o| o.node == node) {
+                    self.set.offered.push(Offered { node, carried: self.carried.clone() });
+                }
+                continue;
+            }
+            if let Some(at) = self.carried.iter().position(|&g| g == node) {
+                self.set.ring.get_or_insert_with(|| self.carried[at..].to_vec());
+                continue;
+            }
+            if self.carried.len() >= MAX_DEPTH || !self.expanded.insert(node) {
+                self.log.push(format!(
+                    "{}: the group was already expanded for this offered set, so it is not expanded again",
+                    nodes[node].label
+                ));
+                continue;
+            }
+            let mut children = Vec::new();
+            self.filter(node, 0, &mut children, &mut HashSet::new());
+            let children = suppress(self.index, children);
+            self.carried.push(node);
+            self.expand(children);
+            self.carried.pop();
         }
     }
 }
@@ -106,29 +164,4 @@ fn suppress(index: &Index, pool: Vec<usize>) -> Vec<usize> {
         best.entry(nodes[n].group).and_modify(|b| *b = (*b).min(priority)).or_insert(priority);
     }
     pool.into_iter().filter(|&n| best.get(&nodes[n].group) == Some(&nodes[n].priority)).collect()
-}
-
-/// Step 4: replace each group by its children, filtered and suppressed, carrying its script.
-fn expand(index: &Index, host: &mut dyn ScriptHost, log: &mut Log, pool: Vec<usize>, walk: &mut Expansion<'_>) {
-    for node in pool {
-        if !index.nodes[node].is_group {
-            if !walk.out.iter().any(|o| o.node == node) {
-                walk.out.push(Offered { node, carried: walk.carried.clone() });
-            }
-            continue;
-        }
-        if walk.carried.len() >= MAX_DEPTH || !walk.expanded.insert(node) {
-            log.push(format!(
-                "{}: the group was already expanded for this offered set, so it is not expanded again",
-                index.nodes[node].label
-            ));
-            continue;
-        }
-        let mut children = Vec::new();
-        filter(index, host, log, node, 0, &mut children, &mut HashSet::new());
-        let children = suppress(index, children);
-        walk.carried.push(node);
-        expand(index, host, log, children, walk);
-        walk.carried.pop();
-    }
 }

@@ -47,12 +47,16 @@ pub(crate) struct State {
     pub deferred: Vec<usize>,
     /// Automatic advances since the player last decided (or the conversation started).
     pub automatic: usize,
+    /// The candidates whose conditions were false when the last offered set was computed (the
+    /// menu shown, the line entered, or the end).
+    #[serde(default)]
+    pub closed: Vec<usize>,
 }
 
 impl State {
     /// A playthrough that has not started a conversation.
     pub fn new() -> State {
-        State { situation: Situation::NotStarted, conversation: None, deferred: Vec::new(), automatic: 0 }
+        State { situation: Situation::NotStarted, conversation: None, deferred: Vec::new(), automatic: 0, closed: Vec::new() }
     }
 
     /// A sentence for explanations.
