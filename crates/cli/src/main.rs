@@ -63,6 +63,11 @@ enum Commands {
         /// For a ChatMapper project: the conversation to play, by ID or Title.
         #[arg(long)]
         conversation: Option<String>,
+        /// For a ChatMapper project: make the player actor's entries that have Dialogue Text
+        /// but no Menu Text choices, labelled by that text. Some projects write branches so; by
+        /// default such entries play as lines, as ChatMapper's runtime rules say.
+        #[arg(long)]
+        player_lines_as_choices: bool,
         #[command(flatten)]
         settings: compile::Settings,
     },
@@ -112,8 +117,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play { file, world, seed, start, conversation, settings } => {
-            play::run(play::PlayOptions { file, world, seed, start, conversation, settings })
+        Commands::Play { file, world, seed, start, conversation, player_lines_as_choices, settings } => {
+            play::run(play::PlayOptions { file, world, seed, start, conversation, player_lines_as_choices, settings })
         }
         Commands::Compile { files, output, settings, message_format } => {
             compile::run(&files, output.as_deref(), &settings, message_format)

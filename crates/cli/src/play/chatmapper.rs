@@ -38,15 +38,16 @@ const SAVE_KEY: &str = "stagehand-chatmapper-save";
 pub struct ChatMapperStory {
     /// The file.
     pub path: PathBuf,
-    /// The seed of the engine's `math.random`.
-    pub seed: u64,
+    /// The engine's options: the seed of its `math.random`, and whether the player actor's lines
+    /// without Menu Text are choices.
+    pub options: Options,
 }
 
 impl Story for ChatMapperStory {
     fn open(&self) -> Result<Box<dyn Playable>, String> {
         let name = self.path.display().to_string();
         let bytes = std::fs::read(&self.path).map_err(|e| format!("{name}: {e}"))?;
-        Ok(Box::new(ChatMapperRun::open(&bytes, &name, self.seed)?))
+        Ok(Box::new(ChatMapperRun::open(&bytes, &name, self.options)?))
     }
 }
 
@@ -57,8 +58,8 @@ pub struct ChatMapperRun {
     name: String,
     /// SHA-256 of the project's bytes.
     fingerprint: Fingerprint,
-    /// The seed the engine was made with.
-    seed: u64,
+    /// The options the engine was made with (a save's seed replaces theirs).
+    options: Options,
     /// The project as read, to build fresh engines from.
     project: Project,
     /// The playthrough.
@@ -67,11 +68,11 @@ pub struct ChatMapperRun {
 
 impl ChatMapperRun {
     /// Reads a project from a file's bytes into a run that has not started.
-    pub fn open(bytes: &[u8], name: &str, seed: u64) -> Result<ChatMapperRun, String> {
+    pub fn open(bytes: &[u8], name: &str, options: Options) -> Result<ChatMapperRun, String> {
         let project = stagehand_chatmapper::load(bytes, name).map_err(|e| e.to_string())?;
         let fingerprint = Fingerprint(Sha256::digest(bytes).into());
-        let core = Core::new(&project, seed).map_err(|e| format!("{name}: {e}"))?;
-        Ok(ChatMapperRun { name: name.to_owned(), fingerprint, seed, project, core })
+        let core = Core::new(&project, options).map_err(|e| format!("{name}: {e}"))?;
+        Ok(ChatMapperRun { name: name.to_owned(), fingerprint, options, project, core })
     }
 
     /// Lets the world answer the engine's input prompt, if one waits.
@@ -84,9 +85,9 @@ impl ChatMapperRun {
     }
 
     /// Replays `entries` on a fresh engine (the world reset, and reset again at every restart).
-    fn replay(&self, seed: u64, entries: &[Entry], world: &mut dyn World) -> Result<Core, ReplayError> {
+    fn replay(&self, options: Options, entries: &[Entry], world: &mut dyn World) -> Result<Core, ReplayError> {
         world.reset()?;
-        let mut core = Core::new(&self.project, seed).map_err(|e| ReplayError::Diverged {
+        let mut core = Core::new(&self.project, options).map_err(|e| ReplayError::Diverged {
             step: 1,
             command: "start".into(),
             explanation: format!("the engine could not be made: {e}"),
@@ -105,7 +106,7 @@ impl ChatMapperRun {
                     same_option(expected, *position, option_label(options, *position)).map_err(diverged)?;
                 }
             }
-            if let Err(events) = core.apply(&self.project, seed, entry.clone()) {
+            if let Err(events) = core.apply(&self.project, options, entry.clone()) {
                 return Err(diverged(refusal_explanation(&events)));
             }
         }
@@ -158,6 +159,32 @@ impl ChatMapperRun {
     }
 }
 
+impl ChatMapperRun {
+    /// The candidates the last offered set left out because their conditions were false, one a
+    /// line with its Menu Text (or Title) and its condition; nothing when none were.
+    fn closed(&self) -> String {
+        let Ok(engine) = self.core.engine.try_borrow() else { return String::new() };
+        let closed = engine.closed();
+        if closed.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("Closed by their conditions (false now):\n");
+        for place in closed {
+            let Some(entry) = self.project.entry(place.conversation, place.entry) else { continue };
+            let shown = if entry.menu_text().trim().is_empty() { entry.title() } else { entry.menu_text() };
+            let title = self.project.conversation(place.conversation).map_or("", |c| c.title());
+            out.push_str(&format!(
+                "  - {:?}: entry {} of conversation {} ({title:?}), condition {}\n",
+                shown.trim(),
+                place.entry,
+                place.conversation,
+                entry.conditions.trim()
+            ));
+        }
+        out
+    }
+}
+
 /// Where the engine stands, as its snapshot says.
 struct Position {
     /// The current conversation, by index.
@@ -182,8 +209,8 @@ struct Core {
 }
 
 impl Core {
-    fn new(project: &Project, seed: u64) -> Result<Core, stagehand_chatmapper::EngineError> {
-        let engine = ChatMapperEngine::new(project.clone(), Options::seeded(seed))?;
+    fn new(project: &Project, options: Options) -> Result<Core, stagehand_chatmapper::EngineError> {
+        let engine = ChatMapperEngine::new(project.clone(), options)?;
         Ok(Core {
             engine: RefCell::new(engine),
             journal: Vec::new(),
@@ -198,10 +225,10 @@ impl Core {
     /// changes and the events (with the refusal) come back as the error. A `start` once the run
     /// has begun is a restart: it begins on a fresh engine. The runaway guard's `endless-loop`
     /// stops the conversation, so that refusal is journalled like an accepted command.
-    fn apply(&mut self, project: &Project, seed: u64, mut entry: Entry) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
+    fn apply(&mut self, project: &Project, options: Options, mut entry: Entry) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
         let restart = matches!(entry.command, Command::Start { .. }) && !self.journal.is_empty();
         let mut fresh = if restart {
-            match ChatMapperEngine::new(project.clone(), Options::seeded(seed)) {
+            match ChatMapperEngine::new(project.clone(), options) {
                 Ok(engine) => Some(engine),
                 Err(error) => {
                     return Err(vec![OwnedEvent::Refused {
@@ -280,7 +307,7 @@ impl Playable for ChatMapperRun {
         let mut out = Vec::new();
         let mut next = Some(Entry::player(command));
         while let Some(entry) = next.take() {
-            let result = self.core.apply(&self.project, self.seed, entry);
+            let result = self.core.apply(&self.project, self.options, entry);
             out.extend(self.core.take_log());
             match result {
                 Ok(events) => out.extend(events.into_iter().map(Happening::Event)),
@@ -300,7 +327,7 @@ impl Playable for ChatMapperRun {
 
     fn undo(&mut self, world: &mut dyn World) -> Result<bool, ReplayError> {
         let Some(kept) = undo_point(&self.core.journal) else { return Ok(false) };
-        self.core = self.replay(self.seed, &self.core.journal[..kept], world)?;
+        self.core = self.replay(self.options, &self.core.journal[..kept], world)?;
         Ok(true)
     }
 
@@ -344,9 +371,7 @@ impl Playable for ChatMapperRun {
                     n => format!("{n} options"),
                 };
                 out.push_str(&format!("In {place}: a menu of {count}.\n"));
-                out.push_str(
-                    "The engine offers only the entries whose conditions hold now, so every option is open:\n",
-                );
+                out.push_str("The engine offers only the entries whose conditions hold now; these are open:\n");
                 for (i, (label, _)) in options.iter().enumerate() {
                     let target = offered.get(i).and_then(|&n| self.entry_name(n));
                     match target {
@@ -356,8 +381,12 @@ impl Playable for ChatMapperRun {
                         None => out.push_str(&format!("  {}. {:?}\n", i + 1, plain_text(label).trim())),
                     }
                 }
+                out.push_str(&self.closed());
             }
-            Waiting::Ended => out.push_str(&format!("{} has ended: nothing more is offered.\n", capitalized(&place))),
+            Waiting::Ended => {
+                out.push_str(&format!("{} has ended: nothing more is offered.\n", capitalized(&place)));
+                out.push_str(&self.closed());
+            }
             Waiting::Stuck { waiting } => {
                 let entry = current.unwrap_or(place);
                 out.push_str(&format!("At {entry}: the run cannot go on ({waiting}); :undo or :restart.\n"));
@@ -372,7 +401,7 @@ impl Playable for ChatMapperRun {
             version: SAVE_VERSION,
             project: self.name.clone(),
             fingerprint: self.fingerprint.to_hex(),
-            seed: self.seed,
+            seed: self.options.seed,
             journal: self.core.journal.iter().map(EntryWire::from).collect(),
         };
         serde_json::to_string_pretty(&wire).unwrap_or_default() + "\n"
@@ -397,9 +426,9 @@ impl Playable for ChatMapperRun {
         let fingerprint = Fingerprint::from_hex(&wire.fingerprint)
             .ok_or_else(|| LoadError::Save(SaveError::Fingerprint(wire.fingerprint.clone())))?;
         let journal: Vec<Entry> = wire.journal.into_iter().map(Entry::from).collect();
-        let core = self.replay(wire.seed, &journal, world)?;
+        let core = self.replay(Options { seed: wire.seed, ..self.options }, &journal, world)?;
         self.core = core;
-        self.seed = wire.seed;
+        self.options.seed = wire.seed;
         Ok(if fingerprint == self.fingerprint { Loaded::Restored } else { Loaded::Replayed { steps: journal.len() } })
     }
 }
@@ -437,7 +466,7 @@ mod tests {
     fn crossing() -> ChatMapperRun {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/the-crossing.json");
         let bytes = std::fs::read(path).expect("the example");
-        ChatMapperRun::open(&bytes, "the-crossing.json", 0).expect("it opens")
+        ChatMapperRun::open(&bytes, "the-crossing.json", Options::seeded(0)).expect("it opens")
     }
 
     fn said(happenings: &[Happening]) -> Vec<String> {

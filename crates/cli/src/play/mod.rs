@@ -54,6 +54,8 @@ pub struct PlayOptions {
     pub start: Option<String>,
     /// For a ChatMapper project: the conversation to play, by ID or Title.
     pub conversation: Option<String>,
+    /// For a ChatMapper project: the player actor's entries without Menu Text are choices.
+    pub player_lines_as_choices: bool,
     /// How a script is compiled.
     pub settings: Settings,
 }
@@ -116,7 +118,11 @@ fn choose_story(options: &PlayOptions) -> Result<(Box<dyn Story>, Command<'stati
                 Some(conversation) => Command::start_at(conversation.clone()),
                 None => Command::start(),
             };
-            Ok((Box::new(ChatMapperStory { path: options.file.clone(), seed: options.seed }), opening))
+            let engine = stagehand_chatmapper::Options {
+                player_lines_as_choices: options.player_lines_as_choices,
+                ..stagehand_chatmapper::Options::seeded(options.seed)
+            };
+            Ok((Box::new(ChatMapperStory { path: options.file.clone(), options: engine }), opening))
         }
         Kind::Script | Kind::Playbook => {
             if options.conversation.is_some() {
