@@ -82,7 +82,13 @@ fn a_link_into_a_root_whose_condition_is_false_drops_that_candidate() {
             (
                 2,
                 vec![
-                    node(2, 0, json!({"Title": "START"}), &[(2, 1)], json!({"ConditionsString": condition, "FalseConditionAction": 1})),
+                    node(
+                        2,
+                        0,
+                        json!({"Title": "START"}),
+                        &[(2, 1)],
+                        json!({"ConditionsString": condition, "FalseConditionAction": 1}),
+                    ),
                     node(2, 1, line(2, "The other room."), &[], json!({})),
                 ],
             ),

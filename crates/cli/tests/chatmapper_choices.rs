@@ -68,9 +68,8 @@ fn why_lists_the_options_closed_by_conditions() {
     assert!(transcript.contains("  1. The door.\n  2. The wall.\n"), "{transcript}");
     assert!(transcript.contains("Closed by their conditions (false now):"), "{transcript}");
     assert!(
-        transcript.contains(
-            r#"  - "The gate.": entry 3 of conversation 1 ("Hall"), condition Variable["has_key"] == true"#
-        ),
+        transcript
+            .contains(r#"  - "The gate.": entry 3 of conversation 1 ("Hall"), condition Variable["has_key"] == true"#),
         "{transcript}"
     );
     assert!(!transcript.contains("so every option is open"), "{transcript}");

@@ -99,7 +99,11 @@ impl Selection<'_> {
         let nodes = &self.index.nodes;
         for (position, link) in nodes[origin].links.iter().enumerate() {
             let Some(candidate) = *link else {
-                self.log.push(format!("{}: link {} leads to no entry, so it is skipped", nodes[origin].label, position + 1));
+                self.log.push(format!(
+                    "{}: link {} leads to no entry, so it is skipped",
+                    nodes[origin].label,
+                    position + 1
+                ));
                 continue;
             };
             if !seen.insert(candidate) {
@@ -115,7 +119,8 @@ impl Selection<'_> {
             }
             if node.passthrough && !node.is_root {
                 if depth >= MAX_DEPTH {
-                    self.log.push(format!("{}: Passthrough nests too deep (a loop?), so it is not followed", node.label));
+                    self.log
+                        .push(format!("{}: Passthrough nests too deep (a loop?), so it is not followed", node.label));
                 } else {
                     self.filter(candidate, depth + 1, pool, seen);
                 }

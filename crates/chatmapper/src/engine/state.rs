@@ -56,7 +56,13 @@ pub(crate) struct State {
 impl State {
     /// A playthrough that has not started a conversation.
     pub fn new() -> State {
-        State { situation: Situation::NotStarted, conversation: None, deferred: Vec::new(), automatic: 0, closed: Vec::new() }
+        State {
+            situation: Situation::NotStarted,
+            conversation: None,
+            deferred: Vec::new(),
+            automatic: 0,
+            closed: Vec::new(),
+        }
     }
 
     /// A sentence for explanations.

@@ -225,7 +225,12 @@ impl Core {
     /// changes and the events (with the refusal) come back as the error. A `start` once the run
     /// has begun is a restart: it begins on a fresh engine. The runaway guard's `endless-loop`
     /// stops the conversation, so that refusal is journalled like an accepted command.
-    fn apply(&mut self, project: &Project, options: Options, mut entry: Entry) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
+    fn apply(
+        &mut self,
+        project: &Project,
+        options: Options,
+        mut entry: Entry,
+    ) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
         let restart = matches!(entry.command, Command::Start { .. }) && !self.journal.is_empty();
         let mut fresh = if restart {
             match ChatMapperEngine::new(project.clone(), options) {
