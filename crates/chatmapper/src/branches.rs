@@ -183,3 +183,71 @@ fn at_branch(graph: &Graph, linkers: &[Vec<usize>], memo: Memo<'_>, node: usize,
     branches[node] = Some(found);
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON project of one conversation: `(ID, is group, player line, links)` per entry.
+    fn project(entries: &[(Id, bool, bool, &[Id])]) -> Project {
+        let nodes: Vec<String> = entries
+            .iter()
+            .map(|&(id, group, player, links)| {
+                let links: Vec<String> = links
+                    .iter()
+                    .map(|to| {
+                        format!(
+                            r#"{{"OriginConvoID": 1, "OriginDialogID": {id}, "DestinationConvoID": 1, "DestinationDialogID": {to}}}"#
+                        )
+                    })
+                    .collect();
+                let actor = if player { 1 } else { 2 };
+                format!(
+                    r#"{{"ID": {id}, "IsRoot": {}, "IsGroup": {group}, "Fields": {{"Title": "e{id}", "Actor": "{actor}", "Dialogue Text": "Line {id}."}}, "OutgoingLinks": [{}]}}"#,
+                    id == 0,
+                    links.join(", ")
+                )
+            })
+            .collect();
+        let json = format!(
+            r#"{{"Title": "t", "Assets": {{"Actors": [{{"ID": 1, "Fields": {{"Name": "P", "IsPlayer": "True"}}}}, {{"ID": 2, "Fields": {{"Name": "N"}}}}],
+               "Conversations": [{{"ID": 1, "Fields": {{"Title": "c"}}, "DialogNodes": [{}]}}]}}}}"#,
+            nodes.join(", ")
+        );
+        crate::load(json.as_bytes(), "t.json").expect("the project")
+    }
+
+    #[test]
+    fn rings_are_strongly_connected_groups_and_a_group_linking_to_itself() {
+        let rings = group_rings(&project(&[
+            (0, false, false, &[1]),
+            (1, true, false, &[2]),
+            (2, true, false, &[3, 1]),
+            (3, true, false, &[4]),
+            (4, true, false, &[4, 5]),
+            (5, false, false, &[1]),
+        ]));
+        assert_eq!(rings, [vec![(1, 1), (1, 2)], vec![(1, 4)]]);
+        let chain = project(&[
+            (0, false, false, &[1]),
+            (1, true, false, &[2]),
+            (2, true, false, &[3]),
+            (3, false, false, &[1]),
+        ]);
+        assert_eq!(group_rings(&chain), Vec::<Vec<Place>>::new(), "a loop through a line is not a ring of groups");
+    }
+
+    #[test]
+    fn player_lines_count_as_at_a_branch_through_groups_but_not_alone() {
+        let lines = player_lines_at_branches(&project(&[
+            (0, false, false, &[1]),
+            (1, false, false, &[2, 3]),
+            (2, true, false, &[4]),
+            (3, true, false, &[5]),
+            (4, false, true, &[6]),
+            (5, false, true, &[]),
+            (6, false, true, &[]),
+        ]));
+        assert_eq!(lines, [(1, 4), (1, 5)], "6 follows 4 alone: no branch");
+    }
+}

@@ -74,3 +74,14 @@ fn why_lists_the_options_closed_by_conditions() {
     );
     assert!(!transcript.contains("so every option is open"), "{transcript}");
 }
+
+#[test]
+fn a_ring_of_groups_stops_the_run_with_its_reason_and_check_warns() {
+    let ring = "conformance/chatmapper/a-ring-of-groups-is-refused-as-a-possible-loop/project.json";
+    let transcript = run(&["play", ring], &lines(&["", ":quit"]));
+    assert!(transcript.contains("refused (endless-loop)"), "{transcript}");
+    assert!(transcript.contains("(a ring of groups)"), "{transcript}");
+    assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
+    let checked = run(&["check", ring], "");
+    assert!(checked.contains("warning[chatmapper]: conversation 1, entry 2: the groups entry 2 of conversation 1, entry 3 of conversation 1 expand into each other"), "{checked}");
+}
