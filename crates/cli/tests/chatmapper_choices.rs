@@ -81,6 +81,7 @@ fn a_ring_of_groups_stops_the_run_with_its_reason_and_check_warns() {
     let transcript = run(&["play", ring], &lines(&["", ":quit"]));
     assert!(transcript.contains("refused (endless-loop)"), "{transcript}");
     assert!(transcript.contains("(a ring of groups)"), "{transcript}");
+    assert!(transcript.contains("the run is stuck: the conversation was stopped as a possible loop"), "{transcript}");
     assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
     let checked = run(&["check", ring], "");
     assert!(checked.contains("warning[chatmapper]: conversation 1, entry 2: the groups entry 2 of conversation 1, entry 3 of conversation 1 expand into each other"), "{checked}");

@@ -244,7 +244,7 @@ fn a_runaway_loop_stops_the_run_and_undo_takes_it_back() {
     std::fs::write(dir.path().join("ring.json"), RING).expect("written");
     let transcript = run_in(dir.path(), &["play", "ring.json"], &lines(&["", ":why", ":undo", ":quit"]));
     assert!(transcript.contains("refused (endless-loop)"), "{transcript}");
-    assert!(transcript.contains("the run is stuck: the runaway guard stopped the conversation"), "{transcript}");
+    assert!(transcript.contains("the run is stuck: the conversation was stopped as a possible loop"), "{transcript}");
     // The failing condition is told once, with how often it failed.
     assert_eq!(transcript.matches("  | conversation 1 entry 2 (\"A\")").count(), 1, "{transcript}");
     assert!(transcript.contains(" times)"), "{transcript}");

@@ -277,7 +277,7 @@ impl Core {
                         Waiting::Stuck { waiting: format!("an input prompt waits for {}", names.join(", ")) };
                 }
                 OwnedEvent::Refused { .. } => {
-                    self.waiting = Waiting::Stuck { waiting: "the runaway guard stopped the conversation".into() };
+                    self.waiting = Waiting::Stuck { waiting: "the conversation was stopped as a possible loop".into() };
                 }
                 OwnedEvent::Perform { .. } => {}
             }
