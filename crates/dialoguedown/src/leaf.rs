@@ -167,25 +167,17 @@ pub(crate) fn tag(text: &str) -> Option<(TagData<'_>, usize)> {
     Some((TagData { name: tag_name, value, reserved }, at))
 }
 
-/// A tag that stands as a tag inside running text: it ends the text, is followed by another
-/// tag, or is followed directly by punctuation. `#word more words` is read as words.
-fn tag_in_text(text: &str) -> Option<(TagData<'_>, usize)> {
-    let (data, used) = tag(text)?;
-    let rest = &text[used..];
-    match rest.chars().next() {
-        None => Some((data, used)),
-        Some(c) if c.is_whitespace() => {
-            let after = trim_start(rest);
-            (after.is_empty() || after.starts_with('#')).then_some((data, used))
-        }
-        Some(_) => Some((data, used)),
-    }
-}
-
 /// Splits a text run into words, tags and (where `arrows`) `=>` arrows, handing each to `emit`
-/// in order. A `#` that does not make a tag starts a new run of words, as the reference
-/// tokenizer does.
-pub(crate) fn tokenize<'t>(text: &'t str, span: &Range<usize>, arrows: bool, mut emit: impl FnMut(Leaf<'t>)) {
+/// in order. A tag is a tag wherever it stands in the text (C1); a `#` or `=` that starts no
+/// tag and no arrow is one of the words around it. When `escaped`, the run's first character
+/// was written backslash-escaped and is a word whatever it is.
+pub(crate) fn tokenize<'t>(
+    text: &'t str,
+    span: &Range<usize>,
+    arrows: bool,
+    escaped: bool,
+    mut emit: impl FnMut(Leaf<'t>),
+) {
     let exact = span.end.saturating_sub(span.start) == text.len();
     let place = |from: usize, to: usize| {
         if exact {
@@ -196,7 +188,7 @@ pub(crate) fn tokenize<'t>(text: &'t str, span: &Range<usize>, arrows: bool, mut
     };
     // The words gathered so far are always `text[run_start..at]`: a run is one stretch of text.
     let mut run_start = 0;
-    let mut at = 0;
+    let mut at = if escaped { text.chars().next().map_or(0, char::len_utf8) } else { 0 };
     let flush = |run_start: usize, at: usize, emit: &mut dyn FnMut(Leaf<'t>)| {
         if run_start < at {
             emit(Leaf::Text(&text[run_start..at], place(run_start, at)));
@@ -217,14 +209,14 @@ pub(crate) fn tokenize<'t>(text: &'t str, span: &Range<usize>, arrows: bool, mut
             continue;
         }
         if text[at..].starts_with('#') {
-            flush(run_start, at, &mut emit);
-            run_start = at;
-            if let Some((data, used)) = tag_in_text(&text[at..]) {
+            if let Some((data, used)) = tag(&text[at..]) {
+                flush(run_start, at, &mut emit);
                 emit(Leaf::Tag(data, place(at, at + used)));
                 at += used;
                 run_start = at;
                 continue;
             }
+            // Not a tag: the hashes are words (`a # b`, `###`), and so is what follows them.
             at += text[at..].len() - text[at..].trim_start_matches('#').len();
             continue;
         }
@@ -467,7 +459,7 @@ mod tests {
 
     fn split<'t>(text: &'t str, span: &Range<usize>, arrows: bool) -> Vec<Leaf<'t>> {
         let mut leaves = Vec::new();
-        tokenize(text, span, arrows, |leaf| leaves.push(leaf));
+        tokenize(text, span, arrows, false, |leaf| leaves.push(leaf));
         leaves
     }
 
@@ -476,8 +468,9 @@ mod tests {
         let text = "Fresh apples! #marketday \u{2014} come. #end";
         let leaves = split(text, &(0..text.len()), true);
         assert!(matches!(&leaves[0], Leaf::Text(words, _) if *words == "Fresh apples! "));
-        assert!(matches!(&leaves[1], Leaf::Text(words, _) if words.starts_with("#marketday")));
-        assert!(matches!(&leaves[2], Leaf::Tag(tag, _) if tag.name == "end"));
+        assert!(matches!(&leaves[1], Leaf::Tag(tag, _) if tag.name == "marketday"));
+        assert!(matches!(&leaves[2], Leaf::Text(words, _) if *words == " \u{2014} come. "));
+        assert!(matches!(&leaves[3], Leaf::Tag(tag, _) if tag.name == "end"));
         let leaves = split("a => b", &(0..6), true);
         assert_eq!(leaves.len(), 3);
         assert!(matches!(leaves[1], Leaf::Arrow(_)));

@@ -135,6 +135,10 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             self.styled_prefix(items.rest.first(), items.rest.get(1));
             return SpeakerSyntax::Default;
         };
+        // A prefix is written as itself: an escaped first character (`\#excited:`) is a word.
+        if items.first_escaped() {
+            return SpeakerSyntax::Default;
+        }
         let Some(prefix) = leaf::speaker_prefix(text) else { return SpeakerSyntax::Default };
         let exact = span.len() == text.len();
         let at = |offset: usize| if exact { span.start + offset } else { span.start };
@@ -203,7 +207,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 name = inner.trim_end().to_owned();
                 span.end
             }
-            (None, Some(MdInline::Text { text, span: after })) if text.trim_start().starts_with(':') => {
+            (None, Some(MdInline::Text { text, span: after, .. })) if text.trim_start().starts_with(':') => {
                 (after.start + (text.len() - text.trim_start().len()) + 1).min(after.end)
             }
             _ => return,
@@ -227,12 +231,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let head = items.first_text();
         for (index, inline) in items.rest.iter().enumerate() {
             match inline {
-                MdInline::Text { text, span } => {
-                    let (text, span) = match &head {
-                        Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone()),
-                        _ => (&text[..], span.clone()),
+                MdInline::Text { text, span, escaped } => {
+                    let (text, span, escaped) = match &head {
+                        Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone(), items.first_escaped()),
+                        _ => (&text[..], span.clone(), *escaped),
                     };
-                    leaf::tokenize(text, &span, true, |leaf| {
+                    leaf::tokenize(text, &span, true, escaped, |leaf| {
                         pieces.push(match leaf {
                             Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
                             Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
@@ -301,8 +305,8 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     fn fragments(&mut self, children: &[MdInline], label: bool) -> Vec<Fragment> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
-            if let MdInline::Text { text, span } = child {
-                leaf::tokenize(text, span, false, |leaf| match leaf {
+            if let MdInline::Text { text, span, escaped } = child {
+                leaf::tokenize(text, span, false, *escaped, |leaf| match leaf {
                     Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
                     Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
                     Leaf::Arrow(_) => {}
@@ -472,10 +476,16 @@ impl<'a, 's> Items<'a, 's> {
 
     /// The first inline's words, past what is taken, with their span.
     fn first_text(&self) -> Option<(&'a str, Range<usize>)> {
-        let Some(MdInline::Text { text, span }) = self.rest.first() else { return None };
+        let Some(MdInline::Text { text, span, .. }) = self.rest.first() else { return None };
         let words = text.get(self.skip..)?;
         let start = if span.len() == text.len() { span.start + self.skip } else { span.start };
         Some((words, start..span.end))
+    }
+
+    /// Whether the first inline's words start with a backslash-escaped character (none is
+    /// left once some of them are taken).
+    fn first_escaped(&self) -> bool {
+        self.skip == 0 && matches!(self.rest.first(), Some(MdInline::Text { escaped: true, .. }))
     }
 
     fn pop_front(&mut self) {

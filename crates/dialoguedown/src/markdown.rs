@@ -91,7 +91,10 @@ pub(crate) struct MdItem {
 #[derive(Debug, Clone)]
 pub(crate) enum MdInline<'s> {
     /// Plain text (entities and escapes already decoded), borrowed from the source when it can be.
-    Text { text: Cow<'s, str>, span: Range<usize> },
+    /// `escaped` says its first character was written backslash-escaped (`\#`, `\=`): it is read
+    /// as itself, never as the start of a tag, an arrow or a speaker prefix. Markdown ends a text
+    /// before each escape, so an escaped character only ever stands first.
+    Text { text: Cow<'s, str>, span: Range<usize>, escaped: bool },
     /// A code span's content, backticks stripped.
     Code { text: Cow<'s, str>, span: Range<usize> },
     /// Emphasis, strong emphasis or strikethrough.
@@ -424,7 +427,10 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
         match event {
             Event::Start(tag) => self.start(tag, range),
             Event::End(_) => self.end(range),
-            Event::Text(text) => self.inline(MdInline::Text { text: cow(text), span: range }),
+            Event::Text(text) => {
+                let escaped = escaped_at(self.source, range.start);
+                self.inline(MdInline::Text { text: cow(text), span: range, escaped })
+            }
             Event::Code(text) => self.inline(MdInline::Code { text: cow(text), span: range }),
             Event::SoftBreak => self.inline(MdInline::SoftBreak { span: range }),
             Event::HardBreak => self.inline(MdInline::HardBreak { span: range }),
@@ -537,7 +543,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
         }
         let span = span.start..span.start + text.len();
         let at = self.tree.inlines.len();
-        self.tree.inlines.push(MdInline::Text { text: Cow::Borrowed(text), span: span.clone() });
+        self.tree.inlines.push(MdInline::Text { text: Cow::Borrowed(text), span: span.clone(), escaped: false });
         self.push_block(MdBlock::Paragraph { inlines: at..at + 1, span });
     }
 
@@ -555,7 +561,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
         match handling {
             Handling::Keep => {
                 let text = Cow::Borrowed(self.source.get(span.clone()).unwrap_or_default());
-                self.inline(MdInline::Text { text, span });
+                self.inline(MdInline::Text { text, span, escaped: false });
             }
             Handling::Ignore => self.ignored(name, span),
         }
@@ -568,7 +574,10 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 let inlines = &mut self.inlines;
                 let last = if inlines.len() > *start { inlines.last_mut() } else { None };
                 match (last, inline) {
-                    (Some(MdInline::Text { text, span: previous }), MdInline::Text { text: more, span: more_span })
+                    (
+                        Some(MdInline::Text { text, span: previous, .. }),
+                        MdInline::Text { text: more, span: more_span, escaped: false },
+                    )
                         if more_span.start <= previous.end =>
                     {
                         match joined(self.source, text, &more) {
@@ -621,13 +630,18 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 {
                     // A single `~` is not strikethrough in DialogueDown: keep it as text.
                     let inner: Vec<MdInline<'s>> = self.inlines.drain(start.min(self.inlines.len())..).collect();
-                    self.inline(MdInline::Text { text: Cow::Borrowed("~"), span: span.start..span.start + 1 });
+                    self.inline(MdInline::Text {
+                        text: Cow::Borrowed("~"),
+                        span: span.start..span.start + 1,
+                        escaped: false,
+                    });
                     for inline in inner {
                         self.inline(inline);
                     }
                     self.inline(MdInline::Text {
                         text: Cow::Borrowed("~"),
                         span: span.end.saturating_sub(1)..span.end,
+                        escaped: false,
                     });
                     return;
                 }
@@ -731,6 +745,15 @@ fn joined<'s>(source: &'s str, first: &str, second: &str) -> Option<&'s str> {
     (start + first.len() == middle).then(|| source.get(start..middle + second.len())).flatten()
 }
 
+/// Whether the text starting at `at` starts with a backslash-escaped character: an ASCII
+/// punctuation character right after an odd run of backslashes (an even run is escaped
+/// backslashes, and the character after it is itself).
+fn escaped_at(source: &str, at: usize) -> bool {
+    let bytes = source.as_bytes();
+    let slashes = bytes[..at.min(bytes.len())].iter().rev().take_while(|&&byte| byte == b'\\').count();
+    slashes % 2 == 1 && bytes.get(at).is_some_and(u8::is_ascii_punctuation)
+}
+
 fn is_comment(html: &str) -> bool {
     html.trim_start().starts_with("<!--")
 }
@@ -783,7 +806,7 @@ mod tests {
         let source = "Alice: Hello! Nice [day.\n";
         let (blocks, _) = tree(source);
         let [(MdBlock::Paragraph { inlines, .. }, joined)] = blocks.as_slice() else { panic!("{blocks:?}") };
-        let [MdInline::Text { text: Cow::Borrowed(text), span }] = joined.inlines(inlines) else {
+        let [MdInline::Text { text: Cow::Borrowed(text), span, .. }] = joined.inlines(inlines) else {
             panic!("{blocks:?}")
         };
         assert_eq!(*text, "Alice: Hello! Nice [day.");

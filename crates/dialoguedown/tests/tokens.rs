@@ -1,0 +1,138 @@
+//! How a line's text is read into tokens: tags and escapes in speech, the shape of a speaker
+//! prefix and of a styled one, what a link label keeps, and a condition before a `=>` that has
+//! no link (decisions C1, C3 and C4).
+
+use serde_json::{json, Value};
+use stagehand_dialoguedown::{compile, Code, Compilation, Options};
+
+fn compiled(source: &str) -> Compilation {
+    compile(source, "t.dialogue.md", &Options::default())
+}
+
+fn playbook(source: &str) -> Value {
+    let compilation = compiled(source);
+    let playbook = compilation.playbook.unwrap_or_else(|| panic!("errors: {:#?}", compilation.diagnostics));
+    stagehand_playbook::to_json(&playbook)
+}
+
+fn codes(source: &str) -> Vec<Code> {
+    compiled(source).diagnostics.iter().map(|d| d.code).collect()
+}
+
+fn text(words: &str) -> Value {
+    json!({ "kind": "text", "text": words })
+}
+
+fn tag(name: &str) -> Value {
+    json!({ "kind": "tag", "name": name })
+}
+
+/// The first node's speech.
+fn speech(source: &str) -> Value {
+    playbook(source)["nodes"][0]["speech"].clone()
+}
+
+/// Whether the first node is spoken by the anonymous default speaker (no name of its own).
+fn narrated(source: &str) -> bool {
+    let book = playbook(source);
+    let speaker = &book["speakers"][book["nodes"][0]["speaker"].as_u64().unwrap_or(u64::MAX) as usize];
+    speaker["default"] == true && speaker.get("name").is_none()
+}
+
+#[test]
+fn a_tag_in_the_middle_of_speech_is_a_tag() {
+    assert_eq!(speech("Alice: I feel #happy today\n"), json!([text("I feel "), tag("happy"), text(" today")]));
+    assert_eq!(
+        speech("Alice: A #mood=calm day\n"),
+        json!([text("A "), { "kind": "tag", "name": "mood", "value": "calm" }, text(" day")])
+    );
+}
+
+#[test]
+fn an_escaped_hash_is_literal_text() {
+    assert_eq!(speech("Alice: Fresh bread! \\#marketday today\n"), json!([text("Fresh bread! "), text("#marketday today")]));
+    // The escape covers one `#`; a later tag in the same run is still a tag.
+    assert_eq!(speech("Alice: \\#one #two\n"), json!([text("#one "), tag("two")]));
+}
+
+#[test]
+fn an_escaped_hash_never_opens_a_speaker_prefix() {
+    let source = "\\#excited: we made it\n";
+    assert!(!codes(source).contains(&Code::TagsWithoutSpeaker));
+    assert!(narrated(source));
+    assert_eq!(speech(source), json!([text("#excited: we made it")]));
+}
+
+#[test]
+fn an_escaped_arrow_is_literal_text_and_not_warned() {
+    let source = "# Start\n\nAlice: Go \\=> [there](#start)\n";
+    assert!(!codes(source).contains(&Code::DanglingArrow), "{:#?}", compiled(source).diagnostics);
+    let book = playbook(source);
+    assert_eq!(book["nodes"][0]["out"], json!([{ "kind": "succession", "target": 1 }]));
+    assert_eq!(book["nodes"][0]["speech"][1], text("=> "));
+    assert_eq!(book["nodes"][0]["speech"][2]["kind"], "link");
+    assert!(!codes("Alice: a \\=> b\n").contains(&Code::DanglingArrow));
+}
+
+#[test]
+fn a_lone_hash_or_equals_sign_stays_in_one_run_of_text() {
+    assert_eq!(speech("Alice: a # b = c\n"), json!([text("a # b = c")]));
+    assert_eq!(speech("Alice: 3 ## 4 == 7 ### x\n"), json!([text("3 ## 4 == 7 ### x")]));
+}
+
+#[test]
+fn a_prefix_glued_together_is_narration() {
+    for source in ["Alice @A#mood=happy: Hi.\n", "Alice @A #tag1#tag2: Hi.\n", "Alice@A: Hi.\n", "Alice#main: Hi.\n"] {
+        assert!(narrated(source), "{source}");
+        assert!(!codes(source).contains(&Code::TagsWithoutSpeaker), "{source}");
+    }
+    // The documented shape, spaced as it may be, still names the speaker.
+    let book = playbook("Alice @A #main #mood=happy : Hi.\n\n@A #x:Hi.\n");
+    assert_eq!(book["speakers"][0]["name"], "Alice");
+    assert_eq!(book["nodes"][1]["speaker"], 0);
+}
+
+#[test]
+fn a_styled_name_before_the_colon_is_noticed() {
+    for source in ["***Carol***: Hi.\n", "*Alice* #excited: Hi.\n", "A*l*ice: Hi.\n", "~~Ghost~~ @G: Boo.\n"] {
+        assert!(codes(source).contains(&Code::StyledSpeakerPrefix), "{source}");
+    }
+    for source in ["*the great*: hi\n", "*Alice: hi*\n", "*It was cold.*\n", "A*l*ice said: hi\n"] {
+        assert!(!codes(source).contains(&Code::StyledSpeakerPrefix), "{source}");
+    }
+}
+
+#[test]
+fn a_styled_name_is_reported_at_the_would_be_prefix() {
+    let source = "*Alice* #excited: Hi.\n";
+    let compilation = compiled(source);
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::StyledSpeakerPrefix).expect("DLG1107");
+    assert_eq!(&source[found.span.clone()], "*Alice* #excited:");
+}
+
+#[test]
+fn a_code_span_or_an_image_in_a_link_label_is_kept_as_written() {
+    let source = "# Scene\n\nAlice: Read [the `Wave()` sign](#scene) or [see ![map](map.png) here](#scene).\n";
+    assert!(compiled(source).diagnostics.is_empty(), "{:#?}", compiled(source).diagnostics);
+    let said = speech(source);
+    assert_eq!(said[1]["label"], json!([text("the "), text("`Wave()`"), text(" sign")]));
+    assert_eq!(said[3]["label"], json!([text("see "), text("![map](map.png)"), text(" here")]));
+    // A query in a label is still read.
+    assert_eq!(
+        speech("# Scene\n\nAlice: [the `\"inn\"` inn](#scene)\n")[0]["label"],
+        json!([text("the "), { "kind": "query", "key": "inn" }, text(" inn")])
+    );
+}
+
+#[test]
+fn a_condition_before_an_arrow_without_a_link_guards_nothing_at_the_arrow() {
+    for source in ["# Gate\n\n`Ready?` =>\n", "# Gate\n\n`Ready?` => the gate\n", "# Gate\n\nAlice: Hi. `Ready?` =>\n"] {
+        let compilation = compiled(source);
+        let guards: Vec<_> =
+            compilation.diagnostics.iter().filter(|d| d.code == Code::ConditionGuardsNothing).collect();
+        assert_eq!(guards.len(), 1, "{source}: {:#?}", compilation.diagnostics);
+        assert_eq!(&source[guards[0].span.clone()], "=>", "{source}");
+        assert!(compilation.playbook.is_none(), "{source}");
+        assert!(!compilation.diagnostics.iter().any(|d| d.code == Code::DanglingArrow), "{source}");
+    }
+}
