@@ -226,7 +226,9 @@ pub(crate) fn tokenize<'t>(
     flush(run_start, at, &mut emit);
 }
 
-/// A speaker prefix at the start of `text`, if the text opens with one.
+/// A speaker prefix at the start of `text`, if the text opens with one in the documented shape
+/// (C4): an optional name, any `@id`s, any tags, then a colon, each part after the first set
+/// off by whitespace. A glued form (`Alice @A#mood=happy:`, `Alice #a#b:`) is no prefix.
 pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     // Every prefix ends at a colon: most lines, which have none, are turned away at once.
     memchr::memchr(b':', text.as_bytes())?;
@@ -236,9 +238,13 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
         speaker_name = Some(parsed);
         at += used;
     }
-    let mut id = None;
-    loop {
+    // Where the next part may start: after whitespace, unless nothing has been read yet.
+    let spaced = |read: bool, at: usize| {
         let next = skip_ws(text, at);
+        (!read || next > at).then_some(next)
+    };
+    let mut id = None;
+    while let Some(next) = spaced(speaker_name.is_some() || id.is_some(), at) {
         let Some(rest) = text[next..].strip_prefix('@') else { break };
         let used = identifier(rest);
         if used == 0 {
@@ -249,8 +255,7 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     }
     let head_end = at;
     let mut tags = Vec::new();
-    loop {
-        let next = skip_ws(text, at);
+    while let Some(next) = spaced(speaker_name.is_some() || id.is_some() || !tags.is_empty(), at) {
         let Some((data, used)) = tag(&text[next..]) else { break };
         tags.push((data, next..next + used));
         at = next + used;
@@ -455,6 +460,10 @@ mod tests {
         assert!(speaker_prefix("The time is 3:00").is_none());
         assert_eq!(speaker_prefix("Alice :Hi").unwrap().consumed, 7);
         assert!(speaker_prefix("\"Old Man\": Hi").unwrap().name == Some("Old Man"));
+        assert_eq!(speaker_prefix("@A #x:Hi").unwrap().id, Some("A"));
+        for glued in ["Alice @A#mood=happy: Hi", "Alice @A #a#b: Hi", "Alice@A: Hi", "Alice#a: Hi", "\"Bo\"@B: Hi"] {
+            assert!(speaker_prefix(glued).is_none(), "{glued}");
+        }
     }
 
     fn split<'t>(text: &'t str, span: &Range<usize>, arrows: bool) -> Vec<Leaf<'t>> {

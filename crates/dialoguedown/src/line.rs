@@ -131,15 +131,15 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
 
     /// Splits a speaker prefix off the leading text, if the line opens with one.
     fn speaker(&mut self, items: &mut Items<'_, '_>) -> SpeakerSyntax {
-        let Some((text, span)) = items.first_text() else {
-            self.styled_prefix(items.rest.first(), items.rest.get(1));
+        // A prefix is written as itself: an escaped first character (`\#excited:`) is a word.
+        let prefix = match items.first_text() {
+            Some((text, span)) if !items.first_escaped() => leaf::speaker_prefix(text).map(|prefix| (prefix, text, span)),
+            _ => None,
+        };
+        let Some((prefix, text, span)) = prefix else {
+            self.styled_prefix(items);
             return SpeakerSyntax::Default;
         };
-        // A prefix is written as itself: an escaped first character (`\#excited:`) is a word.
-        if items.first_escaped() {
-            return SpeakerSyntax::Default;
-        }
-        let Some(prefix) = leaf::speaker_prefix(text) else { return SpeakerSyntax::Default };
         let exact = span.len() == text.len();
         let at = |offset: usize| if exact { span.start + offset } else { span.start };
         let consumed = prefix.consumed;
@@ -192,37 +192,19 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         }
     }
 
-    /// Warns when a line opens with a styled name and a colon: it looks like a prefix but is not.
-    fn styled_prefix(&mut self, first: Option<&MdInline>, second: Option<&MdInline>) {
-        let Some(MdInline::Styled { children, span, .. }) = first else { return };
-        let children = self.tree.inlines(children);
-        if !children.iter().all(|child| matches!(child, MdInline::Text { .. })) {
-            return;
-        }
-        let mut name = String::new();
-        crate::transpile::plain_text(self.tree, children, &mut name);
-        // `*Alice*:` has the colon after the styling; `**Alice:**` has it inside.
-        let end = match (name.trim_end().strip_suffix(':'), second) {
-            (Some(inner), _) => {
-                name = inner.trim_end().to_owned();
-                span.end
-            }
-            (None, Some(MdInline::Text { text, span: after, .. })) if text.trim_start().starts_with(':') => {
-                (after.start + (text.len() - text.trim_start().len()) + 1).min(after.end)
-            }
-            _ => return,
-        };
-        if leaf::speaker_prefix(&format!("{name}:")).is_some() {
-            self.sink.push(
-                Code::StyledSpeakerPrefix,
-                span.start..end,
-                format!(
-                    "This line looks like a speaker prefix (\"{name}\") but the name is styled, so it is not \
-                     recognized and the line has no speaker. Remove the styling to name the speaker."
-                ),
-                "styled speaker name",
-            );
-        }
+    /// Warns (DLG1107) when a line that has no speaker prefix would have one but for styling in
+    /// its leading words: `*Alice*:`, `***Carol***:`, `*Alice* #excited:`, `A*l*ice:`.
+    fn styled_prefix(&mut self, items: &Items<'_, '_>) {
+        let Some((name, span)) = styled_prefix(self.tree, items) else { return };
+        self.sink.push(
+            Code::StyledSpeakerPrefix,
+            span,
+            format!(
+                "This line looks like a speaker prefix (\"{name}\") but the name is styled, so it is not \
+                 recognized and the line has no speaker. Remove the styling to name the speaker."
+            ),
+            "styled speaker name",
+        );
     }
 
     /// A line's inlines as pieces of speech, arrows and links still apart.
@@ -435,6 +417,85 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             );
         }
     }
+}
+
+/// The would-be prefix of a line whose leading words, up to the first colon outside styling
+/// (or a styled run ending in one, `**Alice:**`), hold some styling and read as a speaker prefix
+/// once the styling is taken away: the prefix as plain words, and its span.
+fn styled_prefix(tree: &MdTree, items: &Items<'_, '_>) -> Option<(String, Range<usize>)> {
+    // Most lines have no styling before their first colon: find that out before building anything.
+    let mut styled = false;
+    let mut reach = None;
+    for (index, inline) in items.rest.iter().enumerate() {
+        match inline {
+            MdInline::Text { text, .. } if memchr::memchr(b':', text.as_bytes()).is_some() => {
+                reach = Some(index);
+                break;
+            }
+            MdInline::Text { .. } => {}
+            MdInline::Styled { .. } => {
+                styled = true;
+                let mut words = String::new();
+                crate::transpile::plain_text(tree, std::slice::from_ref(inline), &mut words);
+                if words.contains(':') {
+                    reach = Some(index);
+                    break;
+                }
+            }
+            _ => return None,
+        }
+    }
+    let reach = reach.filter(|_| styled)?;
+    let mut words = String::new();
+    let start = match items.first_text() {
+        Some((_, span)) => span.start,
+        None => items.rest.first().map_or(0, |inline| inline.span().start),
+    };
+    let mut end = start;
+    for (index, inline) in items.rest[..=reach].iter().enumerate() {
+        match inline {
+            MdInline::Text { text, span, .. } => {
+                let (text, span) = match items.first_text() {
+                    Some(first) if index == 0 => first,
+                    _ => (&text[..], span.clone()),
+                };
+                let colon = text.find(':').map_or(text.len(), |at| at + 1);
+                words.push_str(&text[..colon]);
+                end = if span.len() == text.len() { span.start + colon } else { span.end };
+            }
+            MdInline::Styled { children, span, .. } => {
+                let children = tree.inlines(children);
+                if !plain_styled(tree, children) {
+                    return None;
+                }
+                let before = words.len();
+                crate::transpile::plain_text(tree, children, &mut words);
+                // Only a colon that ends the styled run stands for the prefix's own (`**Alice:**`);
+                // one inside it (`*Alice: hi*`) is styled speech.
+                let inner = words[before..].trim_end();
+                if index == reach && !(inner.ends_with(':') && inner.matches(':').count() == 1) {
+                    return None;
+                }
+                words.truncate(before + inner.len());
+                end = span.end;
+            }
+            _ => return None,
+        }
+    }
+    let prefix = leaf::speaker_prefix(&words)?;
+    (prefix.consumed == words.len()).then(|| {
+        let name = words[..words.len() - 1].trim().to_owned();
+        (name, start..end)
+    })
+}
+
+/// Whether styled inlines hold only words and more styling.
+fn plain_styled(tree: &MdTree, inlines: &[MdInline]) -> bool {
+    inlines.iter().all(|inline| match inline {
+        MdInline::Text { .. } => true,
+        MdInline::Styled { children, .. } => plain_styled(tree, tree.inlines(children)),
+        _ => false,
+    })
 }
 
 /// Moves a buffer's fragments into a vector of their exact size, leaving the buffer empty
