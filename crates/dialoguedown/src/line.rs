@@ -235,7 +235,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         pieces.push(Piece::Condition(Cond { key: key.into(), span: span.clone() }))
                     }
                     kind => {
-                        if let Some(fragment) = self.game_call(kind, text, span, false) {
+                        if let Some(fragment) = self.game_call(kind, text, span) {
                             pieces.push(Piece::Fragment(fragment, span.clone()));
                         }
                     }
@@ -253,7 +253,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     fn nested(&mut self, inline: &MdInline, label: bool) -> Option<Fragment> {
         match inline {
             MdInline::Text { text, .. } => Some(Fragment::Text { text: CompactString::from(&**text) }),
-            MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span, label),
+            // A label reads a query; any other code span in it is kept as written (C3).
+            MdInline::Code { text, span } if label => Some(match leaf::code(text) {
+                CodeKind::Query(key) => Fragment::Query { key: key.into() },
+                _ => self.written(span),
+            }),
+            MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span),
             MdInline::Styled { style, children, .. } => {
                 Some(Fragment::Styled { style: *style, children: self.fragments(self.tree.inlines(children), label) })
             }
@@ -265,11 +270,8 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 let label = self.label(self.tree.inlines(children));
                 Some(Fragment::Link { target: CompactString::from(&**target), label })
             }
-            MdInline::Image { source, children, span } => {
-                if label {
-                    self.disallowed("An image", span);
-                    return None;
-                }
+            MdInline::Image { span, .. } if label => Some(self.written(span)),
+            MdInline::Image { source, children, .. } => {
                 let alt = self.label(self.tree.inlines(children));
                 Some(Fragment::Image { source: CompactString::from(&**source), alt })
             }
@@ -308,20 +310,24 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         self.sink.push(
             Code::DisallowedInLabel,
             span.clone(),
-            format!("{what} is not allowed inside a label or alt text; only text, styling, tags and queries are."),
+            format!(
+                "{what} is not allowed inside a label or alt text; text, styling, tags and queries are read \
+                 there, and code spans and images are kept as written."
+            ),
             "not allowed in a label",
         );
     }
 
-    fn game_call(&mut self, kind: CodeKind, text: &str, span: &Range<usize>, label: bool) -> Option<Fragment> {
+    /// An inline kept in a label as the writer wrote it.
+    fn written(&self, span: &Range<usize>) -> Fragment {
+        Fragment::Text { text: CompactString::from(self.tree.written(span)) }
+    }
+
+    fn game_call(&mut self, kind: CodeKind, text: &str, span: &Range<usize>) -> Option<Fragment> {
         match kind {
             CodeKind::Query(key) => Some(Fragment::Query { key: key.into() }),
-            CodeKind::DefaultCommand(action) if !label => Some(Fragment::DefaultCommand { action: action.into() }),
-            CodeKind::CustomCommand(name, args) if !label => Some(Fragment::CustomCommand { name: name.into(), args }),
-            CodeKind::DefaultCommand(_) | CodeKind::CustomCommand(..) => {
-                self.disallowed("A command", span);
-                None
-            }
+            CodeKind::DefaultCommand(action) => Some(Fragment::DefaultCommand { action: action.into() }),
+            CodeKind::CustomCommand(name, args) => Some(Fragment::CustomCommand { name: name.into(), args }),
             CodeKind::Condition(key) => {
                 self.guards_nothing(&Cond { key: key.into(), span: span.clone() });
                 None

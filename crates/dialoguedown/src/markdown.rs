@@ -26,6 +26,8 @@ pub(crate) const MAX_DEPTH: usize = 100;
 /// costs no allocation once the arrays have grown to the largest block.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct MdTree<'s> {
+    /// The whole script the spans point into.
+    source: &'s str,
     blocks: Vec<MdBlock>,
     items: Vec<MdItem>,
     inlines: Vec<MdInline<'s>>,
@@ -45,6 +47,11 @@ impl<'s> MdTree<'s> {
     /// The inlines in a range of this tree.
     pub fn inlines(&self, range: &Range<usize>) -> &[MdInline<'s>] {
         self.inlines.get(range.clone()).unwrap_or_default()
+    }
+
+    /// The source text of a span, as the writer wrote it.
+    pub fn written(&self, span: &Range<usize>) -> &'s str {
+        self.source.get(span.clone()).unwrap_or_default()
     }
 
     /// Empties the tree, keeping its arrays for the next block.
@@ -389,7 +396,8 @@ struct Builder<'s, 'p, 'k, F> {
 impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p, 'k, F> {
     /// A builder that hands each finished top-level block to `on_block` with the tree it is
     /// in, `tree` to begin with; `on_block` decides when the tree is emptied.
-    fn new(source: &'s str, policy: &'p Unmodeled, sink: &'k mut Sink, on_block: F, tree: MdTree<'s>) -> Self {
+    fn new(source: &'s str, policy: &'p Unmodeled, sink: &'k mut Sink, on_block: F, mut tree: MdTree<'s>) -> Self {
+        tree.source = source;
         Builder {
             source,
             policy,

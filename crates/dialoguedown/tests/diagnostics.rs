@@ -47,7 +47,7 @@ cases! {
         "# Scene\nAlice: The sky turns `just some words`.\n",
         "# Scene\nAlice: The sky turns `\"World.Weather\"`.\n";
     dlg1103_disallowed_in_label: "DLG1103",
-        "# Scene\nAlice: Read [the `Wave()` sign](#scene).\n",
+        "# Scene\nAlice: Read [the old\nsign](#scene).\n",
         "# Scene\nAlice: Read [the *old* sign](#scene).\n";
     dlg1104_missing_weight: "DLG1104",
         "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- Tails.\n",
