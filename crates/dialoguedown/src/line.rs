@@ -85,16 +85,18 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             }
         }
         let speaker = self.speaker(&mut items);
+        let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
+        let mut condition = if lead == Lead::Line { parts.condition.take() } else { None };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, &mut pieces);
-        let jump = self.assemble(&mut pieces, &mut speech);
+        // A line's own condition may stand right before its jump (`` `Ready?` => [Go](#go) ``).
+        let leading = if has_speaker { None } else { Some(&mut condition) };
+        let jump = self.assemble(&mut pieces, &mut speech, leading);
         self.room.pieces = pieces;
         let jump = jump.map(Box::new);
-        let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
         let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
             && (jump.is_some() || speech.iter().any(Fragment::is_command));
-        let condition = if lead == Lead::Line { parts.condition.take() } else { None };
         if !has_speaker && effect_only {
             speech.retain(Fragment::is_command);
             let effects = exact(&mut speech);
@@ -349,11 +351,21 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
 
     /// Pairs each `=>` with the link after it, and a condition right before a `=>` with its
     /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
-    fn assemble(&mut self, pieces: &mut Vec<Piece>, speech: &mut Vec<Fragment>) -> Option<Jump> {
+    /// A condition right before a dangling arrow — mid-line, or the line's own (`leading`) when
+    /// the arrow opens the speech — guards nothing, and that is reported at the arrow, where the
+    /// link is missing.
+    fn assemble(
+        &mut self,
+        pieces: &mut Vec<Piece>,
+        speech: &mut Vec<Fragment>,
+        mut leading: Option<&mut Option<Cond>>,
+    ) -> Option<Jump> {
         let mut pieces = pieces.drain(..).peekable();
         let mut jump = None;
         let mut guard: Option<Cond> = None;
         while let Some(piece) = pieces.next() {
+            let opens = speech.is_empty() && !matches!(piece, Piece::Condition(_));
+            let leading = leading.take().filter(|_| opens);
             match piece {
                 Piece::Fragment(fragment, _) => speech.push(fragment),
                 Piece::Link { target, label, .. } => speech.push(Fragment::Link { target, label }),
@@ -384,8 +396,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         self.after_jump(pieces);
                         break;
                     }
-                    if let Some(condition) = guard.take() {
-                        self.guards_nothing(&condition);
+                    if let Some(condition) = guard.take().or_else(|| leading.and_then(Option::take)) {
+                        self.guards_a_dangling_arrow(&condition, arrow);
+                        continue;
                     }
                     self.sink.push(
                         Code::DanglingArrow,
@@ -399,6 +412,20 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             }
         }
         jump
+    }
+
+    fn guards_a_dangling_arrow(&mut self, condition: &Cond, arrow: Range<usize>) {
+        self.sink.push(
+            Code::ConditionGuardsNothing,
+            arrow,
+            format!(
+                "A condition (`\"{}\"?`) guards the jump it comes right before, but no link follows this `=>`, \
+                 so there is no jump and the condition guards nothing. Add a target after the arrow: \
+                 `=> [The market](#the-market)`.",
+                condition.key
+            ),
+            "no link follows the guarded arrow",
+        );
     }
 
     fn after_jump(&mut self, rest: impl Iterator<Item = Piece>) {
