@@ -72,6 +72,7 @@ mod markdown;
 mod pipeline;
 mod render;
 mod speakers;
+mod styled;
 mod transpile;
 
 pub use config::{ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};

@@ -12,6 +12,7 @@ use crate::ast::{
 use crate::diagnostics::{Code, Sink};
 use crate::leaf::{self, CodeKind, Leaf, PrefixData, TagData};
 use crate::markdown::{MdInline, MdTree};
+use crate::styled;
 
 /// Where a line stands, which decides what may lead it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +136,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     fn speaker(&mut self, items: &mut Items<'_, '_>) -> SpeakerSyntax {
         // A prefix is written as itself: an escaped first character (`\#excited:`) is a word.
         let prefix = match items.first_text() {
-            Some((text, span)) if !items.first_escaped() => leaf::speaker_prefix(text).map(|prefix| (prefix, text, span)),
+            Some((text, span)) if !items.first_escaped() => {
+                leaf::speaker_prefix(text).map(|prefix| (prefix, text, span))
+            }
             _ => None,
         };
         let Some((prefix, text, span)) = prefix else {
@@ -197,7 +200,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     /// Warns (DLG1107) when a line that has no speaker prefix would have one but for styling in
     /// its leading words: `*Alice*:`, `***Carol***:`, `*Alice* #excited:`, `A*l*ice:`.
     fn styled_prefix(&mut self, items: &Items<'_, '_>) {
-        let Some((name, span)) = styled_prefix(self.tree, items) else { return };
+        let Some((name, span)) = styled::styled_prefix(self.tree, items.rest, items.first_text()) else { return };
         self.sink.push(
             Code::StyledSpeakerPrefix,
             span,
@@ -450,85 +453,6 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             );
         }
     }
-}
-
-/// The would-be prefix of a line whose leading words, up to the first colon outside styling
-/// (or a styled run ending in one, `**Alice:**`), hold some styling and read as a speaker prefix
-/// once the styling is taken away: the prefix as plain words, and its span.
-fn styled_prefix(tree: &MdTree, items: &Items<'_, '_>) -> Option<(String, Range<usize>)> {
-    // Most lines have no styling before their first colon: find that out before building anything.
-    let mut styled = false;
-    let mut reach = None;
-    for (index, inline) in items.rest.iter().enumerate() {
-        match inline {
-            MdInline::Text { text, .. } if memchr::memchr(b':', text.as_bytes()).is_some() => {
-                reach = Some(index);
-                break;
-            }
-            MdInline::Text { .. } => {}
-            MdInline::Styled { .. } => {
-                styled = true;
-                let mut words = String::new();
-                crate::transpile::plain_text(tree, std::slice::from_ref(inline), &mut words);
-                if words.contains(':') {
-                    reach = Some(index);
-                    break;
-                }
-            }
-            _ => return None,
-        }
-    }
-    let reach = reach.filter(|_| styled)?;
-    let mut words = String::new();
-    let start = match items.first_text() {
-        Some((_, span)) => span.start,
-        None => items.rest.first().map_or(0, |inline| inline.span().start),
-    };
-    let mut end = start;
-    for (index, inline) in items.rest[..=reach].iter().enumerate() {
-        match inline {
-            MdInline::Text { text, span, .. } => {
-                let (text, span) = match items.first_text() {
-                    Some(first) if index == 0 => first,
-                    _ => (&text[..], span.clone()),
-                };
-                let colon = text.find(':').map_or(text.len(), |at| at + 1);
-                words.push_str(&text[..colon]);
-                end = if span.len() == text.len() { span.start + colon } else { span.end };
-            }
-            MdInline::Styled { children, span, .. } => {
-                let children = tree.inlines(children);
-                if !plain_styled(tree, children) {
-                    return None;
-                }
-                let before = words.len();
-                crate::transpile::plain_text(tree, children, &mut words);
-                // Only a colon that ends the styled run stands for the prefix's own (`**Alice:**`);
-                // one inside it (`*Alice: hi*`) is styled speech.
-                let inner = words[before..].trim_end();
-                if index == reach && !(inner.ends_with(':') && inner.matches(':').count() == 1) {
-                    return None;
-                }
-                words.truncate(before + inner.len());
-                end = span.end;
-            }
-            _ => return None,
-        }
-    }
-    let prefix = leaf::speaker_prefix(&words)?;
-    (prefix.consumed == words.len()).then(|| {
-        let name = words[..words.len() - 1].trim().to_owned();
-        (name, start..end)
-    })
-}
-
-/// Whether styled inlines hold only words and more styling.
-fn plain_styled(tree: &MdTree, inlines: &[MdInline]) -> bool {
-    inlines.iter().all(|inline| match inline {
-        MdInline::Text { .. } => true,
-        MdInline::Styled { children, .. } => plain_styled(tree, tree.inlines(children)),
-        _ => false,
-    })
 }
 
 /// Moves a buffer's fragments into a vector of their exact size, leaving the buffer empty

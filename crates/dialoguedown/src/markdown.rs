@@ -585,9 +585,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                     (
                         Some(MdInline::Text { text, span: previous, .. }),
                         MdInline::Text { text: more, span: more_span, escaped: false },
-                    )
-                        if more_span.start <= previous.end =>
-                    {
+                    ) if more_span.start <= previous.end => {
                         match joined(self.source, text, &more) {
                             Some(both) => *text = Cow::Borrowed(both),
                             None => text.to_mut().push_str(&more),

@@ -50,7 +50,10 @@ fn a_tag_in_the_middle_of_speech_is_a_tag() {
 
 #[test]
 fn an_escaped_hash_is_literal_text() {
-    assert_eq!(speech("Alice: Fresh bread! \\#marketday today\n"), json!([text("Fresh bread! "), text("#marketday today")]));
+    assert_eq!(
+        speech("Alice: Fresh bread! \\#marketday today\n"),
+        json!([text("Fresh bread! "), text("#marketday today")])
+    );
     // The escape covers one `#`; a later tag in the same run is still a tag.
     assert_eq!(speech("Alice: \\#one #two\n"), json!([text("#one "), tag("two")]));
 }
@@ -126,7 +129,8 @@ fn a_code_span_or_an_image_in_a_link_label_is_kept_as_written() {
 
 #[test]
 fn a_condition_before_an_arrow_without_a_link_guards_nothing_at_the_arrow() {
-    for source in ["# Gate\n\n`Ready?` =>\n", "# Gate\n\n`Ready?` => the gate\n", "# Gate\n\nAlice: Hi. `Ready?` =>\n"] {
+    for source in ["# Gate\n\n`Ready?` =>\n", "# Gate\n\n`Ready?` => the gate\n", "# Gate\n\nAlice: Hi. `Ready?` =>\n"]
+    {
         let compilation = compiled(source);
         let guards: Vec<_> =
             compilation.diagnostics.iter().filter(|d| d.code == Code::ConditionGuardsNothing).collect();
