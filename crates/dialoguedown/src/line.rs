@@ -356,7 +356,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
     /// A condition right before a dangling arrow — mid-line, or the line's own (`leading`) when
     /// the arrow opens the speech — guards nothing, and that is reported at the arrow, where the
-    /// link is missing.
+    /// link is missing (C14).
     fn assemble(
         &mut self,
         pieces: &mut Vec<Piece>,

@@ -1,6 +1,6 @@
 //! How a line's text is read into tokens: tags and escapes in speech, the shape of a speaker
 //! prefix and of a styled one, what a link label keeps, and a condition before a `=>` that has
-//! no link (decisions C1, C3 and C4).
+//! no link (decisions C1, C3, C4 and C14).
 
 use serde_json::{json, Value};
 use stagehand_dialoguedown::{compile, Code, Compilation, Options};
