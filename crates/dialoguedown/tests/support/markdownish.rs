@@ -29,6 +29,9 @@ pub fn markdownish() -> impl Strategy<Value = String> {
         Just("=> [Scene](#scene)".to_owned()),
         Just("=> [End](#END)".to_owned()),
         Just("=> ".to_owned()),
+        Just("\\#word \\=> \\\\#tag ".to_owned()),
+        Just("*Alice* #x: ".to_owned()),
+        Just("[a `Cmd()` ![i](i.png)](#x)".to_owned()),
         Just("[link](#x)".to_owned()),
         Just("![alt #size=big](img.png)".to_owned()),
         Just("*em* **strong** ~~gone~~".to_owned()),
@@ -42,7 +45,7 @@ pub fn markdownish() -> impl Strategy<Value = String> {
         Just("  \n".to_owned()),
         Just("\\\n".to_owned()),
         Just("    ".to_owned()),
-        "[a-zA-Z #@:=\"`*_~\\[\\]()!>%?é—-]{0,12}",
+        "[a-zA-Z #@:=\"`*_~\\[\\]()!>%?é—\\\\-]{0,12}",
     ];
     prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
 }
