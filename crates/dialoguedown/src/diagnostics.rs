@@ -175,6 +175,12 @@ impl Code {
         }
     }
 
+    /// Whether the code is a syntax code (`DLG1xxx`, and this compiler's `DLG19xx` limits):
+    /// the script's surface, whichever stage notices it. Every mode reports every one of them.
+    pub fn is_syntax(self) -> bool {
+        self.as_str().as_bytes().get(3) == Some(&b'1')
+    }
+
     /// The severity a diagnostic with this code has.
     pub fn severity(self) -> Severity {
         match self {
@@ -286,6 +292,14 @@ impl Sink {
     /// Takes on everything another sink recorded.
     pub fn append(&mut self, mut other: Sink) {
         self.items.append(&mut other.items);
+    }
+
+    /// Takes on the syntax diagnostics (see [`Code::is_syntax`]) `other` recorded, leaving it
+    /// the rest.
+    pub fn take_syntax(&mut self, other: &mut Sink) {
+        let (syntax, rest) = std::mem::take(&mut other.items).into_iter().partition(|raw| raw.code.is_syntax());
+        other.items = rest;
+        self.items.extend::<Vec<Raw>>(syntax);
     }
 
     /// Whether any error has been recorded.

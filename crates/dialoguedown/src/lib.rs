@@ -43,8 +43,10 @@
 //!    succession, options, branch arms and diverts; jumps are patched and speakers settled
 //!    once the script has ended, and the whole is a [`Playbook`].
 //!
-//! In the default [`Mode::StageBoundary`], when the syntax stages (1 and 2) found errors the
-//! diagnostics of analysis are dropped; in [`Mode::BestEffort`] they are kept. Either way a
+//! Every syntax diagnostic (`DLG1xxx`) is reported in every mode, whichever stage finds it (a
+//! random choice's weights are checked in analysis). In the default [`Mode::StageBoundary`],
+//! when there are syntax errors the other diagnostics of analysis are dropped; in
+//! [`Mode::BestEffort`] they are kept. Either way a
 //! compile with any error yields no playbook. Diagnostics render for people with
 //! [`render_human`] and for tools with [`render_json`].
 //!
@@ -116,6 +118,9 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     let (speakers, mut found) = analyzer.finish();
     let playbook = lowering.finish(file_name, speakers, &mut found);
     // A stage that found errors is the last whose diagnostics count, unless in best effort.
+    // Syntax that analysis checks (a random choice's weights) belongs with the syntax stages:
+    // it is always reported, and its errors end the compile there like theirs.
+    sink.take_syntax(&mut found);
     if options.mode == Mode::BestEffort || !sink.has_errors() {
         sink.append(found);
     }
