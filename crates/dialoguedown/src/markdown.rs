@@ -546,7 +546,8 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
     /// A list's or an item's range from its marker on: pulldown-cmark starts a nested one at
     /// the indentation before the marker, and a diagnostic points at the marker's column.
     fn at_marker(&self, range: Range<usize>) -> Range<usize> {
-        let lead = self.source.get(range.clone()).map_or(0, |text| text.len() - text.trim_start_matches([' ', '\t']).len());
+        let lead =
+            self.source.get(range.clone()).map_or(0, |text| text.len() - text.trim_start_matches([' ', '\t']).len());
         range.start + lead..range.end
     }
 

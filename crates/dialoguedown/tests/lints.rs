@@ -97,10 +97,13 @@ fn a_thematic_break_is_called_a_divider() {
 fn every_syntax_error_is_reported_in_every_mode() {
     // One error the Markdown stages find, three weights missing and one invalid, and a jump
     // to no scene (semantic, so left out by the default mode once syntax errors are found).
-    let source = "Alice: `nonsense`.\n\n- `50%` Heads.\n- Tails.\n- Edge.\n- Rim.\n- `-10%` Air.\n\n=> [Nowhere](#nowhere)\n";
-    let syntax = [Code::NotAGameCall, Code::MissingWeight, Code::MissingWeight, Code::MissingWeight, Code::InvalidWeight];
+    let source =
+        "Alice: `nonsense`.\n\n- `50%` Heads.\n- Tails.\n- Edge.\n- Rim.\n- `-10%` Air.\n\n=> [Nowhere](#nowhere)\n";
+    let syntax =
+        [Code::NotAGameCall, Code::MissingWeight, Code::MissingWeight, Code::MissingWeight, Code::InvalidWeight];
     for mode in Mode::ALL {
-        let found: Vec<Code> = found(source, mode).iter().map(|d| d.code).filter(|code| code.as_str() < "DLG2").collect();
+        let found: Vec<Code> =
+            found(source, mode).iter().map(|d| d.code).filter(|code| code.as_str() < "DLG2").collect();
         assert_eq!(found, syntax, "{mode:?}");
     }
     assert!(!codes(source).contains(&Code::MissingJumpTarget));
