@@ -313,7 +313,7 @@ impl Sink {
     pub fn finish(self, source: &str, file: &str) -> Vec<Diagnostic> {
         let mut items = self.items;
         items.sort_by_key(|raw| (raw.span.start, raw.code));
-        let mut cursor = Cursor::START;
+        let mut cursor = Cursor::start(source);
         items
             .into_iter()
             .map(|raw| {
@@ -343,7 +343,10 @@ struct Cursor {
 }
 
 impl Cursor {
-    const START: Cursor = Cursor { at: 0, line: 1, column: 1 };
+    /// The start of `source`, past a byte-order mark: editors show it in no column.
+    fn start(source: &str) -> Cursor {
+        Cursor { at: source.len() - crate::pipeline::without_bom(source).len(), line: 1, column: 1 }
+    }
 
     fn advance(&mut self, source: &str, to: usize) {
         if to <= self.at {
@@ -363,7 +366,7 @@ impl Cursor {
 
 /// The line and column (both from 1, columns in characters) of byte `at` of `source`.
 pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
-    let mut cursor = Cursor::START;
+    let mut cursor = Cursor::start(source);
     cursor.advance(source, clamp(source, at));
     (cursor.line, cursor.column)
 }
