@@ -64,7 +64,7 @@ pub struct ConfiguredSpeaker {
 /// How far a compile proceeds after an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Report every error the syntax stages find and, when there are any, leave out what
+    /// Report every syntax diagnostic (`DLG1xxx`) and, when any is an error, leave out what
     /// semantic analysis would add, much of which follows from them (the default).
     #[default]
     StageBoundary,
