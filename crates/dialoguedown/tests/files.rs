@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use stagehand_dialoguedown::{compile, script_name, Code, Mode, Options};
+use stagehand_dialoguedown::{compile, render_human, script_name, Code, Mode, Options};
 
 const BOM: &str = "\u{feff}";
 
@@ -35,6 +35,15 @@ fn positions_after_a_byte_order_mark_are_counted_as_an_editor_shows_them() {
     assert_eq!(found.code, Code::NotAGameCall);
     assert_eq!((found.line, found.column), (1, 8));
     assert_eq!(&source[found.span.clone()], "`nonsense`");
+}
+
+#[test]
+fn a_rendered_diagnostic_after_a_byte_order_mark_names_the_column_an_editor_shows() {
+    let source = format!("{BOM}Alice: `nonsense`.\n");
+    let compilation = compile(&source, "s.dialogue.md", &Options::default());
+    let text = render_human(&compilation.diagnostics, &source, "s.dialogue.md");
+    assert!(text.contains("s.dialogue.md:1:8"), "{text}");
+    assert!(!text.contains('\u{feff}'), "{text}");
 }
 
 #[test]
