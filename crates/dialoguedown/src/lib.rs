@@ -46,9 +46,8 @@
 //! Every syntax diagnostic (`DLG1xxx`) is reported in every mode, whichever stage finds it (a
 //! random choice's weights are checked in analysis). In the default [`Mode::StageBoundary`],
 //! when there are syntax errors the other diagnostics of analysis are dropped; in
-//! [`Mode::BestEffort`] they are kept. Either way a
-//! compile with any error yields no playbook. Diagnostics render for people with
-//! [`render_human`] and for tools with [`render_json`].
+//! [`Mode::BestEffort`] they are kept. Either way a compile with any error yields no playbook.
+//! Diagnostics render for people with [`render_human`] and for tools with [`render_json`].
 //!
 //! ## Configuration
 //!
