@@ -93,3 +93,12 @@ fn a_script_is_named_by_its_path_under_the_project_root_else_by_its_file_name() 
     assert_eq!(script_name(Path::new("/home/author/game/act-1/tale.dialogue.md"), None), "tale.dialogue.md");
     assert_eq!(script_name(Path::new("/home/author/game/../x/tale.dialogue.md"), Some(root)), "tale.dialogue.md");
 }
+
+#[test]
+fn a_byte_order_mark_alone_is_an_empty_script() {
+    let empty = compile("", "s.dialogue.md", &Options::default());
+    let marked = compile(BOM, "s.dialogue.md", &Options::default());
+    assert_eq!(marked.diagnostics, empty.diagnostics);
+    let (empty, marked) = (empty.playbook.expect("compiles"), marked.playbook.expect("compiles"));
+    assert_eq!(stagehand_playbook::write(&marked), stagehand_playbook::write(&empty));
+}
