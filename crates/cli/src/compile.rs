@@ -46,9 +46,9 @@ pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String
         Some(path) => Some(path.clone()),
         None => nearest_config(script),
     };
-    let mut options = match path {
+    let mut options = match &path {
         Some(path) => {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             Options::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => Options::default(),
@@ -56,6 +56,11 @@ pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String
     if let Some(mode) = settings.mode {
         options.mode = mode;
     }
+    // The playbook names the script from the project's folder, however it was named here.
+    let real = |path: &Path| std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).ok();
+    let root = path.as_deref().and_then(real).and_then(|config| config.parent().map(Path::to_path_buf));
+    let script = real(script).unwrap_or_else(|| script.to_path_buf());
+    options.script = Some(stagehand_dialoguedown::script_name(&script, root.as_deref()));
     Ok(options)
 }
 

@@ -195,3 +195,37 @@ fn the_nearest_dialogue_toml_above_a_script_counts_and_mode_overrides_it() {
     std::fs::write(dir.path().join("a/dialogue.toml"), "mode = \"stage-boundary\"\n").expect("written");
     assert!(errors(&[]).contains(": 1 error(s)"), "the nearer configuration");
 }
+
+#[test]
+fn a_compiled_playbook_names_its_script_the_same_from_anywhere() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let act = dir.path().join("game/act-1");
+    std::fs::create_dir_all(&act).expect("folders");
+    let script = act.join("tale.dialogue.md");
+    std::fs::write(&script, "Alice: Hello.\n").expect("written");
+    let compiled = |path: &str, from: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_stagehand"))
+            .args(["compile", path])
+            .current_dir(from)
+            .output()
+            .expect("the binary runs");
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    let absolute = script.to_string_lossy().into_owned();
+    let script_of = |json: &str| {
+        let json: serde_json::Value = serde_json::from_str(json).expect("JSON");
+        json["script"].as_str().expect("a script name").to_owned()
+    };
+    // No configuration: the file name, however the script was named on the command line.
+    let alone = compiled(&absolute, dir.path());
+    assert_eq!(script_of(&alone), "tale.dialogue.md");
+    assert_eq!(compiled("tale.dialogue.md", &act), alone);
+    assert_eq!(compiled("game/act-1/tale.dialogue.md", dir.path()), alone);
+    // Under a project's dialogue.toml: the path from the project's folder.
+    std::fs::write(dir.path().join("game/dialogue.toml"), "").expect("written");
+    let in_project = compiled(&absolute, dir.path());
+    assert_eq!(script_of(&in_project), "act-1/tale.dialogue.md");
+    assert_eq!(compiled("tale.dialogue.md", &act), in_project);
+    assert_eq!(compiled("../game/act-1/tale.dialogue.md", &dir.path().join("game")), in_project);
+}

@@ -163,7 +163,9 @@ pub(crate) fn missing_target(target: &str, span: &std::ops::Range<usize>, sink: 
     );
 }
 
+/// A total as a person writes it: no float noise (`0.1 + 0.2` shows `0.3`), no `.0`.
 fn percent(value: f64) -> String {
+    let value = if value.abs() < 1e12 { (value * 1e6).round() / 1e6 } else { value };
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{}", value as i64)
     } else {
@@ -171,9 +173,17 @@ fn percent(value: f64) -> String {
     }
 }
 
+/// How far a static total may stray from 100 and still count as 100: three `33.3%` make 99.9.
+const ROUNDING: f64 = 0.5;
+
+/// Checks a random choice's weights: each must be there and valid (syntax), they must not all
+/// be zero (semantic), and — when the group's total is known before the run — it should be 100
+/// (style). A single option is its own warning, and says all there is to say about its weight.
 fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
     let (mut total, mut autos, mut dynamic, mut valid) = (0.0, 0, false, true);
     for option in &choices.options {
+        // Which options are open is known only at run time, so neither is the total.
+        dynamic |= option.condition.is_some();
         match &option.weight {
             None => {
                 valid = false;
@@ -203,26 +213,6 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
         }
     }
     let head = choices.span.start..choices.options.first().map_or(choices.span.end, |option| option.span.end);
-    if valid && !dynamic && autos == 0 && total == 0.0 {
-        sink.push(
-            Code::ZeroWeights,
-            head.clone(),
-            "Every weight in this random choice is 0, so no option can be picked. Give at least one option a \
-             positive weight.",
-            "all weights zero",
-        );
-    } else if valid && !dynamic && ((autos == 0 && (total - 100.0).abs() > 1e-9) || (autos > 0 && total > 100.0)) {
-        sink.push(
-            Code::WeightsNotHundred,
-            head.clone(),
-            format!(
-                "These weights total {}%, not 100%. Weights are normalized by their sum, so the odds still work; \
-                 adjust them to total 100% to state the intended odds directly.",
-                percent(total)
-            ),
-            format!("totals {}%", percent(total)),
-        );
-    }
     if choices.options.len() == 1 {
         sink.push(
             Code::SingleOptionRandom,
@@ -230,6 +220,37 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
             "This random choice has a single option, so it is always picked and its weight does nothing. Remove \
              the weight to make it a plain line, or add more options.",
             "single option",
+        );
+        return;
+    }
+    if !valid {
+        return;
+    }
+    // Every weight zero is zero whichever options are open; a query may weigh anything.
+    let queried = choices.options.iter().any(|option| matches!(option.weight, Some((WeightSyntax::Query(_), _))));
+    if !queried && autos == 0 && total == 0.0 {
+        sink.push(
+            Code::ZeroWeights,
+            head,
+            "Every weight in this random choice is 0, so no option can be picked. Give at least one option a \
+             positive weight.",
+            "all weights zero",
+        );
+        return;
+    }
+    // Autos share what the explicit weights leave of 100, so only an explicit total past 100
+    // makes a group with autos stray.
+    let resolved = if autos > 0 { total.max(100.0) } else { total };
+    if !dynamic && (resolved - 100.0).abs() > ROUNDING {
+        sink.push(
+            Code::WeightsNotHundred,
+            head,
+            format!(
+                "These weights total {}%, not 100%. Weights are normalized by their sum, so the odds still work; \
+                 adjust them to total 100% to state the intended odds directly.",
+                percent(total)
+            ),
+            format!("totals {}%", percent(total)),
         );
     }
 }

@@ -4,6 +4,8 @@
 //! no configured speakers, the `stage-boundary` mode, and the default handling of unmodeled
 //! Markdown (authoring aids ignored, anything that might be content kept).
 
+use std::path::{Component, Path};
+
 use serde::Deserialize;
 
 /// Everything a compile can be told.
@@ -21,6 +23,29 @@ pub struct Options {
     /// is the same either way; a host that must not have threads started for it (or that runs
     /// many compiles side by side) sets this.
     pub one_thread: bool,
+    /// The name the playbook records as its `script`; [`script_name`] gives the one a project
+    /// wants. By default, the last component of the file name [`crate::compile`] is given, so
+    /// that no folder of the machine it was compiled on is recorded.
+    pub script: Option<String>,
+}
+
+/// The name a playbook records for the script at `path` (see [`Options::script`]): its path
+/// below `root` — the folder of the project's `dialogue.toml` — `/`-separated, when it lies
+/// there, else its file name. The paths are compared as written, so give both absolute (or both
+/// relative to the same folder); one that climbs out of `root` with `..` is not below it.
+pub fn script_name(path: &Path, root: Option<&Path>) -> String {
+    let below = root.and_then(|root| path.strip_prefix(root).ok()).filter(|rest| {
+        rest.components().next().is_some() && rest.components().all(|part| matches!(part, Component::Normal(_)))
+    });
+    match below {
+        Some(rest) => rest.components().map(|part| part.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"),
+        None => file_part(&path.to_string_lossy()).to_owned(),
+    }
+}
+
+/// The last component of a file name, whichever separator it was written with.
+pub(crate) fn file_part(name: &str) -> &str {
+    name.rsplit(['/', '\\']).find(|part| !part.is_empty()).unwrap_or(name)
 }
 
 /// A speaker declared in `dialogue.toml`.
@@ -39,7 +64,7 @@ pub struct ConfiguredSpeaker {
 /// How far a compile proceeds after an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Report every error the syntax stages find and, when there are any, leave out what
+    /// Report every syntax diagnostic (`DLG1xxx`) and, when any is an error, leave out what
     /// semantic analysis would add, much of which follows from them (the default).
     #[default]
     StageBoundary,

@@ -175,6 +175,12 @@ impl Code {
         }
     }
 
+    /// Whether the code is a syntax code (`DLG1xxx`, and this compiler's `DLG19xx` limits):
+    /// the script's surface, whichever stage notices it. Every mode reports every one of them.
+    pub fn is_syntax(self) -> bool {
+        self.as_str().as_bytes().get(3) == Some(&b'1')
+    }
+
     /// The severity a diagnostic with this code has.
     pub fn severity(self) -> Severity {
         match self {
@@ -288,6 +294,14 @@ impl Sink {
         self.items.append(&mut other.items);
     }
 
+    /// Takes on the syntax diagnostics (see [`Code::is_syntax`]) `other` recorded, leaving it
+    /// the rest.
+    pub fn take_syntax(&mut self, other: &mut Sink) {
+        let (syntax, rest) = std::mem::take(&mut other.items).into_iter().partition(|raw| raw.code.is_syntax());
+        other.items = rest;
+        self.items.extend::<Vec<Raw>>(syntax);
+    }
+
     /// Whether any error has been recorded.
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|raw| raw.code.severity() == Severity::Error)
@@ -299,7 +313,7 @@ impl Sink {
     pub fn finish(self, source: &str, file: &str) -> Vec<Diagnostic> {
         let mut items = self.items;
         items.sort_by_key(|raw| (raw.span.start, raw.code));
-        let mut cursor = Cursor::START;
+        let mut cursor = Cursor::start(source);
         items
             .into_iter()
             .map(|raw| {
@@ -329,7 +343,10 @@ struct Cursor {
 }
 
 impl Cursor {
-    const START: Cursor = Cursor { at: 0, line: 1, column: 1 };
+    /// The start of `source`, past a byte-order mark: editors show it in no column.
+    fn start(source: &str) -> Cursor {
+        Cursor { at: source.len() - crate::pipeline::without_bom(source).len(), line: 1, column: 1 }
+    }
 
     fn advance(&mut self, source: &str, to: usize) {
         if to <= self.at {
@@ -349,7 +366,7 @@ impl Cursor {
 
 /// The line and column (both from 1, columns in characters) of byte `at` of `source`.
 pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
-    let mut cursor = Cursor::START;
+    let mut cursor = Cursor::start(source);
     cursor.advance(source, clamp(source, at));
     (cursor.line, cursor.column)
 }

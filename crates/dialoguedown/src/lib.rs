@@ -43,10 +43,11 @@
 //!    succession, options, branch arms and diverts; jumps are patched and speakers settled
 //!    once the script has ended, and the whole is a [`Playbook`].
 //!
-//! In the default [`Mode::StageBoundary`], when the syntax stages (1 and 2) found errors the
-//! diagnostics of analysis are dropped; in [`Mode::BestEffort`] they are kept. Either way a
-//! compile with any error yields no playbook. Diagnostics render for people with
-//! [`render_human`] and for tools with [`render_json`].
+//! Every syntax diagnostic (`DLG1xxx`) is reported in every mode, whichever stage finds it (a
+//! random choice's weights are checked in analysis). In the default [`Mode::StageBoundary`],
+//! when there are syntax errors the other diagnostics of analysis are dropped; in
+//! [`Mode::BestEffort`] they are kept. Either way a compile with any error yields no playbook.
+//! Diagnostics render for people with [`render_human`] and for tools with [`render_json`].
 //!
 //! ## Configuration
 //!
@@ -75,7 +76,7 @@ mod speakers;
 mod styled;
 mod transpile;
 
-pub use config::{ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
+pub use config::{script_name, ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use render::{render_human, render_human_with, render_json, render_json_values};
 pub use stagehand_playbook::Playbook;
@@ -100,7 +101,9 @@ impl Compilation {
     }
 }
 
-/// Compiles a script. `file_name` is recorded as the playbook's `script` and in every diagnostic.
+/// Compiles a script. `file_name` is named in every diagnostic; the playbook records
+/// [`Options::script`] as its `script`, else the last component of `file_name`. A UTF-8
+/// byte-order mark at the start of `source` is skipped.
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
     // Each top-level Markdown block goes through every later stage as soon as its piece is
     // parsed, so no stage holds more than a few pieces of the script, besides the playbook.
@@ -115,8 +118,12 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
         lowering.blocks(blocks.drain(..));
     });
     let (speakers, mut found) = analyzer.finish();
-    let playbook = lowering.finish(file_name, speakers, &mut found);
+    let script = options.script.as_deref().unwrap_or_else(|| config::file_part(file_name));
+    let playbook = lowering.finish(script, speakers, &mut found);
     // A stage that found errors is the last whose diagnostics count, unless in best effort.
+    // Syntax that analysis checks (a random choice's weights) belongs with the syntax stages:
+    // it is always reported, and its errors end the compile there like theirs.
+    sink.take_syntax(&mut found);
     if options.mode == Mode::BestEffort || !sink.has_errors() {
         sink.append(found);
     }

@@ -447,7 +447,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                     self.unmodeled_inline("raw HTML", self.policy.raw_html, range);
                 }
             }
-            Event::Rule => self.unmodeled_block("thematic break", self.policy.thematic_break, range),
+            Event::Rule => self.unmodeled_block("divider", self.policy.thematic_break, range),
             Event::Html(_) => {}
             Event::InlineMath(_) | Event::DisplayMath(_) | Event::FootnoteReference(_) | Event::TaskListMarker(_) => {
                 self.unmodeled_inline("construct", self.policy.other, range);
@@ -480,8 +480,10 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             Tag::Paragraph => Frame::Inlines { kind: InlineKind::Paragraph, start: self.inlines.len(), span: range },
             Tag::Heading { .. } => Frame::Inlines { kind: InlineKind::Heading, start: self.inlines.len(), span: range },
             Tag::BlockQuote(_) => Frame::Blocks { start: self.blocks.len(), quote: true, span: range },
-            Tag::List(first) => Frame::List { ordered: first.is_some(), start: self.items.len(), span: range },
-            Tag::Item => Frame::Blocks { start: self.blocks.len(), quote: false, span: range },
+            Tag::List(first) => {
+                Frame::List { ordered: first.is_some(), start: self.items.len(), span: self.at_marker(range) }
+            }
+            Tag::Item => Frame::Blocks { start: self.blocks.len(), quote: false, span: self.at_marker(range) },
             Tag::Emphasis => {
                 Frame::Inlines { kind: InlineKind::Styled(Style::Italic), start: self.inlines.len(), span: range }
             }
@@ -553,6 +555,14 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
         let at = self.tree.inlines.len();
         self.tree.inlines.push(MdInline::Text { text: Cow::Borrowed(text), span: span.clone(), escaped: false });
         self.push_block(MdBlock::Paragraph { inlines: at..at + 1, span });
+    }
+
+    /// A list's or an item's range from its marker on: pulldown-cmark starts a nested one at
+    /// the indentation before the marker, and a diagnostic points at the marker's column.
+    fn at_marker(&self, range: Range<usize>) -> Range<usize> {
+        let lead =
+            self.source.get(range.clone()).map_or(0, |text| text.len() - text.trim_start_matches([' ', '\t']).len());
+        range.start + lead..range.end
     }
 
     fn unmodeled_block(&mut self, name: &str, handling: Handling, span: Range<usize>) {

@@ -49,7 +49,12 @@ pub(crate) fn parse_script<'s>(
     sink: &mut Sink,
     mut on_block: impl FnMut(&MdTree<'s>, &MdBlock, &mut Sink),
 ) {
-    let pieces = markdown::pieces(source, markdown::PIECE);
+    // A byte-order mark an editor wrote is not part of the script: the pieces start after it.
+    let skip = source.len() - without_bom(source).len();
+    let pieces: Vec<Range<usize>> = markdown::pieces(&source[skip..], markdown::PIECE)
+        .into_iter()
+        .map(|piece| piece.start + skip..piece.end + skip)
+        .collect();
     let mut later = Later { sink, nesting_reported: false, on_block: &mut on_block };
     if overlap && pieces.len() > 1 && alongside(source, policy, &pieces, &mut later) {
         return;
@@ -58,6 +63,11 @@ pub(crate) fn parse_script<'s>(
     for piece in &pieces {
         parsed = later.take(parse(source, policy, piece, parsed));
     }
+}
+
+/// The source without the UTF-8 byte-order mark it may begin with.
+pub(crate) fn without_bom(source: &str) -> &str {
+    source.strip_prefix('\u{feff}').unwrap_or(source)
 }
 
 /// The later stages, taking the parsed pieces in order.

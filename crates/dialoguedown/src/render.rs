@@ -30,6 +30,9 @@ pub fn render_human_with(diagnostics: &[Diagnostic], source: &str, file_name: &s
         return String::new();
     }
     let mut out = Vec::new();
+    // A byte-order mark is no column of the first line (the spans count it; the report does not).
+    let skip = source.len() - crate::pipeline::without_bom(source).len();
+    let source = &source[skip..];
     // One line index for the whole script, shared by every report.
     let mut cache = (file_name, Source::from(source));
     let mut line_starts = vec![0];
@@ -40,8 +43,8 @@ pub fn render_human_with(diagnostics: &[Diagnostic], source: &str, file_name: &s
             Severity::Warning => ReportKind::Warning,
             Severity::Info => ReportKind::Advice,
         };
-        let start = crate::diagnostics::clamp(source, diagnostic.span.start);
-        let end = crate::diagnostics::clamp(source, diagnostic.span.end).max(start);
+        let start = crate::diagnostics::clamp(source, diagnostic.span.start.saturating_sub(skip));
+        let end = crate::diagnostics::clamp(source, diagnostic.span.end.saturating_sub(skip)).max(start);
         let report = Report::build(kind, (file_name, start..end))
             .with_config(
                 Config::default().with_color(color).with_char_set(CharSet::Ascii).with_index_type(IndexType::Byte),

@@ -93,10 +93,13 @@ impl Transpiler<'_, '_, '_> {
 
     fn choices(&mut self, ordered: bool, items: &[MdItem], span: &Range<usize>, scope: Scope) -> Choices {
         let level = scope.choice_level + 1;
-        if level > RECOMMENDED_CHOICE_DEPTH {
+        // Once per branch: the groups nested deeper still follow from the same choice.
+        if level == RECOMMENDED_CHOICE_DEPTH + 1 {
+            // The group's marker line: from its first marker to the end of its first block.
+            let first = items.first().and_then(|item| self.tree.blocks(&item.blocks).first());
             self.sink().push(
                 Code::DeepChoiceNesting,
-                span.start..items.first().map_or(span.end, |item| item.span.end),
+                span.start..first.map_or(span.end, |block| block.span().end),
                 format!(
                     "This branch reaches choice nesting level {level}; the recommended maximum is \
                      {RECOMMENDED_CHOICE_DEPTH}. Consider moving it into a new scene and jumping there instead."
