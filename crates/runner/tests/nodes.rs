@@ -313,10 +313,41 @@ fn a_random_choice_asks_conditions_and_dynamic_weights_and_leaves_out_what_fails
 #[test]
 fn a_random_choice_with_nothing_to_draw_falls_through() {
     let book = playbook(vec![
-        Node::RandomChoice { out: smallvec![random_arm(1, Weight::Number { percentage: 0.0 }, None), next(2)] },
+        Node::RandomChoice {
+            out: smallvec![
+                random_arm(1, Weight::Number { percentage: 0.0 }, None),
+                random_arm(1, Weight::Number { percentage: 0.0 }, None),
+                next(2)
+            ],
+        },
         line(0, text("Never."), vec![next(3)]),
         line(0, text("After."), vec![next(3)]),
         end(),
     ]);
     assert_eq!(Run::new(&book).send(Command::start()), "said Alice \"After.\"");
+}
+
+#[test]
+fn a_random_choice_of_one_option_takes_it_whatever_it_weighs_unless_its_condition_fails() {
+    let book = |weight: Weight, key: Option<&str>| {
+        playbook(vec![
+            Node::RandomChoice { out: smallvec![random_arm(1, weight, key), next(2)] },
+            line(0, text("Always."), vec![next(3)]),
+            line(0, text("After."), vec![next(3)]),
+            end(),
+        ])
+    };
+    for weight in [Weight::Number { percentage: 0.0 }, Weight::Number { percentage: 40.0 }, Weight::Auto] {
+        for seed in 0..8 {
+            let run = Run::seeded(&book(weight.clone(), None), seed).send(Command::start());
+            assert_eq!(run, "said Alice \"Always.\"", "{weight:?}, seed {seed}");
+        }
+    }
+    let guarded = book(Weight::Number { percentage: 0.0 }, Some("open"));
+    let mut run = Run::new(&guarded);
+    assert_eq!(run.send(Command::start()), "resolve [open]");
+    assert_eq!(run.send(supply(&[no("open")])), "said Alice \"After.\"");
+    let mut run = Run::new(&guarded);
+    run.send(Command::start());
+    assert_eq!(run.send(supply(&[("open", Answer::Truth(true))])), "said Alice \"Always.\"");
 }

@@ -9,6 +9,8 @@
 //!    counts as 0.
 //! 3. `auto` weights share what the pool's explicit weights leave:
 //!    `max(0, 100 − explicit) / autos`.
+//! 0. A random choice written with one option takes it whenever its condition holds, whatever
+//!    it weighs, and draws nothing.
 //! 4. With a pool whose total is 0 (or no pool at all), no option is selected and the walk falls
 //!    through by the succession.
 //! 5. Otherwise draw `u` in `[0, 1)` ([`Entropy::next_unit`](crate::Entropy::next_unit)), let
@@ -72,6 +74,15 @@ pub(crate) fn pick(weights: &[f64], u: f64) -> Option<usize> {
 impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     /// Draws one option and walks on to it; nothing to draw from falls through.
     pub(crate) fn draw(&mut self, index: usize, node: &'p Node, answers: &Answers<'_>) -> Arrived {
+        // R4.0: one option written is always taken when its condition holds; its weight has no
+        // effect, and nothing is drawn.
+        let mut written = node.out().iter().filter(|edge| matches!(edge, Edge::RandomOption { .. }));
+        if let (Some(Edge::RandomOption { target, condition, .. }), None) = (written.next(), written.next()) {
+            return match guard_holds(condition.as_ref(), answers) {
+                true => Arrived::WalkOn(*target),
+                false => self.step_over(index, "is a random choice whose one option is closed"),
+            };
+        }
         let weights = weights(node, answers);
         if weights.iter().sum::<f64>() <= 0.0 {
             return self.step_over(index, "is a random choice with nothing to draw (no option has weight)");
