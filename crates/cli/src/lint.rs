@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | a node nothing reaches (from the entry or any anchor) | warning | dead words |
 //! | a node from which the story can never end | warning | a run there never reaches an `end` |
-//! | a ring of nodes that hand the host nothing | error (only jumps) or warning (with random choices) | a run entering it is refused `endless-loop` |
+//! | a ring of nodes that never say a line or offer a menu | error (only jumps and commands) or warning (with random choices, or questions whose answers may lead out) | a run going round it is refused `endless-loop` (D10 of `docs/design/runner.md`) |
 //! | one node needing a key as a truth and as words (or a number) | error | the runner refuses it `key-needed-both-ways` |
 //! | one key asked as a truth in one place and as words in another | warning | one world answer cannot serve both |
 
@@ -85,7 +85,7 @@ pub fn lint(playbook: &Playbook) -> Vec<Lint> {
     let seen = reached_from(playbook, starts);
     unreachable(playbook, &seen, &mut lints);
     never_ends(playbook, &seen, &mut lints);
-    silent_rings(playbook, &mut lints);
+    turnless_rings(playbook, &mut lints);
     keys(playbook, &mut lints);
     lints.sort_by_key(|lint| (lint.node, lint.severity != Severity::Error));
     lints
@@ -152,34 +152,82 @@ fn never_ends(playbook: &Playbook, seen: &[bool], lints: &mut Vec<Lint>) {
     }
 }
 
-/// Whether a node hands the host nothing when the walk reaches it, and where it may go on to.
-fn silent_ways(node: &Node) -> Option<(Vec<usize>, bool)> {
+/// What a node does on a ring the person never gets the turn on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// Hands the host nothing and goes one way.
+    Silent,
+    /// Performs commands and goes one way.
+    Performs,
+    /// Draws its way on, asking nothing.
+    Draws,
+    /// Asks the world, whose answers choose the way on (or withhold a line or menu).
+    Asks,
+}
+
+/// Whether a node can be passed without giving the person the turn (saying a line or offering a
+/// menu), and where the walk may go on to then.
+fn turnless_ways(node: &Node) -> Option<(Vec<usize>, Way)> {
+    let all = |out: &[Edge]| out.iter().map(Edge::target).collect::<Vec<_>>();
+    let succession = |out: &[Edge]| out.iter().filter(|e| e.is_succession()).map(Edge::target).collect::<Vec<_>>();
     match node {
-        Node::Control { effects, condition: None, out } if !effects.iter().any(|f| f.is_command()) => {
-            if out.iter().any(|e| e.condition().is_some()) {
-                return None;
+        Node::Control { effects, condition, out } => {
+            if condition.is_some() || out.iter().any(|e| e.condition().is_some()) {
+                return Some((all(out), Way::Asks));
             }
             let onward = out
                 .iter()
                 .find(|e| matches!(e, Edge::Divert { .. }))
                 .or_else(|| out.iter().find(|e| e.is_succession()))
                 .map(Edge::target);
-            Some((onward.into_iter().collect(), false))
+            let way = if effects.iter().any(|f| f.is_command()) { Way::Performs } else { Way::Silent };
+            Some((onward.into_iter().collect(), way))
         }
         Node::RandomChoice { out } => {
             let asks = out.iter().any(|e| {
                 e.condition().is_some() || matches!(e, Edge::RandomOption { weight: Weight::Query { .. }, .. })
             });
-            (!asks).then(|| (out.iter().map(Edge::target).collect(), true))
+            Some((all(out), if asks { Way::Asks } else { Way::Draws }))
+        }
+        Node::Branch { out } => Some((all(out), Way::Asks)),
+        // A line or menu the world may withhold is stepped over by its succession.
+        Node::Line { condition: Some(_), out, .. } => Some((succession(out), Way::Asks)),
+        Node::Choice { out, .. } if out.iter().filter(|e| !e.is_succession()).all(|e| e.condition().is_some()) => {
+            Some((succession(out), Way::Asks))
         }
         _ => None,
     }
 }
 
-fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
+/// How a ring reads, by what its members do: its severity and what a run does there.
+fn ring_verdict(ways: impl Iterator<Item = Way> + Clone) -> (Severity, &'static str) {
+    let has = |way: Way| ways.clone().any(|w| w == way);
+    if has(Way::Asks) {
+        (
+            Severity::Warning,
+            "never says a line or offers a menu unless the world's answers lead out: a run the world keeps going \
+             round there is refused as an endless loop",
+        )
+    } else if has(Way::Draws) {
+        (
+            Severity::Warning,
+            "hands the host nothing: a run that draws its way round there is refused as an endless loop",
+        )
+    } else if has(Way::Performs) {
+        (
+            Severity::Error,
+            "never says a line or offers a menu, only performs commands: a run that enters it is refused as an \
+             endless loop",
+        )
+    } else {
+        (Severity::Error, "hands the host nothing: a run that enters there is refused as an endless loop")
+    }
+}
+
+fn turnless_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
     let n = playbook.nodes.len();
-    let ways: Vec<Option<(Vec<usize>, bool)>> = playbook.nodes.iter().map(silent_ways).collect();
-    // Tarjan's strongly connected components over the silent subgraph, iteratively.
+    let ways: Vec<Option<(Vec<usize>, Way)>> = playbook.nodes.iter().map(turnless_ways).collect();
+    // Tarjan's strongly connected components over the subgraph that gives nobody the turn.
     let mut index_of = vec![usize::MAX; n];
     let mut low = vec![0usize; n];
     let mut on_stack = vec![false; n];
@@ -229,18 +277,13 @@ fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
                     ring.len() == 1 && ways[at].as_ref().is_some_and(|(targets, _)| targets.contains(&at));
                 if ring.len() > 1 || loops_on_itself {
                     ring.sort_unstable();
-                    let random = ring.iter().any(|&m| ways[m].as_ref().is_some_and(|(_, r)| *r));
+                    let (severity, what) = ring_verdict(ring.iter().filter_map(|&m| ways[m].as_ref().map(|(_, w)| *w)));
                     if reported.insert(ring[0]) {
                         let members: Vec<String> = ring.iter().map(|m| m.to_string()).collect();
                         lints.push(Lint {
-                            severity: if random { Severity::Warning } else { Severity::Error },
+                            severity,
                             node: ring[0],
-                            message: format!(
-                                "nodes {} form a ring that hands the host nothing: a run {} there is refused as an \
-                                 endless loop",
-                                members.join(", "),
-                                if random { "that draws its way round" } else { "that enters" }
-                            ),
+                            message: format!("nodes {} form a ring that {what}", members.join(", ")),
                         });
                     }
                 }
@@ -336,6 +379,46 @@ mod tests {
         assert!(messages.iter().any(|m| m.contains("can never reach an end")), "{messages:?}");
         let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring");
         assert_eq!((ring.severity, ring.node), (Severity::Error, 1));
+    }
+
+    fn tick(out: Vec<Edge>) -> Node {
+        Node::Control {
+            effects: vec![Fragment::DefaultCommand { action: "tick".into() }],
+            condition: None,
+            out: out.into(),
+        }
+    }
+
+    #[test]
+    fn a_ring_that_only_performs_is_an_error_and_one_the_world_may_leave_warns() {
+        // Hi, then a line-less ring of control nodes around `("tick")`.
+        let forced = book(vec![
+            line("Hi.", vec![Edge::Succession { target: 1 }]),
+            tick(vec![Edge::Succession { target: 2 }]),
+            jump(1),
+            Node::End,
+        ]);
+        let lints = lint(&forced);
+        let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring is found");
+        assert_eq!((ring.severity, ring.node), (Severity::Error, 1), "{lints:?}");
+        assert!(ring.message.contains("never says a line or offers a menu"), "{}", ring.message);
+        // The same ring, left when the world says `done?`: a loop the world may end.
+        let ended_by_the_world = book(vec![
+            line("Hi.", vec![Edge::Succession { target: 1 }]),
+            tick(vec![Edge::Succession { target: 2 }]),
+            Node::Control {
+                effects: vec![],
+                condition: None,
+                out: smallvec![
+                    Edge::Divert { target: 3, label: vec![], condition: Some(Condition::key("done")) },
+                    Edge::Succession { target: 1 }
+                ],
+            },
+            Node::End,
+        ]);
+        let lints = lint(&ended_by_the_world);
+        let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring is found");
+        assert_eq!((ring.severity, ring.node), (Severity::Warning, 1), "{lints:?}");
     }
 
     #[test]
