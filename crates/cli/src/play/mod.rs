@@ -36,7 +36,8 @@ const HELP: &str = "\
 Enter moves on; a number picks an option. Commands:
   :undo         take back the last move
   :history      the transcript so far
-  :save FILE    save the run
+  :save FILE    save the run (never over the story's own files; :save! FILE
+                replaces a file that is not a save)
   :load FILE    load a run (replayed against the script as it is now)
   :why          where the run stands, and why each way out is open or closed
   :restart      start again
@@ -89,7 +90,14 @@ pub fn run(options: PlayOptions) -> ExitCode {
         },
         None => story::no_world(),
     };
+    // What `:save` must never write over: the story's own files.
+    let own_files =
+        [Some(options.file.clone()), world.clone(), crate::compile::config_for(&options.file, &options.settings)]
+            .into_iter()
+            .flatten()
+            .collect();
     let mut player = Player {
+        own_files,
         world: Attended { inner, ask: interactive },
         painter: Painter { colour },
         interactive,
@@ -159,6 +167,8 @@ fn fail(message: &str) -> ExitCode {
 }
 
 struct Player<'s> {
+    /// The story's own files (script or project, world, configuration), which a save never replaces.
+    own_files: Vec<PathBuf>,
     world: Attended,
     painter: Painter,
     interactive: bool,
@@ -334,13 +344,22 @@ impl Player<'_> {
                 }
                 Err(error) => self.say(&self.painter.warning(&error.to_string())),
             },
-            "save" => {
+            "save" | "save!" => {
                 if argument.is_empty() {
                     self.say("Usage: :save FILE");
                 } else {
-                    match std::fs::write(argument, playable.save_json()) {
+                    let overwrite = name == "save!";
+                    match stagehand_session::write_save(
+                        Path::new(argument),
+                        &playable.save_json(),
+                        &self.own_files,
+                        overwrite,
+                    ) {
                         Ok(()) => self.say(&format!("(saved to {argument})")),
-                        Err(error) => self.say(&self.painter.warning(&format!("{argument}: {error}"))),
+                        Err(error @ stagehand_session::SaveFileError::NotASave(_)) => self.say(
+                            &self.painter.warning(&format!("{error} (:save! {argument} replaces it with the save)")),
+                        ),
+                        Err(error) => self.say(&self.painter.warning(&error.to_string())),
                     }
                 }
             }
