@@ -75,7 +75,7 @@ mod speakers;
 mod transpile;
 
 pub use config::{ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
-pub use diagnostics::{Code, Diagnostic, Severity};
+pub use diagnostics::{line_columns, Code, Diagnostic, Severity};
 pub use render::{render_human, render_human_with, render_json, render_json_values};
 pub use stagehand_playbook::Playbook;
 
@@ -90,6 +90,11 @@ pub struct Compilation {
     pub playbook: Option<Playbook>,
     /// Everything found, errors, warnings and notes alike, in source order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Where in the source each node of the playbook was written, by node: a byte offset (the
+    /// start of its line, list or `if`; the source's length for the shared end node). Empty
+    /// when there is no playbook. The playbook format carries no positions; this is how a tool
+    /// over the compiled graph (`stagehand check`'s lints) points at source lines.
+    pub node_offsets: Vec<usize>,
 }
 
 impl Compilation {
@@ -114,11 +119,11 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
         lowering.blocks(blocks.drain(..));
     });
     let (speakers, mut found) = analyzer.finish();
-    let playbook = lowering.finish(file_name, speakers, &mut found);
+    let (playbook, offsets) = lowering.finish(file_name, source.len(), speakers, &mut found);
     // A stage that found errors is the last whose diagnostics count, unless in best effort.
     if options.mode == Mode::BestEffort || !sink.has_errors() {
         sink.append(found);
     }
-    let playbook = (!sink.has_errors()).then_some(playbook);
-    Compilation { playbook, diagnostics: sink.finish(source, file_name) }
+    let (playbook, node_offsets) = if sink.has_errors() { (None, Vec::new()) } else { (Some(playbook), offsets) };
+    Compilation { playbook, diagnostics: sink.finish(source, file_name), node_offsets }
 }
