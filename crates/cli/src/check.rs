@@ -67,13 +67,16 @@ fn report_lints(
             Severity::Warning => count.warnings += 1,
             _ => {}
         }
+        let at = match found.place {
+            Some((line, column)) => format!("{name}:{line}:{column}"),
+            None => format!("{name} (node {})", found.node),
+        };
         match format {
-            MessageFormat::Human => {
-                println!("{}[graph]: {}\n  --> {name} (node {})", found.severity.as_str(), found.message, found.node)
-            }
+            MessageFormat::Human => println!("{}[graph]: {}\n  --> {at}", found.severity.as_str(), found.message),
             MessageFormat::Json => json_findings.push(json!({
                 "file": name, "severity": found.severity.as_str(), "code": "graph",
                 "message": found.message, "node": found.node,
+                "line": found.place.map(|p| p.0), "column": found.place.map(|p| p.1),
             })),
         }
     }
@@ -119,7 +122,9 @@ fn check_script(
         }
         return count;
     }
-    let more = report_lints(&name, &lint(&playbook), format, json_findings);
+    // The playbook carries no positions; the compiler says where each node was written.
+    let places = stagehand_dialoguedown::line_columns(&source, &compilation.node_offsets);
+    let more = report_lints(&name, &lint(&playbook, &places), format, json_findings);
     count.errors += more.errors;
     count.warnings += more.warnings;
     count
@@ -132,7 +137,7 @@ fn check_playbook(
     json_findings: &mut Vec<serde_json::Value>,
 ) -> Count {
     match stagehand_playbook::read(&String::from_utf8_lossy(bytes)) {
-        Ok(playbook) => report_lints(name, &lint(&playbook), format, json_findings),
+        Ok(playbook) => report_lints(name, &lint(&playbook, &[]), format, json_findings),
         Err(error) => {
             match format {
                 MessageFormat::Human => println!("error[reader]: {error}\n  --> {name}"),

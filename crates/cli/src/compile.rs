@@ -42,10 +42,7 @@ fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
 /// `dialogue.toml` in the script's folder or above it (else the defaults), with `--mode` over
 /// its `mode`.
 pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String> {
-    let path = match &settings.config {
-        Some(path) => Some(path.clone()),
-        None => nearest_config(script),
-    };
+    let path = config_for(script, settings);
     let mut options = match &path {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -62,6 +59,11 @@ pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String
     let script = real(script).unwrap_or_else(|| script.to_path_buf());
     options.script = Some(stagehand_dialoguedown::script_name(&script, root.as_deref()));
     Ok(options)
+}
+
+/// The configuration a script compiles with: the one `settings` name, else the nearest.
+pub fn config_for(script: &Path, settings: &Settings) -> Option<PathBuf> {
+    settings.config.clone().or_else(|| nearest_config(script))
 }
 
 /// The `dialogue.toml` nearest a script: in its folder, or the closest folder above.

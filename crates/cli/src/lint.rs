@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | a node nothing reaches (from the entry or any anchor) | warning | dead words |
 //! | a node from which the story can never end | warning | a run there never reaches an `end` |
-//! | a ring of nodes that hand the host nothing | error (only jumps) or warning (with random choices) | a run entering it is refused `endless-loop` |
+//! | a ring of nodes that never say a line or offer a menu | error (only jumps and commands) or warning (with random choices, or questions whose answers may lead out) | a run going round it is refused `endless-loop` (D10 of `docs/design/runner.md`) |
 //! | one node needing a key as a truth and as words (or a number) | error | the runner refuses it `key-needed-both-ways` |
 //! | one key asked as a truth in one place and as words in another | warning | one world answer cannot serve both |
 
@@ -23,6 +23,8 @@ pub struct Lint {
     pub severity: Severity,
     /// The node it concerns (its position in the playbook).
     pub node: usize,
+    /// Where the node was written (line and column, from 1), when the source is known.
+    pub place: Option<(usize, usize)>,
     /// What is wrong, naming the node by its words where it has some.
     pub message: String,
 }
@@ -55,8 +57,31 @@ impl Use {
     }
 }
 
-/// How a node reads to a person: its kind and its first words.
-pub fn describe_node(playbook: &Playbook, index: usize) -> String {
+/// Where each node was written (line and column, from 1), by node; empty when only the compiled
+/// playbook is known (a playbook file), and nodes are named by number.
+pub type Places<'a> = &'a [(usize, usize)];
+
+/// A node by where it was written (`the line at 5:1`), else by number (`node 2 (line)`).
+fn name_node(playbook: &Playbook, places: Places<'_>, index: usize) -> String {
+    let Some(node) = playbook.nodes.get(index) else { return format!("node {index}") };
+    match places.get(index) {
+        Some((line, column)) => {
+            let kind = match node {
+                Node::Line { .. } => "line",
+                Node::Control { .. } => "control line",
+                Node::Choice { .. } => "menu",
+                Node::RandomChoice { .. } => "random choice",
+                Node::Branch { .. } => "conditional block",
+                Node::End => "end",
+            };
+            format!("the {kind} at {line}:{column}")
+        }
+        None => format!("node {index} ({})", node.kind()),
+    }
+}
+
+/// How a node reads to a person: where it was written (or its number) and its first words.
+pub fn describe_node(playbook: &Playbook, places: Places<'_>, index: usize) -> String {
     let Some(node) = playbook.nodes.get(index) else { return format!("node {index}") };
     let words = match node {
         Node::Line { speaker, speech, .. } => {
@@ -69,7 +94,7 @@ pub fn describe_node(playbook: &Playbook, index: usize) -> String {
         }),
         _ => None,
     };
-    let mut text = format!("node {index} ({})", node.kind());
+    let mut text = name_node(playbook, places, index);
     if let Some(words) = words {
         let short: String = words.chars().take(60).collect();
         let ellipsis = if short.len() < words.len() { "…" } else { "" };
@@ -78,15 +103,18 @@ pub fn describe_node(playbook: &Playbook, index: usize) -> String {
     text
 }
 
-/// Runs every lint.
-pub fn lint(playbook: &Playbook) -> Vec<Lint> {
+/// Runs every lint; `places` (from the compiler) name nodes by where they were written.
+pub fn lint(playbook: &Playbook, places: Places<'_>) -> Vec<Lint> {
     let mut lints = Vec::new();
     let starts = std::iter::once(playbook.entry).chain(playbook.anchors.values().copied());
     let seen = reached_from(playbook, starts);
-    unreachable(playbook, &seen, &mut lints);
-    never_ends(playbook, &seen, &mut lints);
-    silent_rings(playbook, &mut lints);
-    keys(playbook, &mut lints);
+    unreachable(playbook, places, &seen, &mut lints);
+    never_ends(playbook, places, &seen, &mut lints);
+    turnless_rings(playbook, places, &mut lints);
+    keys(playbook, places, &mut lints);
+    for found in &mut lints {
+        found.place = places.get(found.node).copied();
+    }
     lints.sort_by_key(|lint| (lint.node, lint.severity != Severity::Error));
     lints
 }
@@ -108,21 +136,25 @@ fn reached_from(playbook: &Playbook, starts: impl IntoIterator<Item = usize>) ->
 }
 
 /// Nodes nothing reaches; `seen` holds what the start and the scenes reach.
-fn unreachable(playbook: &Playbook, seen: &[bool], lints: &mut Vec<Lint>) {
+fn unreachable(playbook: &Playbook, places: Places<'_>, seen: &[bool], lints: &mut Vec<Lint>) {
     for (index, reached) in seen.iter().enumerate() {
         // The end node is shared; a script whose every path jumps away leaves it unreached harmlessly.
         if !reached && !matches!(playbook.nodes[index], Node::End) {
             lints.push(Lint {
                 severity: Severity::Warning,
                 node: index,
-                message: format!("{} is never reached from the start or any scene", describe_node(playbook, index)),
+                place: None,
+                message: format!(
+                    "{} is never reached from the start or any scene",
+                    describe_node(playbook, places, index)
+                ),
             });
         }
     }
 }
 
 /// Where a run first gets trapped; `seen` holds what the start and the scenes reach.
-fn never_ends(playbook: &Playbook, seen: &[bool], lints: &mut Vec<Lint>) {
+fn never_ends(playbook: &Playbook, places: Places<'_>, seen: &[bool], lints: &mut Vec<Lint>) {
     let n = playbook.nodes.len();
     let mut predecessors = vec![Vec::new(); n];
     for (from, node) in playbook.nodes.iter().enumerate() {
@@ -146,40 +178,89 @@ fn never_ends(playbook: &Playbook, seen: &[bool], lints: &mut Vec<Lint>) {
             lints.push(Lint {
                 severity: Severity::Warning,
                 node: index,
-                message: format!("from {}, the story can never reach an end", describe_node(playbook, index)),
+                place: None,
+                message: format!("from {}, the story can never reach an end", describe_node(playbook, places, index)),
             });
         }
     }
 }
 
-/// Whether a node hands the host nothing when the walk reaches it, and where it may go on to.
-fn silent_ways(node: &Node) -> Option<(Vec<usize>, bool)> {
+/// What a node does on a ring the person never gets the turn on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// Hands the host nothing and goes one way.
+    Silent,
+    /// Performs commands and goes one way.
+    Performs,
+    /// Draws its way on, asking nothing.
+    Draws,
+    /// Asks the world, whose answers choose the way on (or withhold a line or menu).
+    Asks,
+}
+
+/// Whether a node can be passed without giving the person the turn (saying a line or offering a
+/// menu), and where the walk may go on to then.
+fn turnless_ways(node: &Node) -> Option<(Vec<usize>, Way)> {
+    let all = |out: &[Edge]| out.iter().map(Edge::target).collect::<Vec<_>>();
+    let succession = |out: &[Edge]| out.iter().filter(|e| e.is_succession()).map(Edge::target).collect::<Vec<_>>();
     match node {
-        Node::Control { effects, condition: None, out } if !effects.iter().any(|f| f.is_command()) => {
-            if out.iter().any(|e| e.condition().is_some()) {
-                return None;
+        Node::Control { effects, condition, out } => {
+            if condition.is_some() || out.iter().any(|e| e.condition().is_some()) {
+                return Some((all(out), Way::Asks));
             }
             let onward = out
                 .iter()
                 .find(|e| matches!(e, Edge::Divert { .. }))
                 .or_else(|| out.iter().find(|e| e.is_succession()))
                 .map(Edge::target);
-            Some((onward.into_iter().collect(), false))
+            let way = if effects.iter().any(|f| f.is_command()) { Way::Performs } else { Way::Silent };
+            Some((onward.into_iter().collect(), way))
         }
         Node::RandomChoice { out } => {
             let asks = out.iter().any(|e| {
                 e.condition().is_some() || matches!(e, Edge::RandomOption { weight: Weight::Query { .. }, .. })
             });
-            (!asks).then(|| (out.iter().map(Edge::target).collect(), true))
+            Some((all(out), if asks { Way::Asks } else { Way::Draws }))
+        }
+        Node::Branch { out } => Some((all(out), Way::Asks)),
+        // A line or menu the world may withhold is stepped over by its succession.
+        Node::Line { condition: Some(_), out, .. } => Some((succession(out), Way::Asks)),
+        Node::Choice { out, .. } if out.iter().filter(|e| !e.is_succession()).all(|e| e.condition().is_some()) => {
+            Some((succession(out), Way::Asks))
         }
         _ => None,
     }
 }
 
-fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
+/// How a ring reads, by what its members do: its severity and what a run does there.
+fn ring_verdict(ways: impl Iterator<Item = Way> + Clone) -> (Severity, &'static str) {
+    let has = |way: Way| ways.clone().any(|w| w == way);
+    if has(Way::Asks) {
+        (
+            Severity::Warning,
+            "never says a line or offers a menu unless the world's answers lead out: a run the world keeps going \
+             round there is refused as an endless loop",
+        )
+    } else if has(Way::Draws) {
+        (
+            Severity::Warning,
+            "hands the host nothing: a run that draws its way round there is refused as an endless loop",
+        )
+    } else if has(Way::Performs) {
+        (
+            Severity::Error,
+            "never says a line or offers a menu, only performs commands: a run that enters it is refused as an \
+             endless loop",
+        )
+    } else {
+        (Severity::Error, "hands the host nothing: a run that enters there is refused as an endless loop")
+    }
+}
+
+fn turnless_rings(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>) {
     let n = playbook.nodes.len();
-    let ways: Vec<Option<(Vec<usize>, bool)>> = playbook.nodes.iter().map(silent_ways).collect();
-    // Tarjan's strongly connected components over the silent subgraph, iteratively.
+    let ways: Vec<Option<(Vec<usize>, Way)>> = playbook.nodes.iter().map(turnless_ways).collect();
+    // Tarjan's strongly connected components over the subgraph that gives nobody the turn.
     let mut index_of = vec![usize::MAX; n];
     let mut low = vec![0usize; n];
     let mut on_stack = vec![false; n];
@@ -229,18 +310,23 @@ fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
                     ring.len() == 1 && ways[at].as_ref().is_some_and(|(targets, _)| targets.contains(&at));
                 if ring.len() > 1 || loops_on_itself {
                     ring.sort_unstable();
-                    let random = ring.iter().any(|&m| ways[m].as_ref().is_some_and(|(_, r)| *r));
+                    let (severity, what) = ring_verdict(ring.iter().filter_map(|&m| ways[m].as_ref().map(|(_, w)| *w)));
                     if reported.insert(ring[0]) {
-                        let members: Vec<String> = ring.iter().map(|m| m.to_string()).collect();
+                        let members = if places.is_empty() {
+                            let numbers: Vec<String> = ring.iter().map(|m| m.to_string()).collect();
+                            format!("nodes {}", numbers.join(", "))
+                        } else {
+                            let named: Vec<String> = ring.iter().map(|&m| name_node(playbook, places, m)).collect();
+                            match named.split_last() {
+                                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                                _ => named.concat(),
+                            }
+                        };
                         lints.push(Lint {
-                            severity: if random { Severity::Warning } else { Severity::Error },
+                            severity,
                             node: ring[0],
-                            message: format!(
-                                "nodes {} form a ring that hands the host nothing: a run {} there is refused as an \
-                                 endless loop",
-                                members.join(", "),
-                                if random { "that draws its way round" } else { "that enters" }
-                            ),
+                            place: None,
+                            message: format!("{members} form a ring that {what}"),
                         });
                     }
                 }
@@ -251,7 +337,7 @@ fn silent_rings(playbook: &Playbook, lints: &mut Vec<Lint>) {
 
 /// Keys asked two ways: within one node, which the runner refuses (as [`PlayContext::conflict`]
 /// finds it), and across nodes, which one world answer cannot serve.
-fn keys(playbook: &Playbook, lints: &mut Vec<Lint>) {
+fn keys(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>) {
     let context = PlayContext::new(playbook);
     let mut everywhere: BTreeMap<&str, BTreeMap<Use, usize>> = BTreeMap::new();
     for index in 0..playbook.nodes.len() {
@@ -261,9 +347,10 @@ fn keys(playbook: &Playbook, lints: &mut Vec<Lint>) {
             lints.push(Lint {
                 severity: Severity::Error,
                 node: index,
+                place: None,
                 message: format!(
                     "{} needs the key \"{key}\" as {} and as {}, which one answer cannot be (the runner refuses it)",
-                    describe_node(playbook, index),
+                    describe_node(playbook, places, index),
                     kinds[0].describe(),
                     kinds[1].describe()
                 ),
@@ -275,15 +362,16 @@ fn keys(playbook: &Playbook, lints: &mut Vec<Lint>) {
         }
     }
     for (key, kinds) in everywhere.iter().filter(|(_, kinds)| kinds.len() > 1) {
-        let places: Vec<String> = kinds
+        let asked: Vec<String> = kinds
             .iter()
-            .map(|(kind, node)| format!("as {} at {}", kind.describe(), describe_node(playbook, *node)))
+            .map(|(kind, node)| format!("as {} at {}", kind.describe(), describe_node(playbook, places, *node)))
             .collect();
         let first = kinds.values().copied().min().unwrap_or(0);
         lints.push(Lint {
             severity: Severity::Warning,
             node: first,
-            message: format!("the key \"{key}\" is asked {}", places.join(", and ")),
+            place: None,
+            message: format!("the key \"{key}\" is asked {}", asked.join(", and ")),
         });
     }
 }
@@ -315,7 +403,7 @@ mod tests {
     #[test]
     fn a_clean_graph_has_no_lints() {
         let playbook = book(vec![line("Hi.", vec![Edge::Succession { target: 1 }]), Node::End]);
-        assert!(lint(&playbook).is_empty());
+        assert!(lint(&playbook, &[]).is_empty());
     }
 
     #[test]
@@ -327,7 +415,7 @@ mod tests {
             line("Never said.", vec![Edge::Succession { target: 4 }]),
             Node::End,
         ]);
-        let lints = lint(&playbook);
+        let lints = lint(&playbook, &[]);
         let messages: Vec<&str> = lints.iter().map(|l| l.message.as_str()).collect();
         assert!(
             messages.iter().any(|m| m.contains("node 3 (line) \"Alice: Never said.\" is never reached")),
@@ -336,6 +424,46 @@ mod tests {
         assert!(messages.iter().any(|m| m.contains("can never reach an end")), "{messages:?}");
         let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring");
         assert_eq!((ring.severity, ring.node), (Severity::Error, 1));
+    }
+
+    fn tick(out: Vec<Edge>) -> Node {
+        Node::Control {
+            effects: vec![Fragment::DefaultCommand { action: "tick".into() }],
+            condition: None,
+            out: out.into(),
+        }
+    }
+
+    #[test]
+    fn a_ring_that_only_performs_is_an_error_and_one_the_world_may_leave_warns() {
+        // Hi, then a line-less ring of control nodes around `("tick")`.
+        let forced = book(vec![
+            line("Hi.", vec![Edge::Succession { target: 1 }]),
+            tick(vec![Edge::Succession { target: 2 }]),
+            jump(1),
+            Node::End,
+        ]);
+        let lints = lint(&forced, &[]);
+        let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring is found");
+        assert_eq!((ring.severity, ring.node), (Severity::Error, 1), "{lints:?}");
+        assert!(ring.message.contains("never says a line or offers a menu"), "{}", ring.message);
+        // The same ring, left when the world says `done?`: a loop the world may end.
+        let ended_by_the_world = book(vec![
+            line("Hi.", vec![Edge::Succession { target: 1 }]),
+            tick(vec![Edge::Succession { target: 2 }]),
+            Node::Control {
+                effects: vec![],
+                condition: None,
+                out: smallvec![
+                    Edge::Divert { target: 3, label: vec![], condition: Some(Condition::key("done")) },
+                    Edge::Succession { target: 1 }
+                ],
+            },
+            Node::End,
+        ]);
+        let lints = lint(&ended_by_the_world, &[]);
+        let ring = lints.iter().find(|l| l.message.contains("ring")).expect("the ring is found");
+        assert_eq!((ring.severity, ring.node), (Severity::Warning, 1), "{lints:?}");
     }
 
     #[test]
@@ -353,7 +481,7 @@ mod tests {
             },
             Node::End,
         ]);
-        assert!(lint(&playbook).iter().all(|l| !l.message.contains("\"K\"")), "{:?}", lint(&playbook));
+        assert!(lint(&playbook, &[]).iter().all(|l| !l.message.contains("\"K\"")), "{:?}", lint(&playbook, &[]));
     }
 
     #[test]
@@ -379,7 +507,7 @@ mod tests {
             },
             Node::End,
         ]);
-        let lints = lint(&playbook);
+        let lints = lint(&playbook, &[]);
         assert!(lints.iter().any(|l| l.severity == Severity::Error && l.node == 0 && l.message.contains("\"mood\"")));
         assert!(lints.iter().any(|l| l.severity == Severity::Warning && l.message.contains("\"gold\"")));
     }

@@ -117,6 +117,8 @@ pub(crate) struct Line {
     pub speaker_index: usize,
     pub speech: Vec<Fragment>,
     pub jump: Option<Box<Jump>>,
+    /// The byte the line starts at (where [`Compilation::node_offsets`](crate::Compilation) points).
+    pub start: usize,
 }
 
 /// An effect-only line.
@@ -125,6 +127,8 @@ pub(crate) struct ControlLine {
     pub condition: Option<Cond>,
     pub effects: Vec<Fragment>,
     pub jump: Option<Box<Jump>>,
+    /// The byte the line starts at.
+    pub start: usize,
 }
 
 /// A choice weight, as written.
@@ -168,6 +172,8 @@ pub(crate) struct ChoiceArm {
 #[derive(Debug, Clone)]
 pub(crate) struct ControlBlock {
     pub arms: Vec<Arm>,
+    /// The byte the block's `if` starts at.
+    pub start: usize,
 }
 
 /// Emptied containers, given back by the graph once it has lowered what was in them, for the

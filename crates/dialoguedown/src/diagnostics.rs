@@ -371,6 +371,20 @@ pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
     (cursor.line, cursor.column)
 }
 
+/// The line and column (both from 1, columns in characters, as diagnostics count them) of each
+/// byte offset of `source`, in the order given; one pass over the source however many there are.
+pub fn line_columns(source: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut places = vec![(1, 1); offsets.len()];
+    let mut cursor = Cursor::start(source);
+    for i in order {
+        cursor.advance(source, clamp(source, offsets[i]));
+        places[i] = (cursor.line, cursor.column);
+    }
+    places
+}
+
 /// The nearest char boundary at or before `at`, within the source.
 pub(crate) fn clamp(source: &str, at: usize) -> usize {
     let mut at = at.min(source.len());

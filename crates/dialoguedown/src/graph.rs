@@ -54,6 +54,8 @@ pub(crate) struct Lowering {
     spare: Vec<Vec<Hole>>,
     /// Containers emptied by lowering, for the transpiler to fill again.
     pub emptied: Spare,
+    /// Where in the source each node was written (a byte offset), by node.
+    offsets: Vec<usize>,
 }
 
 impl Lowering {
@@ -65,12 +67,20 @@ impl Lowering {
 
     /// Ends the graph and builds the playbook, reporting into `sink` every jump to an anchor
     /// no scene has. Lines' speakers are settled against the finished speaker table.
-    pub fn finish(mut self, script: &str, speakers: Speakers, sink: &mut Sink) -> Playbook {
+    /// Also returns where each node was written (a byte offset of `source_len` for the end node).
+    pub fn finish(
+        mut self,
+        script: &str,
+        source_len: usize,
+        speakers: Speakers,
+        sink: &mut Sink,
+    ) -> (Playbook, Vec<usize>) {
         let mut open = std::mem::take(&mut self.open);
         let end = self.nodes.len();
         self.nodes.push(Node::End);
+        self.offsets.push(source_len);
         self.fill(&mut open, end);
-        let Lowering { mut nodes, anchors, late, defaulted, .. } = self;
+        let Lowering { mut nodes, anchors, late, defaulted, offsets, .. } = self;
         for (node, edge, what) in late {
             let target = match what {
                 Late::End => end,
@@ -103,7 +113,7 @@ impl Lowering {
         playbook.anchors = anchors.into_iter().collect();
         playbook.speakers = speakers.table;
         playbook.nodes = nodes;
-        playbook
+        (playbook, offsets)
     }
 }
 
@@ -119,9 +129,10 @@ fn condition(cond: &Option<Cond>) -> Option<Condition> {
 }
 
 impl Lowering {
-    fn add(&mut self, node: Node, open: &mut Vec<Hole>) -> usize {
+    fn add(&mut self, node: Node, at: usize, open: &mut Vec<Hole>) -> usize {
         let id = self.nodes.len();
         self.nodes.push(node);
+        self.offsets.push(at);
         self.fill(open, id);
         id
     }
@@ -194,7 +205,7 @@ impl Lowering {
                     // Room for one edge inline; a jump that may not be taken adds a second.
                     out: Edges::new(),
                 };
-                let id = self.add(node, &mut open);
+                let id = self.add(node, line.start, &mut open);
                 if line.speaker_index == LATER_DEFAULT {
                     self.defaulted.push(id);
                 }
@@ -214,7 +225,7 @@ impl Lowering {
                 let node_condition = if on_jump { None } else { condition(&control.condition) };
                 let node =
                     Node::Control { effects: control.effects, condition: node_condition.clone(), out: Edges::new() };
-                let id = self.add(node, &mut open);
+                let id = self.add(node, control.start, &mut open);
                 let jump_condition = match &control.jump {
                     Some(jump) if jump.condition.is_some() => condition(&jump.condition),
                     _ if on_jump => condition(&control.condition),
@@ -232,7 +243,7 @@ impl Lowering {
                 let out = Edges::with_capacity(choices.options.len() + 1);
                 let node =
                     if random { Node::RandomChoice { out } } else { Node::Choice { ordered: choices.ordered, out } };
-                let id = self.add(node, &mut open);
+                let id = self.add(node, choices.span.start, &mut open);
                 let mut exits = open;
                 let all_gated = choices.options.iter().all(|option| option.condition.is_some());
                 for (index, option) in choices.options.drain(..).enumerate() {
@@ -263,7 +274,11 @@ impl Lowering {
                 exits
             }
             Block::Branches(mut control) => {
-                let id = self.add(Node::Branch { out: Edges::with_capacity(control.arms.len() + 1) }, &mut open);
+                let id = self.add(
+                    Node::Branch { out: Edges::with_capacity(control.arms.len() + 1) },
+                    control.start,
+                    &mut open,
+                );
                 let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
                 for (index, arm) in control.arms.drain(..).enumerate() {

@@ -77,7 +77,7 @@ mod styled;
 mod transpile;
 
 pub use config::{script_name, ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
-pub use diagnostics::{Code, Diagnostic, Severity};
+pub use diagnostics::{line_columns, Code, Diagnostic, Severity};
 pub use render::{render_human, render_human_with, render_json, render_json_values};
 pub use stagehand_playbook::Playbook;
 
@@ -92,6 +92,11 @@ pub struct Compilation {
     pub playbook: Option<Playbook>,
     /// Everything found, errors, warnings and notes alike, in source order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Where in the source each node of the playbook was written, by node: a byte offset (the
+    /// start of its line, list or `if`; the source's length for the shared end node). Empty
+    /// when there is no playbook. The playbook format carries no positions; this is how a tool
+    /// over the compiled graph (`stagehand check`'s lints) points at source lines.
+    pub node_offsets: Vec<usize>,
 }
 
 impl Compilation {
@@ -119,7 +124,7 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     });
     let (speakers, mut found) = analyzer.finish();
     let script = options.script.as_deref().unwrap_or_else(|| config::file_part(file_name));
-    let playbook = lowering.finish(script, speakers, &mut found);
+    let (playbook, offsets) = lowering.finish(script, source.len(), speakers, &mut found);
     // A stage that found errors is the last whose diagnostics count, unless in best effort.
     // Syntax that analysis checks (a random choice's weights) belongs with the syntax stages:
     // it is always reported, and its errors end the compile there like theirs.
@@ -127,6 +132,6 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     if options.mode == Mode::BestEffort || !sink.has_errors() {
         sink.append(found);
     }
-    let playbook = (!sink.has_errors()).then_some(playbook);
-    Compilation { playbook, diagnostics: sink.finish(source, file_name) }
+    let (playbook, node_offsets) = if sink.has_errors() { (None, Vec::new()) } else { (Some(playbook), offsets) };
+    Compilation { playbook, diagnostics: sink.finish(source, file_name), node_offsets }
 }

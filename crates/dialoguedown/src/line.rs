@@ -67,6 +67,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
 
     /// Builds one line from its inlines.
     pub fn line(&mut self, group: &[MdInline], lead: Lead) -> LineParts {
+        let start = group.first().map_or(0, |inline| inline.span().start);
         let mut items = Items { rest: group, skip: 0 };
         let mut parts = LineParts::default();
         if let Some(MdInline::Code { text, span }) = items.first() {
@@ -101,7 +102,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         if !has_speaker && effect_only {
             speech.retain(Fragment::is_command);
             let effects = exact(&mut speech);
-            parts.block = Some(Block::Control(ControlLine { condition, effects, jump }));
+            parts.block = Some(Block::Control(ControlLine { condition, effects, jump, start }));
         } else if !has_speaker && jump.is_none() && speech.is_empty() {
             if let Some(condition) = condition {
                 self.guards_nothing(&condition);
@@ -111,7 +112,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 unquote(&mut speech);
             }
             let said = exact(&mut speech);
-            parts.block = Some(Block::Line(Line { condition, speaker, speaker_index: 0, speech: said, jump }));
+            parts.block = Some(Block::Line(Line { condition, speaker, speaker_index: 0, speech: said, jump, start }));
         }
         speech.clear();
         self.room.speech = speech;

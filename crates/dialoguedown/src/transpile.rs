@@ -205,7 +205,7 @@ impl Transpiler<'_, '_, '_> {
                     }
                     built.push(arm);
                 }
-                out.push(Block::Branches(ControlBlock { arms: built }));
+                out.push(Block::Branches(ControlBlock { arms: built, start: first.span().start }));
             }
         }
     }

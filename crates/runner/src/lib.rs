@@ -74,7 +74,7 @@ pub fn step_into<'c, 'p: 'c>(
     command: Command<'_>,
     events: &mut Vec<Event<'c>>,
 ) -> PlayState {
-    let mut stepper = stepping::Stepper { context, events, entropy: state.entropy };
+    let mut stepper = stepping::Stepper { context, events, entropy: state.entropy, passed: 0 };
     let situation = stepper.step(&state.situation, command);
     PlayState { situation, entropy: stepper.entropy }
 }

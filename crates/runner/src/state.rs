@@ -45,6 +45,9 @@ pub enum Situation {
         node: usize,
         /// Where the node carries on once the host is done.
         resume: Resume,
+        /// Nodes the walk has passed since the run last gave the person the turn (said a line or
+        /// offered a menu): the endless-loop bound counts on from here once the host is done.
+        passed: usize,
     },
     /// Waiting on the world to answer the keys just resolved. The keys are not stored: they are
     /// a function of the node and the moment, so the two cannot disagree.
@@ -53,6 +56,9 @@ pub enum Situation {
         node: usize,
         /// Which reading of the node the answers are for.
         moment: Moment,
+        /// Nodes the walk has passed since the run last gave the person the turn, as in
+        /// [`AwaitingDone`](Situation::AwaitingDone).
+        passed: usize,
     },
     /// Waiting on the player to choose from the menu just offered.
     AwaitingChoice {

@@ -49,7 +49,7 @@ fn a_query_after_a_command_stops_the_step_and_is_asked_once_the_host_is_done() {
     let book = playbook(vec![line(0, speech, vec![next(1)]), end()]);
     let mut run = Run::new(&book);
     assert_eq!(run.send(Command::start()), "said Alice \"A \" | perform One() | continued \" B \" | perform Two()");
-    assert_eq!(run.situation(), &Situation::AwaitingDone { node: 0, resume: Resume::From(2) });
+    assert_eq!(run.situation(), &Situation::AwaitingDone { node: 0, resume: Resume::From(2), passed: 0 });
     assert_eq!(run.send(Command::Done), "resolve [k]");
     assert_eq!(run.send(supply(&[says("k", "15")])), "continued \" 15.\"");
     assert_eq!(run.send(Command::Next), "ended");
@@ -106,7 +106,7 @@ fn a_key_needed_both_ways_is_refused_before_anything_is_asked() {
     assert_eq!(run.send(Command::start()), "refused key-needed-both-ways");
     assert_eq!(run.situation(), &Situation::AtNode(0));
     // Restored straight into the wait, the answer is refused too.
-    run.state.situation = Situation::AwaitingSupply { node: 0, moment: Moment::ToPlay(0) };
+    run.state.situation = Situation::AwaitingSupply { node: 0, moment: Moment::ToPlay(0), passed: 0 };
     assert_eq!(run.send(supply(&[yes("k")])), "refused key-needed-both-ways");
 }
 
@@ -134,7 +134,7 @@ fn a_jump_on_its_own_line_is_walked_past_and_a_guarded_one_asks_first() {
     ]);
     let mut run = Run::new(&book);
     assert_eq!(run.send(Command::start()), "resolve [rainy]");
-    assert_eq!(run.situation(), &Situation::AwaitingSupply { node: 2, moment: Moment::ToLeave });
+    assert_eq!(run.situation(), &Situation::AwaitingSupply { node: 2, moment: Moment::ToLeave, passed: 2 });
     assert_eq!(run.send(supply(&[yes("rainy")])), "said Alice \"Wet.\"");
     let mut run = Run::new(&book);
     run.send(Command::start());
@@ -350,4 +350,65 @@ fn a_random_choice_of_one_option_takes_it_whatever_it_weighs_unless_its_conditio
     let mut run = Run::new(&guarded);
     run.send(Command::start());
     assert_eq!(run.send(supply(&[("open", Answer::Truth(true))])), "said Alice \"Always.\"");
+}
+
+/// Drives a run, answering every `perform` with `done` and every `resolve` with "no", until it
+/// stops handing the host things; returns the last step's report and how many commands were sent.
+fn drive_the_world(run: &mut Run<'_>, first: Command<'static>, limit: usize) -> (String, usize) {
+    let mut report = run.send(first);
+    for sent in 1..=limit {
+        let last = report.rsplit(" | ").next().unwrap_or_default();
+        let command = if report.contains("refused") {
+            return (report, sent);
+        } else if last.starts_with("perform") {
+            Command::Done
+        } else if last.starts_with("resolve [k]") {
+            supply(&[no("k")])
+        } else {
+            return (report, sent);
+        };
+        report = run.send(command);
+    }
+    (report, limit)
+}
+
+#[test]
+fn a_ring_that_only_performs_is_refused_across_the_hand_offs() {
+    // `("tick")` on a ring of two control nodes: each step hands the host a command, so the walk
+    // never passes more nodes than the playbook has in one step, but it never gives the person
+    // the turn either.
+    let ring = playbook(vec![control(vec![wave()], vec![divert(1, None)]), control(vec![], vec![divert(0, None)])]);
+    let mut run = Run::new(&ring);
+    let (report, sent) = drive_the_world(&mut run, Command::start(), 1_000_000);
+    assert!(report.contains("refused endless-loop"), "after {sent} commands: {report}");
+}
+
+#[test]
+fn a_ring_that_only_asks_is_refused_across_the_hand_offs() {
+    // A ring of guarded lines the world always withholds: only questions, never a line.
+    let ring = playbook(vec![
+        guarded_line(0, "k", text("One."), vec![next(1)]),
+        guarded_line(0, "k", text("Two."), vec![next(0)]),
+    ]);
+    let mut run = Run::new(&ring);
+    let (report, sent) = drive_the_world(&mut run, Command::start(), 1_000_000);
+    assert!(report.contains("refused endless-loop"), "after {sent} commands: {report}");
+}
+
+#[test]
+fn many_commands_between_lines_are_not_a_loop() {
+    // A line, then a long run of commands (longer than the playbook is, counted over the whole
+    // session), then the line again: each round says a line, so no round is refused.
+    let mut nodes = vec![line(0, text("Again."), vec![next(1)])];
+    for i in 1..=50 {
+        nodes.push(control(vec![wave()], vec![next(i + 1)]));
+    }
+    nodes.push(control(vec![], vec![divert(0, None)]));
+    let book = playbook(nodes);
+    let mut run = Run::new(&book);
+    assert_eq!(run.send(Command::start()), "said Alice \"Again.\"");
+    for _ in 0..20 {
+        let (report, _) = drive_the_world(&mut run, Command::Next, 1_000);
+        assert_eq!(report, "said Alice \"Again.\"");
+    }
 }

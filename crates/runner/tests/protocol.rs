@@ -50,8 +50,8 @@ fn the_tour_reaches_every_situation() {
     let kinds: Vec<_> = situations().into_iter().map(|(_, s)| s.situation).collect();
     assert_eq!(kinds[0], Situation::NotStarted);
     assert_eq!(kinds[1], Situation::AtNode(0));
-    assert_eq!(kinds[2], Situation::AwaitingDone { node: 1, resume: Resume::FromNodeEnd });
-    assert_eq!(kinds[3], Situation::AwaitingSupply { node: 2, moment: Moment::ToPlay(0) });
+    assert_eq!(kinds[2], Situation::AwaitingDone { node: 1, resume: Resume::FromNodeEnd, passed: 1 });
+    assert_eq!(kinds[3], Situation::AwaitingSupply { node: 2, moment: Moment::ToPlay(0), passed: 2 });
     assert_eq!(kinds[4], Situation::AwaitingChoice { node: 3, available: Availability::All });
     assert_eq!(kinds[5], Situation::AtEnd);
 }
@@ -163,9 +163,9 @@ fn a_hand_built_wait_at_a_node_that_is_not_a_menu_refuses_choose() {
     let mut run = Run::new(&book);
     run.state.situation = Situation::AwaitingChoice { node: 0, available: Availability::All };
     assert_eq!(run.send(Command::Choose(0)), "refused misplaced");
-    run.state.situation = Situation::AwaitingDone { node: 3, resume: Resume::FromNodeEnd };
+    run.state.situation = Situation::AwaitingDone { node: 3, resume: Resume::FromNodeEnd, passed: 0 };
     assert_eq!(run.send(Command::Done), "refused misplaced");
-    run.state.situation = Situation::AwaitingSupply { node: 1, moment: Moment::ToPlay(4) };
+    run.state.situation = Situation::AwaitingSupply { node: 1, moment: Moment::ToPlay(4), passed: 0 };
     assert_eq!(run.send(supply(&[])), "refused misplaced");
     run.state.situation = Situation::AtNode(99);
     assert_eq!(run.send(Command::Next), "refused leads-nowhere");

@@ -8,7 +8,7 @@ use stagehand_runner::{Answer, Command, OwnedEvent};
 /// Who sent a command: the person playing, or the world answering a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sender {
-    /// The person: `start`, `next`, `choose`.
+    /// The person: `start`, `next`, `choose`, and `done` when they skip a command the world failed.
     Player,
     /// The world: `done`, `failed`, `supply`.
     World,
@@ -113,7 +113,8 @@ impl fmt::Display for AnswerText<'_, '_> {
         match self.0 {
             Answer::Truth(b) => write!(f, "{b}"),
             Answer::Text(text) => write!(f, "{text:?}"),
-            Answer::Number(n) => write!(f, "{n}"),
+            // As Lua 5.1 writes a number (`2.5`, `nan`, `-inf`), the language worlds speak.
+            Answer::Number(n) => f.write_str(&stagehand_lua::format_number(*n)),
         }
     }
 }

@@ -9,7 +9,8 @@
 //! - **Saves** ([`Save`]): format version, the playbook's fingerprint, the seed, the state and the
 //!   journal, in JSON this crate spells. [`Session::load`] restores a save into the playbook it
 //!   came from, and replays it against an edited one, refusing with the step where the story now
-//!   differs when a step is no longer accepted.
+//!   differs when a step is no longer accepted. [`write_save`] writes one to a file atomically,
+//!   never over the story's own files, nor over a file that is not a save unless told to.
 //! - **Worlds** ([`World`]): [`FactsWorld`] (facts from TOML or JSON), [`LuaWorld`] (a sandboxed Lua
 //!   script whose functions answer keys and carry out commands), [`NoWorld`].
 //! - [`Playable`]: what a front-end needs from a story it plays, so the terminal player can play
@@ -47,6 +48,7 @@ mod core;
 mod journal;
 mod playable;
 mod save;
+mod save_file;
 mod session;
 mod why;
 mod world;
@@ -54,6 +56,7 @@ mod world;
 pub use journal::{opening, undo_point, AnswerText, CommandText, Entry, Happening, Record, Sender};
 pub use playable::Playable;
 pub use save::{EntryWire, Save, SaveError, SAVE_VERSION};
+pub use save_file::{is_stagehand_save, write_save, SaveFileError};
 pub use session::{
     ask_world, option_label, refusal_explanation, same_option, LoadError, Loaded, ReplayError, Session, Waiting,
 };

@@ -15,6 +15,12 @@ pub trait Playable {
     fn send(&mut self, command: Command<'static>, world: &mut dyn World) -> Vec<Happening>;
     /// Asks the world again to carry out the command it failed.
     fn retry(&mut self, world: &mut dyn World) -> Vec<Happening>;
+    /// Carries on without the command the world failed to carry out, when the run holds on one
+    /// ([`Waiting::Held`]). An engine that never holds reports nothing.
+    fn skip(&mut self, world: &mut dyn World) -> Vec<Happening> {
+        let _ = world;
+        Vec::new()
+    }
     /// Takes back the person's last move; `false` when there is none.
     fn undo(&mut self, world: &mut dyn World) -> Result<bool, ReplayError>;
     /// Starts again from the same opening with a fresh world.
@@ -39,6 +45,10 @@ impl Playable for Session {
 
     fn retry(&mut self, world: &mut dyn World) -> Vec<Happening> {
         Session::retry(self, world)
+    }
+
+    fn skip(&mut self, world: &mut dyn World) -> Vec<Happening> {
+        Session::skip(self, world)
     }
 
     fn undo(&mut self, world: &mut dyn World) -> Result<bool, ReplayError> {

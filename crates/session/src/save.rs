@@ -29,7 +29,8 @@ pub const SAVE_VERSION: u64 = 0;
 ///
 /// Situations are spelled `not-started`, `at-node`, `awaiting-done` (with `resume`: a segment
 /// number, or `"node-end"`), `awaiting-supply` (with `moment`: a segment number to play from, or
-/// `"to-leave"`), `awaiting-choice` (with `available`: the bit words of the options available,
+/// `"to-leave"`; both waits carry `passed`, the nodes walked since the person last had the turn,
+/// when it is not 0), `awaiting-choice` (with `available`: the bit words of the options available,
 /// absent when all were) and `at-end`. Commands are spelled as the fixture vocabulary spells
 /// them; an answer is the bare JSON value it is.
 ///
@@ -130,10 +131,14 @@ enum SituationWire {
     AwaitingDone {
         node: usize,
         resume: Position,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        passed: usize,
     },
     AwaitingSupply {
         node: usize,
         moment: Position,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        passed: usize,
     },
     AwaitingChoice {
         node: usize,
@@ -141,6 +146,10 @@ enum SituationWire {
         available: Option<Vec<u64>>,
     },
     AtEnd,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// A segment number, or a named place (`node-end`, `to-leave`).
@@ -156,15 +165,17 @@ impl From<&PlayState> for StateWire {
         let situation = match &state.situation {
             Situation::NotStarted => SituationWire::NotStarted,
             Situation::AtNode(node) => SituationWire::AtNode { node: *node },
-            Situation::AwaitingDone { node, resume } => SituationWire::AwaitingDone {
+            Situation::AwaitingDone { node, resume, passed } => SituationWire::AwaitingDone {
                 node: *node,
+                passed: *passed,
                 resume: match resume {
                     Resume::From(segment) => Position::Segment(*segment),
                     Resume::FromNodeEnd => Position::Named("node-end".into()),
                 },
             },
-            Situation::AwaitingSupply { node, moment } => SituationWire::AwaitingSupply {
+            Situation::AwaitingSupply { node, moment, passed } => SituationWire::AwaitingSupply {
                 node: *node,
+                passed: *passed,
                 moment: match moment {
                     Moment::ToPlay(segment) => Position::Segment(*segment),
                     Moment::ToLeave => Position::Named("to-leave".into()),
@@ -188,15 +199,17 @@ impl From<StateWire> for PlayState {
         let situation = match wire.situation {
             SituationWire::NotStarted => Situation::NotStarted,
             SituationWire::AtNode { node } => Situation::AtNode(node),
-            SituationWire::AwaitingDone { node, resume } => Situation::AwaitingDone {
+            SituationWire::AwaitingDone { node, resume, passed } => Situation::AwaitingDone {
                 node,
+                passed,
                 resume: match resume {
                     Position::Segment(segment) => Resume::From(segment),
                     Position::Named(_) => Resume::FromNodeEnd,
                 },
             },
-            SituationWire::AwaitingSupply { node, moment } => Situation::AwaitingSupply {
+            SituationWire::AwaitingSupply { node, moment, passed } => Situation::AwaitingSupply {
                 node,
+                passed,
                 moment: match moment {
                     Position::Segment(segment) => Moment::ToPlay(segment),
                     Position::Named(_) => Moment::ToLeave,

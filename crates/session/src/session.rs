@@ -6,7 +6,7 @@ use stagehand_playbook::{fingerprint, plain_text, Fingerprint, Fragment, Playboo
 use stagehand_runner::{AnswerKind, Answers, Command, OwnedEvent, PlayContext, PlayState, Situation};
 
 use crate::core::Core;
-use crate::journal::{opening, undo_point, Entry, Happening, Record};
+use crate::journal::{opening, undo_point, AnswerText, Entry, Happening, Record, Sender};
 use crate::save::{Save, SaveError};
 use crate::world::{command_text, default_answer, World, WorldError};
 
@@ -66,6 +66,16 @@ pub enum LoadError {
     /// Its journal does not replay against this playbook.
     #[error("the save does not fit this script: {0}")]
     Replay(#[from] ReplayError),
+    /// The save was made from another script, and its journal does not replay against this one.
+    #[error("the save was made from {saved}, not {script}, and does not fit it: {error}")]
+    OtherScript {
+        /// The script the save names.
+        saved: String,
+        /// The script played now.
+        script: String,
+        /// Where its journal stopped replaying.
+        error: ReplayError,
+    },
     /// The save's state is not where its own journal leads (the save was altered).
     #[error("the save's state is not where its journal leads; it was altered")]
     Inconsistent,
@@ -201,6 +211,17 @@ impl Session {
         out
     }
 
+    /// Carries on without the command the world failed (and any after it on the same node): the
+    /// person answers the run's `perform` with `done` themselves. The skip is journalled as the
+    /// person's `done`, so undo takes it back and a replay skips the command again rather than
+    /// asking the world for it. Nothing happens unless the run holds on a failed command.
+    pub fn skip(&mut self, world: &mut dyn World) -> Vec<Happening> {
+        if !matches!(self.waiting(), Waiting::Held { .. }) {
+            return Vec::new();
+        }
+        self.run(Some(Entry::player(Command::Done)), world)
+    }
+
     /// Takes back the person's last move (and the world's answers after it) by replaying the
     /// journal without it from the initial state; the world is rebuilt and replayed too. Returns
     /// `false` when there is nothing to take back (the opening `start` stays).
@@ -245,7 +266,13 @@ impl Session {
     /// seed and stands where the journal leads. On an error the run is left as it was (the world
     /// is not: the replay has rebuilt it).
     pub fn restore(&mut self, save: &Save, world: &mut dyn World) -> Result<Loaded, LoadError> {
-        let core = replay(&self.playbook, save.seed, &save.journal, world)?;
+        let core = replay(&self.playbook, save.seed, &save.journal, world).map_err(|error| {
+            if save.script == self.playbook.script {
+                LoadError::Replay(error)
+            } else {
+                LoadError::OtherScript { saved: save.script.clone(), script: self.playbook.script.clone(), error }
+            }
+        })?;
         let loaded = if self.fingerprint == save.fingerprint {
             if core.state != save.state {
                 return Err(LoadError::Inconsistent);
@@ -315,7 +342,9 @@ pub fn ask_world(
             other => {
                 let problem = match other {
                     Err(WorldError(problem)) => Some(problem),
-                    Ok(Some(answer)) => Some(format!("the world answered {answer:?}, which is not {kind}")),
+                    Ok(Some(answer)) => {
+                        Some(format!("the world answered {}, which is not {kind}", AnswerText(&answer)))
+                    }
                     Ok(None) => None,
                 };
                 let answer = default_answer(kind);
@@ -376,7 +405,10 @@ pub(crate) fn replay(
             // A restart: the world was reset there.
             world.reset()?;
         }
+        // The world's `done` and `failed` follow what it carried out; the person's `done` is a
+        // skip, and what it skipped is not carried out again.
         let performing = matches!(entry.command, Command::Done | Command::Failed { .. })
+            && entry.by == Sender::World
             && matches!(core.state.situation, Situation::AwaitingDone { .. });
         if performing && world.keeps_state() {
             while let Some(effect) = core.pending.get(core.performed).cloned() {

@@ -36,10 +36,12 @@ const HELP: &str = "\
 Enter moves on; a number picks an option. Commands:
   :undo         take back the last move
   :history      the transcript so far
-  :save FILE    save the run
+  :save FILE    save the run (never over the story's own files; :save! FILE
+                replaces a file that is not a save)
   :load FILE    load a run (replayed against the script as it is now)
   :why          where the run stands, and why each way out is open or closed
-  :restart      start again
+  :skip         carry on without a command the world could not carry out
+  :restart      read the story and its world again (picking up edits) and start again
   :quit         stop";
 
 /// What `play` was asked to do.
@@ -89,7 +91,16 @@ pub fn run(options: PlayOptions) -> ExitCode {
         },
         None => story::no_world(),
     };
+    // What `:save` must never write over: the story's own files.
+    let own_files =
+        [Some(options.file.clone()), world.clone(), crate::compile::config_for(&options.file, &options.settings)]
+            .into_iter()
+            .flatten()
+            .collect();
     let mut player = Player {
+        own_files,
+        world_file: world,
+        seed: options.seed,
         world: Attended { inner, ask: interactive },
         painter: Painter { colour },
         interactive,
@@ -159,6 +170,12 @@ fn fail(message: &str) -> ExitCode {
 }
 
 struct Player<'s> {
+    /// The story's own files (script or project, world, configuration), which a save never replaces.
+    own_files: Vec<PathBuf>,
+    /// The world's file, read again by `:restart`.
+    world_file: Option<PathBuf>,
+    /// The seed the world is opened with.
+    seed: u64,
     world: Attended,
     painter: Painter,
     interactive: bool,
@@ -187,8 +204,12 @@ impl Player<'_> {
                     eprintln!("warning: the world could not answer {key}: {problem}");
                 }
                 if self.warned.insert(key.clone()) {
+                    let hint = match &self.world_file {
+                        Some(path) => format!("the world {} does not define it", path.display()),
+                        None => "give a --world to answer it".into(),
+                    };
                     eprintln!(
-                        "warning: nobody answers {key}; taking {} (give a --world to answer it)",
+                        "warning: nobody answers {key}; taking {} ({hint})",
                         stagehand_session::AnswerText(answer)
                     );
                 }
@@ -197,7 +218,10 @@ impl Player<'_> {
                 self.say(&text);
             }
             if matches!(happening, Happening::Failed { .. }) {
-                self.say("  (the world could not do it: Enter retries, :undo takes the move back, :quit stops)");
+                self.say(
+                    "  (the world could not do it: Enter retries, :skip carries on without it, :restart reads the \
+                     edited world and starts over, :undo takes the move back, :quit stops)",
+                );
             }
         }
     }
@@ -209,7 +233,7 @@ impl Player<'_> {
         let hint = match waiting {
             Waiting::Next => "",
             Waiting::Choice { .. } => "choose",
-            Waiting::Held { .. } => "Enter retries",
+            Waiting::Held { .. } => "Enter retries, or :skip",
             Waiting::Ended | Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
         };
         print!("{}", self.painter.prompt(hint));
@@ -261,7 +285,7 @@ impl Player<'_> {
                     }
                     continue;
                 }
-                match self.command(playable.as_mut(), name, argument) {
+                match self.command(&mut playable, name, argument) {
                     Outcome::Continue => continue,
                     Outcome::Quit(code) => return code,
                 }
@@ -310,7 +334,7 @@ impl Player<'_> {
         }
     }
 
-    fn command(&mut self, playable: &mut dyn Playable, name: &str, argument: &str) -> Outcome {
+    fn command(&mut self, playable: &mut Box<dyn Playable>, name: &str, argument: &str) -> Outcome {
         match name {
             "quit" | "q" => return Outcome::Quit(ExitCode::SUCCESS),
             "help" | "h" | "?" => self.say(HELP),
@@ -322,31 +346,83 @@ impl Player<'_> {
             "undo" => match playable.undo(&mut self.world) {
                 Ok(true) => {
                     self.say("(undone)");
-                    self.show_current(playable);
+                    self.show_current(playable.as_ref());
                 }
                 Ok(false) => self.say("Nothing to undo."),
                 Err(error) => self.say(&self.painter.warning(&error.to_string())),
             },
-            "restart" => match playable.restart(&mut self.world) {
-                Ok(happenings) => {
-                    self.say("(restarted)");
+            "skip" => match playable.waiting() {
+                Waiting::Held { effect } => {
+                    self.say(&format!("(skipped {})", stagehand_session::command_text(&effect)));
+                    let happenings = playable.skip(&mut self.world);
                     self.show(&happenings);
                 }
-                Err(error) => self.say(&self.painter.warning(&error.to_string())),
+                _ => self.say("Nothing to skip: :skip carries on past a command the world could not carry out."),
             },
-            "save" => {
+            "restart" => match self.restart(playable) {
+                Ok((note, happenings)) => {
+                    self.say(&format!("(restarted{note})"));
+                    self.show(&happenings);
+                }
+                Err(message) => self.say(&self.painter.warning(&message)),
+            },
+            "save" | "save!" => {
                 if argument.is_empty() {
                     self.say("Usage: :save FILE");
                 } else {
-                    match std::fs::write(argument, playable.save_json()) {
+                    let overwrite = name == "save!";
+                    match stagehand_session::write_save(
+                        Path::new(argument),
+                        &playable.save_json(),
+                        &self.own_files,
+                        overwrite,
+                    ) {
                         Ok(()) => self.say(&format!("(saved to {argument})")),
-                        Err(error) => self.say(&self.painter.warning(&format!("{argument}: {error}"))),
+                        Err(error @ stagehand_session::SaveFileError::NotASave(_)) => self.say(
+                            &self.painter.warning(&format!("{error} (:save! {argument} replaces it with the save)")),
+                        ),
+                        Err(error) => self.say(&self.painter.warning(&error.to_string())),
                     }
                 }
             }
             other => self.say(&format!("No command :{other}. {HELP}")),
         }
         Outcome::Continue
+    }
+
+    /// `:restart`: reads the story and its world again (so edits to either are picked up), replays
+    /// the run so far into them, and starts again from the same opening, so the restart can be
+    /// undone and random choices draw on. If the edited story no longer takes the run, it starts
+    /// afresh. Nothing changes if a file does not read.
+    fn restart(&mut self, playable: &mut Box<dyn Playable>) -> Result<(String, Vec<Happening>), String> {
+        let mut fresh = self.story.open()?;
+        let inner = match &self.world_file {
+            Some(path) => open_world(path, self.seed)?,
+            None => story::no_world(),
+        };
+        let old = std::mem::replace(&mut self.world.inner, inner);
+        let mut note = String::new();
+        if let Err(error) = fresh.load_json(&playable.save_json(), &mut self.world) {
+            note =
+                format!("; the run so far does not replay into the story as it is now ({error}), so it starts afresh");
+            match self.story.open() {
+                Ok(again) => fresh = again,
+                Err(message) => {
+                    self.world.inner = old;
+                    return Err(message);
+                }
+            }
+        }
+        match fresh.restart(&mut self.world) {
+            Ok(happenings) => {
+                *playable = fresh;
+                Ok((note, happenings))
+            }
+            Err(error) => {
+                self.world.inner = old;
+                Err(error.to_string())
+            }
+        }
     }
 
     /// Reads the story afresh (so edits are picked up) and loads a save into it.

@@ -19,7 +19,9 @@ pub enum RefusalReason {
     UnknownCommand,
     /// The node the run stands at has no way onward.
     LeadsNowhere,
-    /// A walk entered a loop of nodes that hand the host nothing. The seed note spelled it
+    /// A walk entered a loop of nodes that hand the host nothing, or went on passing nodes that
+    /// only hand it commands and questions, never giving the person the turn, for longer than
+    /// the bound allows (D10 of `docs/design/runner.md`). The seed note spelled it
     /// `endless-ring`; [`parse`](Self::parse) accepts that spelling too.
     EndlessLoop,
     /// A `supply` left out a key the run asked about.

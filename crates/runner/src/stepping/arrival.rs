@@ -7,10 +7,20 @@ use super::{no_answers, Arrived, Stepper};
 use crate::protocol::{Event, RefusalReason};
 use crate::state::{Moment, Situation};
 
+/// How many nodes more than the playbook has a run may pass without giving the person the turn,
+/// once the host has had a say on the way (D10 of `docs/design/runner.md`): room for a loop the
+/// world ends (a counter it ticks), and a bound on the time and memory of one that never ends.
+pub(crate) const SILENT_ALLOWANCE: usize = 10_000;
+
 impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
-    /// Walks from `target`. A walk that passes more nodes than the playbook has must have visited
-    /// one twice without handing the host anything, and nothing it reads changes as it goes, so
-    /// it is in an endless loop: the bound is exact, allocation-free, and nobody's guess.
+    /// Walks from `target`, counting every node it passes (D10 of `docs/design/runner.md`).
+    ///
+    /// Within one step the bound is exact: a walk that passes more nodes than the playbook has
+    /// must have visited one twice without handing the host anything, and nothing it reads
+    /// changes as it goes, so it is in an endless loop. The count also carries over the host's
+    /// `done` and `supply` (it lives in the situation) until the run next gives the person the
+    /// turn, so a ring that only performs commands or only asks questions is caught too, once it
+    /// has passed [`SILENT_ALLOWANCE`] nodes more than the playbook has.
     ///
     /// `fallback` is where the run stands if `target` is not a node at all (only a hand-built
     /// playbook can say so; the reader refuses such a document).
@@ -18,10 +28,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         let bound = self.context.playbook().nodes.len();
         let mut here = target;
         let mut standing = fallback;
-        let mut passed = 0usize;
+        let mut walked = 0usize;
         loop {
             if let Some((speaker, speech)) = self.context.said(here) {
                 // A plain line: said as written, read off the context without touching the node.
+                self.passed = 0;
                 self.events.push(Event::Said { speaker, speech: speech.into() });
                 return Situation::AtNode(here);
             }
@@ -32,13 +43,25 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                 );
                 return standing;
             };
-            passed += 1;
-            if passed > bound {
+            walked += 1;
+            self.passed = self.passed.saturating_add(1);
+            if walked > bound {
                 self.refuse(
                     RefusalReason::EndlessLoop,
                     format!(
-                        "the walk passed {passed} nodes without handing the host anything, more than the playbook's \
+                        "the walk passed {walked} nodes without handing the host anything, more than the playbook's \
                          {bound}: it is going round a loop (node {here} is on it)"
+                    ),
+                );
+                return Situation::AtNode(here);
+            }
+            if self.passed > bound.saturating_add(SILENT_ALLOWANCE) {
+                self.refuse(
+                    RefusalReason::EndlessLoop,
+                    format!(
+                        "the run passed {} nodes since it last said a line or offered a menu, handing the host only \
+                         commands and questions: it is going round a loop the world does not end (node {here} is on it)",
+                        self.passed
                     ),
                 );
                 return Situation::AtNode(here);
@@ -78,7 +101,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                     self.play(index, 0, no_answers())
                 } else {
                     self.events.push(Event::Resolve { questions: asks.into() });
-                    Arrived::Stands(Situation::AwaitingSupply { node: index, moment: Moment::ToPlay(0) })
+                    Arrived::Stands(Situation::AwaitingSupply {
+                        node: index,
+                        moment: Moment::ToPlay(0),
+                        passed: self.passed,
+                    })
                 }
             }
         }

@@ -22,6 +22,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         let Node::Choice { ordered, .. } = node else { return Arrived::Stands(Situation::AtNode(index)) };
         if let Some(options) = self.context.fixed_offer(index) {
             // A menu that asks nothing offers what the context read off it at load.
+            self.passed = 0;
             self.events.push(Event::Offer { ordered: *ordered, options: Cow::Borrowed(options) });
             return Arrived::Stands(Situation::AwaitingChoice { node: index, available: Availability::All });
         }
@@ -39,6 +40,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
             return self.step_over(index, why);
         }
         let available = Availability::from_fn(offered.len(), |i| offered[i].available);
+        self.passed = 0;
         self.events.push(Event::Offer { ordered: *ordered, options: Cow::Owned(offered) });
         Arrived::Stands(Situation::AwaitingChoice { node: index, available })
     }

@@ -16,7 +16,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                 let asks = self.context.questions_to_leave(index);
                 if !asks.is_empty() {
                     self.events.push(Event::Resolve { questions: asks.into() });
-                    return Arrived::Stands(Situation::AwaitingSupply { node: index, moment: Moment::ToLeave });
+                    return Arrived::Stands(Situation::AwaitingSupply {
+                        node: index,
+                        moment: Moment::ToLeave,
+                        passed: self.passed,
+                    });
                 }
                 self.context.onward(index)
             }

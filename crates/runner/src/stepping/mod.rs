@@ -38,6 +38,9 @@ pub(crate) struct Stepper<'c, 'p, 'e> {
     pub(crate) context: &'c PlayContext<'p>,
     pub(crate) events: &'e mut Vec<Event<'c>>,
     pub(crate) entropy: Entropy,
+    /// Nodes walked since the run last gave the person the turn (said a line, offered a menu),
+    /// counted across the host's `done` and `supply`: the endless-loop bound's count.
+    pub(crate) passed: usize,
 }
 
 static NO_ANSWERS: Answers<'static> = Answers::EMPTY;
@@ -72,10 +75,14 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                 "next arrived after the run ended; start begins it again".into(),
             ),
             (Situation::AtNode(node), Command::Next) => self.depart(*node),
-            (Situation::AwaitingDone { node, resume }, Command::Done) => self.done(situation, *node, *resume),
+            (Situation::AwaitingDone { node, resume, passed }, Command::Done) => {
+                self.passed = *passed;
+                self.done(situation, *node, *resume)
+            }
             // A failure settles nothing: the run stands where it is and reports nothing.
             (Situation::AwaitingDone { .. }, Command::Failed { .. }) => situation.clone(),
-            (Situation::AwaitingSupply { node, moment }, Command::Supply(answers)) => {
+            (Situation::AwaitingSupply { node, moment, passed }, Command::Supply(answers)) => {
+                self.passed = *passed;
                 self.supply(situation, *node, *moment, &answers)
             }
             (Situation::AwaitingChoice { node, available }, Command::Choose(index)) => {

@@ -27,7 +27,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                     self.events.push(Event::Perform { effect });
                 }
                 if self.events.len() > before {
-                    Arrived::Stands(Situation::AwaitingDone { node: index, resume: Resume::FromNodeEnd })
+                    Arrived::Stands(Situation::AwaitingDone {
+                        node: index,
+                        resume: Resume::FromNodeEnd,
+                        passed: self.passed,
+                    })
                 } else {
                     // A control node with no effects concerns nobody: a jump on its own line.
                     self.leave(index, None)
@@ -53,15 +57,17 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         let name = playbook.speaker(*speaker).and_then(|s| s.name.as_deref());
         if from == 0 && self.context.quiet(index) {
             // Neither commands nor queries: said exactly as written, without reading the words.
+            self.passed = 0;
             self.events.push(Event::Said { speaker: name, speech: Cow::Borrowed(speech) });
             return Situation::AtNode(index);
         }
         let mut performed = false;
         for (k, segment) in segments(speech).enumerate().skip(from) {
             if performed && segment.has_keys() {
-                return Situation::AwaitingDone { node: index, resume: Resume::From(k) };
+                return Situation::AwaitingDone { node: index, resume: Resume::From(k), passed: self.passed };
             }
             if k == 0 {
+                self.passed = 0;
                 self.events.push(Event::Said { speaker: name, speech: fill(segment.words, answers) });
             } else if segment.says_something() {
                 self.events.push(Event::Continued { speech: fill(segment.words, answers) });
@@ -72,7 +78,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
             }
         }
         if performed {
-            Situation::AwaitingDone { node: index, resume: Resume::FromNodeEnd }
+            Situation::AwaitingDone { node: index, resume: Resume::FromNodeEnd, passed: self.passed }
         } else {
             Situation::AtNode(index)
         }
@@ -86,7 +92,11 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
                 let asks = self.context.questions_to_play(index, segment);
                 if !asks.is_empty() {
                     self.events.push(Event::Resolve { questions: asks.into() });
-                    return Situation::AwaitingSupply { node: index, moment: Moment::ToPlay(segment) };
+                    return Situation::AwaitingSupply {
+                        node: index,
+                        moment: Moment::ToPlay(segment),
+                        passed: self.passed,
+                    };
                 }
                 self.play_line(index, node, segment, no_answers())
             }
