@@ -164,4 +164,8 @@ pub enum Happening {
     },
     /// A line the world wrote for the person (a Lua world's `print`).
     Log(String),
+    /// What an engine reports about itself rather than the story: a condition it could not
+    /// evaluate, a script that failed. A front-end shows it apart from the transcript (the
+    /// terminal player writes it to standard error, each message once).
+    Diagnostic(String),
 }

@@ -13,6 +13,7 @@
 //!   never over the story's own files, nor over a file that is not a save unless told to.
 //! - **Worlds** ([`World`]): [`FactsWorld`] (facts from TOML or JSON), [`LuaWorld`] (a sandboxed Lua
 //!   script whose functions answer keys and carry out commands), [`NoWorld`].
+//! - [`files`]: reading a story's files under a size limit.
 //! - [`Playable`]: what a front-end needs from a story it plays, so the terminal player can play
 //!   other engines (ChatMapper) behind the same seam.
 //!
@@ -45,6 +46,7 @@
 //! ```
 
 mod core;
+pub mod files;
 mod journal;
 mod playable;
 mod save;
