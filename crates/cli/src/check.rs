@@ -24,9 +24,9 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
     let mut json_findings = Vec::new();
     for file in files {
         let name = file.to_string_lossy().into_owned();
-        let count = match std::fs::read(file) {
-            Err(e) => {
-                eprintln!("error: {name}: {e}");
+        let count = match crate::read::bytes(file) {
+            Err(message) => {
+                eprintln!("error: {message}");
                 Count { errors: 1, warnings: 0 }
             }
             Ok(bytes) => match kind(file, &bytes) {
@@ -36,15 +36,15 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
             },
         };
         if format == MessageFormat::Human {
-            println!("{name}: {} error(s), {} warning(s)", count.errors, count.warnings);
+            outln!("{name}: {} error(s), {} warning(s)", count.errors, count.warnings);
         }
         total.errors += count.errors;
         total.warnings += count.warnings;
     }
     if format == MessageFormat::Json {
-        println!("{}", serde_json::Value::Array(json_findings));
+        outln!("{}", serde_json::Value::Array(json_findings));
     } else if files.len() > 1 {
-        println!("{} file(s): {} error(s), {} warning(s)", files.len(), total.errors, total.warnings);
+        outln!("{} file(s): {} error(s), {} warning(s)", files.len(), total.errors, total.warnings);
     }
     if total.errors > 0 {
         ExitCode::FAILURE
@@ -72,7 +72,7 @@ fn report_lints(
             None => format!("{name} (node {})", found.node),
         };
         match format {
-            MessageFormat::Human => println!("{}[graph]: {}\n  --> {at}", found.severity.as_str(), found.message),
+            MessageFormat::Human => outln!("{}[graph]: {}\n  --> {at}", found.severity.as_str(), found.message),
             MessageFormat::Json => json_findings.push(json!({
                 "file": name, "severity": found.severity.as_str(), "code": "graph",
                 "message": found.message, "node": found.node,
@@ -115,7 +115,7 @@ fn check_script(
         count.errors += 1;
         let message = format!("the compiled playbook does not read back: {refusal}");
         match format {
-            MessageFormat::Human => println!("error[reader]: {message}\n  --> {name}"),
+            MessageFormat::Human => outln!("error[reader]: {message}\n  --> {name}"),
             MessageFormat::Json => json_findings.push(json!({
                 "file": name, "severity": "error", "code": "reader", "message": message,
             })),
@@ -140,7 +140,7 @@ fn check_playbook(
         Ok(playbook) => report_lints(name, &lint(&playbook, &[]), format, json_findings),
         Err(error) => {
             match format {
-                MessageFormat::Human => println!("error[reader]: {error}\n  --> {name}"),
+                MessageFormat::Human => outln!("error[reader]: {error}\n  --> {name}"),
                 MessageFormat::Json => json_findings.push(json!({
                     "file": name, "severity": "error", "code": "reader", "message": error.to_string(),
                 })),
@@ -156,7 +156,7 @@ fn check_project(name: &str, bytes: &[u8], format: MessageFormat, json_findings:
         Ok(project) => project,
         Err(error) => {
             match format {
-                MessageFormat::Human => println!("error[load]: {error}"),
+                MessageFormat::Human => outln!("error[load]: {error}"),
                 MessageFormat::Json => json_findings.push(json!({
                     "file": name, "severity": "error", "code": "load", "message": error.to_string(),
                     "line": error.position().map(|p| p.0), "column": error.position().map(|p| p.1),
@@ -177,7 +177,7 @@ fn check_project(name: &str, bytes: &[u8], format: MessageFormat, json_findings:
             count.warnings += 1;
         }
         match format {
-            MessageFormat::Human => println!("{severity}[chatmapper]: {finding}\n  --> {name}"),
+            MessageFormat::Human => outln!("{severity}[chatmapper]: {finding}\n  --> {name}"),
             MessageFormat::Json => json_findings.push(json!({
                 "file": name, "severity": severity, "code": "chatmapper", "message": finding.to_string(),
                 "conversation": finding.conversation, "entry": finding.entry,

@@ -45,7 +45,7 @@ pub fn options_for(script: &Path, settings: &Settings) -> Result<Options, String
     let path = config_for(script, settings);
     let mut options = match &path {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = crate::read::text(path)?;
             Options::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => Options::default(),
@@ -74,7 +74,14 @@ fn nearest_config(script: &Path) -> Option<PathBuf> {
 
 /// Compiles one script, returning its source (for rendering) and what the compile produced.
 pub fn compile_file(script: &Path, settings: &Settings) -> Result<(String, Compilation), String> {
-    let source = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
+    let source = crate::read::text(script)?;
+    if let Some(kind) = crate::kind::recognised(source.as_bytes()) {
+        let name = script.display();
+        return Err(format!(
+            "{name} is {}, not a DialogueDown script: play it with `stagehand play {name}`, or check it with `stagehand check {name}`",
+            kind.described()
+        ));
+    }
     let options = options_for(script, settings)?;
     let name = script.to_string_lossy();
     let compilation = compile(&source, &name, &options);
@@ -133,7 +140,7 @@ pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format
             Some(file) => Some(file.to_path_buf()),
         };
         match destination {
-            None => println!("{json}"),
+            None => crate::out::line(&json),
             Some(path) => {
                 if let Err(e) = std::fs::write(&path, format!("{json}\n")) {
                     eprintln!("error: {}: {e}", path.display());

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use stagehand_conformance::{discover, Harness, Outcome};
 use stagehand_dialoguedown::{compile, Options};
 
+use crate::out;
+
 /// The harness with every engine this build has: the runner for playbooks (compiling a case's
 /// `source.dialogue.md` when its playbook is absent) and the ChatMapper engine for projects.
 pub fn harness() -> Harness {
@@ -51,8 +53,8 @@ pub fn run(paths: &[PathBuf]) -> ExitCode {
             Outcome::Broken(_) => "broken",
         };
         match &outcome {
-            Outcome::Conformed => println!("{label:<16} {}", case.name),
-            other => println!("{label:<16} {} — {}", case.name, detail(other)),
+            Outcome::Conformed => out::line(&format!("{label:<16} {}", case.name)),
+            other => out::line(&format!("{label:<16} {} — {}", case.name, detail(other))),
         }
         if outcome.passed() {
             passed += 1;
@@ -61,7 +63,7 @@ pub fn run(paths: &[PathBuf]) -> ExitCode {
             diverged |= matches!(outcome, Outcome::Diverged(_) | Outcome::Broken(_));
         }
     }
-    println!("{passed} passed, {failed} failed");
+    out::line(&format!("{passed} passed, {failed} failed"));
     if diverged {
         ExitCode::FAILURE
     } else {

@@ -23,7 +23,7 @@ pub enum Format {
 pub fn run(file: &Path, format: Format, settings: &Settings) -> ExitCode {
     match crate::play::read_playbook(file, settings) {
         Ok(playbook) => {
-            print!("{}", render(&playbook, format));
+            crate::out::write(&render(&playbook, format));
             ExitCode::SUCCESS
         }
         Err(message) => {

@@ -29,8 +29,52 @@ pub fn kind_of(path: &Path) -> Result<Kind, String> {
     if let Some(kind) = by_name(path) {
         return Ok(kind);
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::read::bytes(path)?;
     Ok(by_content(&bytes))
+}
+
+/// What a file holds when its content alone says so, whatever its name: a playbook (a JSON
+/// object with `format` and `nodes`), or a ChatMapper project (an XML document with a
+/// `<?xml` declaration or a `<ChatMapperProject>` root, a JSON object with `Assets`, or a native
+/// project's bytes). `None` when the content could be a script: `stagehand compile` compiles it.
+pub fn recognised(bytes: &[u8]) -> Option<Kind> {
+    /// The keys that tell a playbook from a ChatMapper export, read without building the tree.
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        format: Option<serde::de::IgnoredAny>,
+        nodes: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "Assets")]
+        assets: Option<serde::de::IgnoredAny>,
+    }
+    if stagehand_chatmapper::is_native(bytes) {
+        return Some(Kind::ChatMapper);
+    }
+    let head = &bytes[..bytes.len().min(64)];
+    let head = String::from_utf8_lossy(head);
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    if head.starts_with("<?xml") || head.starts_with("<ChatMapperProject") {
+        return Some(Kind::ChatMapper);
+    }
+    if !head.starts_with('{') {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?.trim_start_matches('\u{feff}');
+    match serde_json::from_str::<Probe>(text).ok()? {
+        Probe { format: Some(_), nodes: Some(_), .. } => Some(Kind::Playbook),
+        Probe { assets: Some(_), .. } => Some(Kind::ChatMapper),
+        _ => None,
+    }
+}
+
+impl Kind {
+    /// What a file of this kind is, for people: `a playbook (JSON)`.
+    pub fn described(self) -> &'static str {
+        match self {
+            Kind::Script => "a DialogueDown script",
+            Kind::Playbook => "a playbook (compiled JSON)",
+            Kind::ChatMapper => "a ChatMapper project",
+        }
+    }
 }
 
 fn by_name(path: &Path) -> Option<Kind> {
@@ -98,5 +142,17 @@ mod tests {
         assert_eq!(judged("other.json", "{\"name\": \"neither\"}"), Kind::Playbook);
         assert_eq!(judged("empty.json", "{}"), Kind::Playbook);
         assert!(kind_of(Path::new("no/such/file.json")).is_err());
+    }
+
+    #[test]
+    fn only_a_playbook_or_a_project_is_recognised_as_not_a_script() {
+        let json = |text: &str| recognised(text.as_bytes());
+        assert_eq!(json("{\"format\": {\"version\": 0}, \"nodes\": []}"), Some(Kind::Playbook));
+        assert_eq!(json("\u{feff}{\"Title\": \"x\", \"Assets\": {}}"), Some(Kind::ChatMapper));
+        assert_eq!(json("<?xml version=\"1.0\"?><ChatMapperProject/>"), Some(Kind::ChatMapper));
+        assert_eq!(json("<!-- a note -->\nAlice: Hi."), None);
+        assert_eq!(json("{ Alice: Hi. }"), None);
+        assert_eq!(json("{\"name\": \"neither\"}"), None);
+        assert_eq!(json("# A scene\n\nAlice: Hi."), None);
     }
 }

@@ -1,6 +1,9 @@
 //! `stagehand`: the command-line face of Stagehand. Glue only: every behaviour lives in a library
 //! crate beneath it.
 
+#[macro_use]
+mod out;
+
 mod check;
 mod compile;
 mod conform;
@@ -8,6 +11,7 @@ mod graph;
 mod kind;
 mod lint;
 mod play;
+mod read;
 
 /// Compiling a script is a storm of small allocations (a playbook is many short pieces);
 /// mimalloc serves and frees them several times faster than the system allocator does, which
@@ -68,6 +72,13 @@ enum Commands {
         /// default such entries play as lines, as ChatMapper's runtime rules say.
         #[arg(long)]
         player_lines_as_choices: bool,
+        /// `enter`: every line waits for Enter (the default in a terminal). `choices`: only
+        /// menus and questions wait (the default when piped).
+        #[arg(long, value_enum)]
+        pace: Option<play::Pace>,
+        /// Piped: stop with exit status 2 at a line of input that is not valid where it is read.
+        #[arg(long)]
+        strict: bool,
         #[command(flatten)]
         settings: compile::Settings,
     },
@@ -117,8 +128,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play { file, world, seed, start, conversation, player_lines_as_choices, settings } => {
-            play::run(play::PlayOptions { file, world, seed, start, conversation, player_lines_as_choices, settings })
+        Commands::Play { file, world, seed, start, conversation, player_lines_as_choices, pace, strict, settings } => {
+            play::run(play::PlayOptions {
+                file,
+                world,
+                seed,
+                start,
+                conversation,
+                player_lines_as_choices,
+                settings,
+                pace,
+                strict,
+            })
         }
         Commands::Compile { files, output, settings, message_format } => {
             compile::run(&files, output.as_deref(), &settings, message_format)

@@ -11,13 +11,9 @@ use common::{copy, lines, run, run_in};
 
 const CROSSING: &str = "examples/the-crossing.json";
 
-/// The opening line's two segments, then the menu of two.
-const TO_THE_MENU: [&str; 2] = ["", ""];
-
+/// The opening line's two segments play on to the menu of two, where `pick` is read.
 fn crossing_input(pick: &str) -> String {
-    let mut input: Vec<&str> = TO_THE_MENU.to_vec();
-    input.extend([pick, "", ""]);
-    lines(&input)
+    lines(&[pick])
 }
 
 #[test]
@@ -69,7 +65,7 @@ fn a_conversation_is_named_by_title_or_id_and_an_unknown_one_is_refused() {
 #[test]
 fn undo_takes_back_a_choice_and_the_other_option_can_be_taken() {
     let input = lines(&["", "", ":why", "1", ":undo", ":why", "2", ":history", "", ""]);
-    let transcript = run(&["play", CROSSING], &input);
+    let transcript = run(&["play", CROSSING, "--pace", "enter"], &input);
     assert!(transcript.contains("(undone)"), "{transcript}");
     let undone = transcript.find("(undone)").expect("undone");
     let after = &transcript[undone..];
@@ -84,13 +80,12 @@ fn undo_takes_back_a_choice_and_the_other_option_can_be_taken() {
 fn a_save_loads_where_it_was_saved() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     copy(dir.path(), &["the-crossing.json"]);
-    let saved =
-        run_in(dir.path(), &["play", "the-crossing.json"], &lines(&["", "", ":save crossing.save.json", ":quit"]));
+    let saved = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":save crossing.save.json", ":quit"]));
     assert!(saved.contains("(saved to crossing.save.json)"), "{saved}");
     let save = std::fs::read_to_string(dir.path().join("crossing.save.json")).expect("the save exists");
     assert!(save.contains("\"stagehand-chatmapper-save\": 0"), "{save}");
     assert!(save.contains("\"fingerprint\""), "{save}");
-    let loaded = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load crossing.save.json", "2", "", ""]));
+    let loaded = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load crossing.save.json", "2"]));
     assert!(loaded.contains("(loaded crossing.save.json: restored where it was saved)"), "{loaded}");
     assert!(loaded.contains("Ferryman: Suit yourself."), "{loaded}");
     assert!(loaded.ends_with("--- exit 0\n"), "{loaded}");
@@ -108,19 +103,23 @@ fn a_save_replays_into_an_edited_project_and_is_refused_where_it_differs() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     copy(dir.path(), &["the-crossing.json"]);
     let project = dir.path().join("the-crossing.json");
-    let saved = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&["", "", "1", ":save s.json", ":quit"]));
+    let saved = run_in(
+        dir.path(),
+        &["play", "the-crossing.json", "--pace", "enter"],
+        &lines(&["", "", "1", ":save s.json", ":quit"]),
+    );
     assert!(saved.contains("(saved to s.json)"), "{saved}");
 
     // A line reworded: every step still replays.
     edit(&project, "The river runs high tonight.", "The river runs very high tonight.");
-    let replayed = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load s.json", "", ""]));
+    let replayed = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load s.json"]));
     assert!(replayed.contains("steps replayed"), "{replayed}");
     assert!(replayed.contains("Ferryman: Hold the rail."), "{replayed}");
     assert!(replayed.ends_with("--- exit 0\n"), "{replayed}");
 
     // The option taken is gone from its place: the load is refused at that step.
     edit(&project, "\"Menu Text\": \"I'll take the crossing.\"", "\"Menu Text\": \"I'll board the ferry.\"");
-    let refused = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load s.json", ""]));
+    let refused = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load s.json"]));
     assert!(refused.contains("the story now differs at step 4"), "{refused}");
     assert!(refused.ends_with("--- exit 1\n"), "{refused}");
     insta::assert_snapshot!(refused);
@@ -145,23 +144,25 @@ fn the_lighthouse_plays_to_an_end_with_a_scripted_answer() {
     std::fs::write(dir.path().join("keeper.toml"), "\"player name\" = \"Ada\"\n").expect("written");
     let args = ["play", "the-lighthouse.xml", "--world", "keeper.toml"];
     // Offer oil, go down to Jörg, fix the door, come back up and light the lamp.
-    let input = lines(&["", "", "2", "", "3", "", "", "1", "", "", "1", "", "", ""]);
+    let input = lines(&["2", "3", "1", "1"]);
     let transcript = run_in(dir.path(), &args, &input);
     assert!(transcript.contains("Jörg: Ja? The door, the Holztür, sticks again."), "{transcript}");
     assert!(transcript.contains("Old Mara: Somewhere, a ship turns for home."), "{transcript}");
-    // The script the editor never ran fails, and the person is told.
-    assert!(transcript.contains("  | conversation 1 entry 8") && transcript.contains("'game'"), "{transcript}");
+    // The script the editor never ran fails, and the person is told on standard error.
+    let (out, err) = transcript.split_once("--- stderr\n").expect("the standard error");
+    assert!(err.contains("warning: conversation 1 entry 8") && err.contains("'game'"), "{transcript}");
+    assert!(!out.contains("conversation 1 entry 8"), "not in the transcript: {transcript}");
     assert!(!transcript.contains("nobody answers"), "{transcript}");
-    assert!(transcript.ends_with("— the end —\n--- stderr\n--- exit 0\n"), "{transcript}");
+    assert!(out.ends_with("— the end —\n") && err.ends_with("--- exit 0\n"), "{transcript}");
     insta::assert_snapshot!(transcript);
 
     // Leaving at once: the answer is spoken back.
-    let left = run_in(dir.path(), &args, &lines(&["", "", "4", "", "", ""]));
+    let left = run_in(dir.path(), &args, &lines(&["4"]));
     assert!(left.contains("Old Mara: Mind the steps, Ada."), "{left}");
     assert!(left.ends_with("--- exit 0\n"), "{left}");
 
     // Without a world the prompt is answered with empty words, warned about once.
-    let unanswered = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&["", "", "4", "", "", ""]));
+    let unanswered = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&["4"]));
     assert!(unanswered.contains("Old Mara: Mind the steps, ."), "{unanswered}");
     assert_eq!(unanswered.matches("warning: nobody answers player name").count(), 1, "{unanswered}");
     assert!(unanswered.ends_with("--- exit 0\n"), "{unanswered}");
@@ -169,7 +170,7 @@ fn the_lighthouse_plays_to_an_end_with_a_scripted_answer() {
 
 #[test]
 fn a_world_beside_the_script_is_found_and_named() {
-    let input = lines(&["", "", "1", "", ":quit"]);
+    let input = lines(&["1"]);
     let transcript = run(&["play", "examples/club-fair.dialogue.md"], &input);
     assert!(transcript.contains("--- stderr\nusing world examples/club-fair.world.lua\n"), "{transcript}");
     // The Lua world carries out JoinClub and prints.
@@ -202,13 +203,13 @@ fn a_save_keeps_the_answers_the_world_gave() {
     let saved = run_in(
         dir.path(),
         &["play", "the-lighthouse.xml", "--world", "keeper.toml"],
-        &lines(&["", "", ":save l.json", ":quit"]),
+        &lines(&[":save l.json", ":quit"]),
     );
     assert!(saved.contains("(saved to l.json)"), "{saved}");
     let save = std::fs::read_to_string(dir.path().join("l.json")).expect("the save exists");
     assert!(save.contains("\"by\": \"world\"") && save.contains("\"Ada\""), "{save}");
     // Loaded without the world: the answer comes from the journal, and nobody is asked.
-    let loaded = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&[":load l.json", "4", "", "", ""]));
+    let loaded = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&[":load l.json", "4"]));
     assert!(loaded.contains("restored where it was saved"), "{loaded}");
     assert!(loaded.contains("Old Mara: Mind the steps, Ada."), "{loaded}");
     assert!(loaded.ends_with("--- exit 0\n"), "{loaded}");
@@ -218,7 +219,7 @@ fn a_save_keeps_the_answers_the_world_gave() {
 fn a_save_of_a_script_is_not_loaded_into_a_project() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     copy(dir.path(), &["the-crossing.json", "club-fair.dialogue.md"]);
-    run_in(dir.path(), &["play", "club-fair.dialogue.md"], &lines(&["", ":save fair.json", ":quit"]));
+    run_in(dir.path(), &["play", "club-fair.dialogue.md"], &lines(&[":save fair.json", ":quit"]));
     let refused = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load fair.json"]));
     assert!(refused.contains("a save of a DialogueDown script, not of a ChatMapper project"), "{refused}");
     assert!(refused.ends_with("--- exit 1\n"), "{refused}");
@@ -242,11 +243,13 @@ const RING: &str = r#"{"Title": "Ring", "Assets": {"Actors": [{"ID": 1, "Fields"
 fn a_runaway_loop_stops_the_run_and_undo_takes_it_back() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::write(dir.path().join("ring.json"), RING).expect("written");
-    let transcript = run_in(dir.path(), &["play", "ring.json"], &lines(&["", ":why", ":undo", ":quit"]));
+    let transcript = run_in(dir.path(), &["play", "ring.json"], &lines(&[":why", ":undo", ":quit"]));
     assert!(transcript.contains("refused (endless-loop)"), "{transcript}");
     assert!(transcript.contains("the run is stuck: the conversation was stopped as a possible loop"), "{transcript}");
-    // The failing condition is told once, with how often it failed.
-    assert_eq!(transcript.matches("  | conversation 1 entry 2 (\"A\")").count(), 1, "{transcript}");
+    // The failing condition is told once, on standard error, with how often it failed.
+    let (out, err) = transcript.split_once("--- stderr\n").expect("the standard error");
+    assert_eq!(err.matches("warning: conversation 1 entry 2 (\"A\")").count(), 1, "{transcript}");
+    assert!(!out.contains("conversation 1 entry 2"), "not in the transcript: {transcript}");
     assert!(transcript.contains(" times)"), "{transcript}");
     assert!(transcript.contains("(undone)\nMara: Round we go."), "{transcript}");
     assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");

@@ -1,5 +1,6 @@
 //! `stagehand play` and `stagehand graph` driven as a person or a CI job drives them: piped input,
-//! one choice per line, and the transcript checked as a snapshot.
+//! one choice per line (lines play on without waiting, unless `--pace enter` asks for an Enter
+//! after each), and the transcript checked as a snapshot.
 
 mod common;
 
@@ -12,8 +13,7 @@ const WORLD: &str = "examples/club-fair.world.lua";
 
 #[test]
 fn the_example_plays_to_the_end_with_its_world() {
-    let input = lines(&["", "", "2", "", "", "", "", "", "", "", ""]);
-    let transcript = run(&["play", EXAMPLE, "--world", WORLD, "--seed", "3"], &input);
+    let transcript = run(&["play", EXAMPLE, "--world", WORLD, "--seed", "3"], &lines(&["2"]));
     assert!(!transcript.contains('\x1b'), "no escape codes without a terminal");
     insta::assert_snapshot!(transcript);
 }
@@ -21,7 +21,12 @@ fn the_example_plays_to_the_end_with_its_world() {
 #[test]
 fn an_unavailable_option_is_refused_and_why_says_why() {
     let input = lines(&["", "", "3", "1", ":why", ":undo", ":why", "4", ":history", "", "", "", "", "", ""]);
-    insta::assert_snapshot!(run(&["play", EXAMPLE, "--world", WORLD, "--seed", "1"], &input));
+    let transcript = run(&["play", EXAMPLE, "--world", WORLD, "--seed", "1", "--pace", "enter"], &input);
+    assert!(
+        transcript.contains("stagehand play: input line 3: refused (unavailable-option): option 3"),
+        "{transcript}"
+    );
+    insta::assert_snapshot!(transcript);
 }
 
 #[test]
@@ -29,15 +34,17 @@ fn without_a_world_unknown_keys_are_false_and_warned_about_once() {
     // The script alone, so no world sits beside it.
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::copy(root().join(EXAMPLE), dir.path().join("club-fair.dialogue.md")).expect("copied");
-    let input = lines(&["", "", "", "1", "", "", "", "", "", "", "", ":restart", "", "", "1", ":quit"]);
-    insta::assert_snapshot!(run_in(dir.path(), &["play", "club-fair.dialogue.md", "--seed", "9"], &input));
+    let input = lines(&["", ":restart", "1"]);
+    let transcript = run_in(dir.path(), &["play", "club-fair.dialogue.md", "--seed", "9"], &input);
+    assert_eq!(transcript.matches("warning: nobody answers You.HasTicket").count(), 1, "{transcript}");
+    insta::assert_snapshot!(transcript);
 }
 
 #[test]
 fn a_random_choice_follows_the_seed_and_a_restart_draws_on() {
     let script = "conformance/stagehand/random-static-weights/source.dialogue.md";
-    let input = lines(&["", "", "", ":restart", "", "", ""]);
-    let transcript = run(&["play", script, "--seed", "4"], &input);
+    let input = lines(&["", ":restart", "", "", ""]);
+    let transcript = run(&["play", script, "--seed", "4", "--pace", "enter"], &input);
     // The picks conformance/stagehand/random-static-weights pins for seed 4.
     let sun = transcript.find("The Sun").expect("the first draw is the Sun");
     let moon = transcript.find("The Moon").expect("the second draw is the Moon");
@@ -51,7 +58,7 @@ fn a_playbook_plays_with_facts_for_a_world() {
     std::fs::write(dir.path().join("facts.toml"), "[Hero]\nLuck = 0\nFear = 2\n").expect("written");
     let playbook = root().join("conformance/stagehand/random-dynamic-weights/playbook.json");
     std::fs::copy(playbook, dir.path().join("gate.json")).expect("copied");
-    let transcript = run_in(dir.path(), &["play", "gate.json", "--world", "facts.toml"], &lines(&["", "", ""]));
+    let transcript = run_in(dir.path(), &["play", "gate.json", "--world", "facts.toml"], "");
     assert!(transcript.contains("Turn around and go home."), "{transcript}");
     insta::assert_snapshot!(transcript);
 }
@@ -60,7 +67,7 @@ fn a_playbook_plays_with_facts_for_a_world() {
 fn save_after_the_art_club(dir: &Path) -> String {
     run_in(
         dir,
-        &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua"],
+        &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua", "--pace", "enter"],
         &lines(&["", "", "1", "", ":save fair.save.json", ":quit"]),
     )
 }
@@ -88,7 +95,7 @@ fn a_save_loads_after_a_line_is_reworded() {
     let loaded = run_in(
         dir.path(),
         &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua", "--seed", "3"],
-        &lines(&[":load fair.save.json", "", "", "", "", "", "", ""]),
+        &lines(&[":load fair.save.json"]),
     );
     insta::assert_snapshot!(format!("{saved}\n{loaded}"));
 }
@@ -105,7 +112,7 @@ fn a_save_loads_after_a_scene_is_added() {
     let loaded = run_in(
         dir.path(),
         &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua"],
-        &lines(&[":load fair.save.json", ":quit"]),
+        &lines(&[":load fair.save.json"]),
     );
     assert!(loaded.contains("steps replayed"), "{loaded}");
     assert!(loaded.ends_with("--- exit 0\n"), "{loaded}");

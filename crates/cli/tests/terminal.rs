@@ -1,11 +1,12 @@
 //! `stagehand play` in a real terminal (a pseudo-terminal), as a person plays it: colours and
-//! styles, a dimmed unavailable option, undo, save, an edit to the script, and load.
+//! styles, a dimmed unavailable option, undo, save, an edit to the script, and load; text wrapped
+//! to the terminal's width, the line editor's history, and either pace.
 
 mod common;
 
 use std::path::Path;
 
-use common::{copy, expect, finish, send, spawn};
+use common::{copy, expect, finish, resize, send, spawn};
 
 fn example(dir: &Path) {
     copy(dir, &["club-fair.dialogue.md", "club-fair.world.lua"]);
@@ -80,6 +81,51 @@ fn without_a_world_the_person_answers_for_it() {
     expect(&mut session, "Show the golden ticket to the hooded stranger.");
     send(&mut session, "");
     expect(&mut session, "You found us.");
+    send(&mut session, ":quit");
+    finish(session);
+}
+
+#[test]
+fn text_wraps_to_the_terminal_and_the_line_editor_recalls_a_move() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    example(dir.path());
+    let mut session = spawn(dir.path(), &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua"]);
+    expect(&mut session, "Welcome to the club fair!");
+    resize(&mut session, 40);
+    send(&mut session, "");
+    // Forty columns: the line breaks between words, and goes on indented.
+    expect(&mut session, "paints the fountain\r\n  on Fridays.");
+    send(&mut session, "");
+    expect(&mut session, "Just look around.");
+    send(&mut session, "1");
+    expect(&mut session, "Join the art club.");
+    send(&mut session, ":undo");
+    expect(&mut session, "(undone)");
+    expect(&mut session, "Just look around.");
+    // Up twice recalls the move before the :undo, shown after the prompt; Enter takes it again.
+    session.send("\x1b[A\x1b[A").expect("typed");
+    expect(&mut session, "choose › \x1b[0m1");
+    send(&mut session, "");
+    expect(&mut session, "\r\nJoin the art club.\r\n");
+    send(&mut session, "");
+    expect(&mut session, "Mira presses a paintbrush");
+    send(&mut session, ":quit");
+    finish(session);
+}
+
+#[test]
+fn at_the_choices_pace_a_terminal_waits_only_for_menus() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    example(dir.path());
+    let mut session =
+        spawn(dir.path(), &["play", "club-fair.dialogue.md", "--world", "club-fair.world.lua", "--pace", "choices"]);
+    // No Enter is pressed: both lines and the menu come at once.
+    expect(&mut session, "Welcome to the club fair!");
+    expect(&mut session, "serious biscuits");
+    expect(&mut session, "4. Just look around.");
+    send(&mut session, "1");
+    expect(&mut session, "Mira presses a paintbrush into your hand.");
+    expect(&mut session, "Tonight is the fair party");
     send(&mut session, ":quit");
     finish(session);
 }

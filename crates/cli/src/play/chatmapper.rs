@@ -46,7 +46,7 @@ pub struct ChatMapperStory {
 impl Story for ChatMapperStory {
     fn open(&self) -> Result<Box<dyn Playable>, String> {
         let name = self.path.display().to_string();
-        let bytes = std::fs::read(&self.path).map_err(|e| format!("{name}: {e}"))?;
+        let bytes = crate::read::bytes(&self.path)?;
         Ok(Box::new(ChatMapperRun::open(&bytes, &name, self.options)?))
     }
 }
@@ -288,7 +288,8 @@ impl Core {
     }
 
     /// What the engine logged since it was last asked, each line once, with how often it came
-    /// (a condition that fails in a loop logs the same line on every pass).
+    /// (a condition that fails in a loop logs the same line on every pass): what the project's
+    /// Lua `print`s is for the person, everything else is the engine's diagnostic.
     fn take_log(&mut self) -> Vec<Happening> {
         let mut lines: Vec<(String, usize)> = Vec::new();
         for line in self.engine.get_mut().take_log() {
@@ -299,9 +300,10 @@ impl Core {
         }
         lines
             .into_iter()
-            .map(|(line, count)| match count {
-                1 => Happening::Log(line),
-                n => Happening::Log(format!("{line} ({n} times)")),
+            .map(|(line, count)| match (line.strip_prefix("print: "), count) {
+                (Some(printed), _) => Happening::Log(printed.to_owned()),
+                (None, 1) => Happening::Diagnostic(line),
+                (None, n) => Happening::Diagnostic(format!("{line} ({n} times)")),
             })
             .collect()
     }

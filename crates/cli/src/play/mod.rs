@@ -1,11 +1,20 @@
 //! `stagehand play`: the terminal player. Glue over `stagehand-session`: it reads what the person
 //! types, sends it, and shows what happened.
 //!
-//! In a terminal it styles speech with ANSI and asks the person for keys the world does not know.
-//! Without one (piped input, CI) it reads one choice per line — a number picks an option, an empty
-//! line moves on, the `:` commands work too — prints a plain transcript (echoing each input as
-//! `> …`), answers unknown keys with false or empty words (warning once per key), and exits 0 at
-//! the end of the story.
+//! In a terminal it styles speech with ANSI, wraps it to the terminal's width, reads lines with
+//! editing and history, waits for Enter after each line, and asks the person for keys the world
+//! does not know. Without one (piped input, CI) it plays as `inklecate` does: lines follow each
+//! other without waiting, and only a menu (or a run held by a failed command) reads a line — a
+//! number picks an option, the `:` commands work too. It prints a plain transcript (echoing each
+//! input as `> …`), answers unknown keys with false or empty words (warning once per key), and
+//! exits 0 as soon as the story ends, whether or not the input has. `--pace` sets either pace
+//! anywhere.
+//!
+//! A line that is not valid where it is read (a word at a menu, an option the menu lacks or
+//! closes, an unknown command) is reported on standard error with its number (`input line 3`);
+//! piped, `--strict` stops there with exit status 2. What the engine reports about itself (a
+//! condition that cannot be evaluated, a script that failed) goes to standard error too, each
+//! message once, never into the transcript.
 //!
 //! What is played is decided by the file's content ([`crate::kind::kind_of`]): a DialogueDown script
 //! or playbook plays in a [`stagehand_session::Session`], a ChatMapper project on its engine
@@ -14,13 +23,16 @@
 //! and a notice on standard error says so; in a terminal it is pointed out.
 
 mod chatmapper;
+mod input;
 mod render;
 mod story;
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 use stagehand_runner::{Command, OwnedEvent};
 use stagehand_session::{Happening, Playable, Waiting};
@@ -28,6 +40,7 @@ use stagehand_session::{Happening, Playable, Waiting};
 use crate::compile::Settings;
 use crate::kind::{kind_of, Kind};
 use chatmapper::ChatMapperStory;
+use input::Input;
 use render::Painter;
 pub use story::read_playbook;
 use story::{open_world, Attended, DialogueStory, Story};
@@ -43,6 +56,15 @@ Enter moves on; a number picks an option. Commands:
   :skip         carry on without a command the world could not carry out
   :restart      read the story and its world again (picking up edits) and start again
   :quit         stop";
+
+/// How the player paces a story.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pace {
+    /// Every line waits for Enter (the default in a terminal).
+    Enter,
+    /// Lines follow each other; only menus and questions wait for input (the default when piped).
+    Choices,
+}
 
 /// What `play` was asked to do.
 pub struct PlayOptions {
@@ -60,6 +82,10 @@ pub struct PlayOptions {
     pub player_lines_as_choices: bool,
     /// How a script is compiled.
     pub settings: Settings,
+    /// The pace, if asked for; else [`Pace::Enter`] in a terminal and [`Pace::Choices`] piped.
+    pub pace: Option<Pace>,
+    /// Piped: stop with exit status 2 at the first line of input that is not valid where it is read.
+    pub strict: bool,
 }
 
 /// Plays a story; the exit code says how it went.
@@ -97,13 +123,17 @@ pub fn run(options: PlayOptions) -> ExitCode {
             .into_iter()
             .flatten()
             .collect();
+    let input = Rc::new(RefCell::new(Input::new(interactive)));
     let mut player = Player {
         own_files,
         world_file: world,
         seed: options.seed,
-        world: Attended { inner, ask: interactive },
+        world: Attended { inner, input: interactive.then(|| Rc::clone(&input)) },
         painter: Painter { colour },
         interactive,
+        pace: options.pace.unwrap_or(if interactive { Pace::Enter } else { Pace::Choices }),
+        strict: options.strict && !interactive,
+        input,
         warned: BTreeSet::new(),
         story: story.as_ref(),
     };
@@ -179,6 +209,10 @@ struct Player<'s> {
     world: Attended,
     painter: Painter,
     interactive: bool,
+    pace: Pace,
+    strict: bool,
+    input: Rc<RefCell<Input>>,
+    /// Keys warned about, and the engine's messages shown, each once.
     warned: BTreeSet<String>,
     story: &'s dyn Story,
 }
@@ -186,14 +220,27 @@ struct Player<'s> {
 /// What a line of input asked for.
 enum Outcome {
     Continue,
+    /// The line is not valid where it was read: why.
+    Invalid(String),
     Quit(ExitCode),
 }
 
 impl Player<'_> {
+    /// Writes a line of the transcript; in a terminal, wrapped to its width as it is now.
     fn say(&self, text: &str) {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
-        let _ = out.flush();
+        crate::out::line(&self.painter.wrap(text, self.interactive.then(textwrap::termwidth)));
+    }
+
+    /// A line of input that is not valid where it was read. Piped, it is reported on standard
+    /// error with its line number, and `--strict` stops the play with exit status 2; in a
+    /// terminal the person is told at once.
+    fn invalid(&self, message: &str) -> Option<ExitCode> {
+        if self.interactive {
+            self.say(&self.painter.warning(message));
+            return None;
+        }
+        eprintln!("stagehand play: input line {}: {message}", self.input.borrow().number());
+        self.strict.then(|| ExitCode::from(2))
     }
 
     fn show(&mut self, happenings: &[Happening]) {
@@ -214,6 +261,12 @@ impl Player<'_> {
                     );
                 }
             }
+            if let Happening::Diagnostic(message) = happening {
+                if self.warned.insert(format!("diagnostic: {message}")) {
+                    eprintln!("warning: {message}");
+                }
+                continue;
+            }
             if let Some(text) = self.painter.happening(happening, &mut opened) {
                 self.say(&text);
             }
@@ -226,9 +279,9 @@ impl Player<'_> {
         }
     }
 
-    fn prompt(&self, waiting: &Waiting) {
+    fn prompt(&self, waiting: &Waiting) -> String {
         if !self.interactive {
-            return;
+            return String::new();
         }
         let hint = match waiting {
             Waiting::Next => "",
@@ -236,32 +289,36 @@ impl Player<'_> {
             Waiting::Held { .. } => "Enter retries, or :skip",
             Waiting::Ended | Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
         };
-        print!("{}", self.painter.prompt(hint));
-        let _ = std::io::stdout().flush();
+        self.painter.prompt(hint)
     }
 
     fn play(&mut self, mut playable: Box<dyn Playable>) -> ExitCode {
         loop {
             let waiting = playable.waiting();
+            if self.pace == Pace::Choices && waiting == Waiting::Next {
+                let happenings = playable.send(Command::Next, &mut self.world);
+                self.show(&happenings);
+                if !happenings.iter().any(|h| matches!(h, Happening::Event(OwnedEvent::Refused { .. }))) {
+                    continue;
+                }
+            }
+            if waiting == Waiting::Ended && !self.interactive {
+                // Piped play ends with the story, whether or not the input has.
+                return ExitCode::SUCCESS;
+            }
             if let Waiting::Stuck { waiting } = &waiting {
                 self.say(&self.painter.warning(&format!("the run is stuck: {waiting}; :undo or :restart")));
             }
-            self.prompt(&waiting);
-            let mut line = String::new();
-            match std::io::stdin().read_line(&mut line) {
-                Ok(0) | Err(_) => {
-                    if self.interactive {
-                        self.say("");
-                        return ExitCode::SUCCESS;
-                    }
-                    return match waiting {
-                        Waiting::Ended => ExitCode::SUCCESS,
-                        _ => fail("the input ended before the story did"),
-                    };
+            let prompt = self.prompt(&waiting);
+            let read = self.input.borrow_mut().read(&prompt);
+            let Some(line) = read else {
+                if self.interactive {
+                    self.say("");
+                    return ExitCode::SUCCESS;
                 }
-                Ok(_) => {}
-            }
-            let line = line.trim_end_matches(['\n', '\r']).trim().to_owned();
+                return fail("the input ended before the story did");
+            };
+            let line = line.trim().to_owned();
             if !self.interactive {
                 self.say(&format!("> {line}"));
             }
@@ -287,6 +344,10 @@ impl Player<'_> {
                 }
                 match self.command(&mut playable, name, argument) {
                     Outcome::Continue => continue,
+                    Outcome::Invalid(message) => match self.invalid(&message) {
+                        Some(code) => return code,
+                        None => continue,
+                    },
                     Outcome::Quit(code) => return code,
                 }
             }
@@ -301,17 +362,21 @@ impl Player<'_> {
                     playable.send(Command::Choose(number.saturating_sub(1)), &mut self.world)
                 }
                 (Waiting::Choice { options, .. }, _) => {
-                    self.say(&format!("Choose an option by its number, 1 to {}.", options.len()));
-                    continue;
+                    let message =
+                        format!("{line:?} is not an option: choose one by its number, 1 to {}", options.len());
+                    match self.invalid(&message) {
+                        Some(code) => return code,
+                        None => continue,
+                    }
                 }
                 (Waiting::Ended, _) => {
                     self.say("The story has ended: :undo, :restart, :history or :quit.");
                     continue;
                 }
-                _ => {
-                    self.say("Press Enter to move on, or type :help.");
-                    continue;
-                }
+                _ => match self.invalid(&format!("{line:?}: press Enter to move on, or type :help")) {
+                    Some(code) => return code,
+                    None => continue,
+                },
             };
             if let (Waiting::Choice { options, .. }, Some(Happening::Event(OwnedEvent::Refused { reason, .. }))) =
                 (&waiting, happenings.first())
@@ -321,8 +386,12 @@ impl Player<'_> {
                     Some(_) => format!("option {number} is not available now (:why says why)"),
                     None => format!("there is no option {number}; choose 1 to {}", options.len()),
                 };
-                self.say(&self.painter.warning(&format!("refused ({}): {why}", reason.as_str())));
-                self.say(self.painter.menu(options).trim_end());
+                if let Some(code) = self.invalid(&format!("refused ({}): {why}", reason.as_str())) {
+                    return code;
+                }
+                if self.interactive {
+                    self.say(self.painter.menu(options).trim_end());
+                }
                 continue;
             }
             self.show(&happenings);
@@ -343,7 +412,7 @@ impl Player<'_> {
                 let history = self.painter.history(playable.history());
                 self.say(history.trim_end());
             }
-            "undo" => match playable.undo(&mut self.world) {
+            "undo" => match self.undo(playable.as_mut()) {
                 Ok(true) => {
                     self.say("(undone)");
                     self.show_current(playable.as_ref());
@@ -368,7 +437,7 @@ impl Player<'_> {
             },
             "save" | "save!" => {
                 if argument.is_empty() {
-                    self.say("Usage: :save FILE");
+                    return Outcome::Invalid("usage: :save FILE".into());
                 } else {
                     let overwrite = name == "save!";
                     match stagehand_session::write_save(
@@ -385,7 +454,7 @@ impl Player<'_> {
                     }
                 }
             }
-            other => self.say(&format!("No command :{other}. {HELP}")),
+            other => return Outcome::Invalid(format!("no command :{other} (:help lists them)")),
         }
         Outcome::Continue
     }
@@ -425,12 +494,24 @@ impl Player<'_> {
         }
     }
 
+    /// Takes back the person's last move. At the choices pace the lines after a move were moved
+    /// past without them, so those are taken back too, to where the person last chose.
+    fn undo(&mut self, playable: &mut dyn Playable) -> Result<bool, stagehand_session::ReplayError> {
+        let undone = playable.undo(&mut self.world)?;
+        while undone && self.pace == Pace::Choices && playable.waiting() == Waiting::Next {
+            if !playable.undo(&mut self.world)? {
+                break;
+            }
+        }
+        Ok(undone)
+    }
+
     /// Reads the story afresh (so edits are picked up) and loads a save into it.
     fn load(&mut self, file: &str) -> Result<Box<dyn Playable>, String> {
         if file.is_empty() {
             return Err("Usage: :load FILE".into());
         }
-        let json = std::fs::read_to_string(Path::new(file)).map_err(|e| format!("{file}: {e}"))?;
+        let json = crate::read::text(Path::new(file))?;
         let mut fresh = self.story.open()?;
         let loaded = fresh.load_json(&json, &mut self.world).map_err(|e| format!("{file}: {e}"))?;
         self.say(&format!("(loaded {file}: {loaded})"));

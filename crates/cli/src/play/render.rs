@@ -19,6 +19,24 @@ pub struct Painter {
 }
 
 impl Painter {
+    /// `text` wrapped to `width` (a terminal's), each line's indent kept (and two spaces more on
+    /// the lines it continues onto). Escape codes take no width. `None` leaves it as it is.
+    pub fn wrap(&self, text: &str, width: Option<usize>) -> String {
+        let Some(width) = width.filter(|&width| width > 8) else { return text.to_owned() };
+        let mut out = String::with_capacity(text.len());
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let body = line.trim_start_matches(' ');
+            let indent = &line[..line.len() - body.len()];
+            let more = format!("{indent}  ");
+            let options = textwrap::Options::new(width).initial_indent(indent).subsequent_indent(&more);
+            out.push_str(&textwrap::fill(body, options));
+        }
+        out
+    }
+
     fn paint(&self, code: &str, text: &str) -> String {
         if self.colour {
             format!("{code}{text}{RESET}")
@@ -86,7 +104,7 @@ impl Painter {
                 self.warning(&format!("  [{} failed: {explanation}]", command_text(effect)))
             }
             Happening::Log(line) => self.paint(DIM, &format!("  | {line}")),
-            Happening::Answered { .. } | Happening::Guessed { .. } => return None,
+            Happening::Answered { .. } | Happening::Guessed { .. } | Happening::Diagnostic(_) => return None,
         })
     }
 
@@ -202,5 +220,15 @@ mod tests {
         ];
         assert_eq!(Painter { colour: false }.speech(&speech), "a bold and gone");
         assert_eq!(Painter { colour: true }.speech(&speech), "a \x1b[1mbold\x1b[22m and \x1b[9mgone\x1b[29m");
+    }
+
+    #[test]
+    fn text_wraps_to_the_width_keeping_its_indent_and_ignoring_escapes() {
+        let painter = Painter { colour: true };
+        let said = painter.said(Some("Mira"), &[Fragment::text("The art club paints the fountain on Fridays.")]);
+        let wrapped = "\x1b[1;36mMira\x1b[0m: The art club\n  paints the\n  fountain on\n  Fridays.";
+        assert_eq!(painter.wrap(&said, Some(20)), wrapped);
+        assert_eq!(painter.wrap("  1. Join the art club today.", Some(20)), "  1. Join the art\n    club today.");
+        assert_eq!(painter.wrap("a b c d e f g h i j k l m n", None), "a b c d e f g h i j k l m n");
     }
 }

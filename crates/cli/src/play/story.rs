@@ -1,10 +1,12 @@
 //! Opening what is played: a script or playbook from disk, and the world that answers it.
 
-use std::io::Write;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use stagehand_dialoguedown::{compile, render_human};
 
+use super::input::Input;
 use crate::compile::Settings;
 use stagehand_playbook::{Fragment, Playbook};
 use stagehand_runner::{Answer, AnswerKind};
@@ -39,7 +41,7 @@ impl Story for DialogueStory {
 /// The error names the file, and the line and column where there are some.
 pub fn read_playbook(path: &Path, settings: &Settings) -> Result<Playbook, String> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let text = crate::read::text(path)?;
     let is_script = name.to_ascii_lowercase().ends_with(".md");
     if is_script {
         let options = crate::compile::options_for(path, settings)?;
@@ -71,7 +73,7 @@ pub fn read_playbook(path: &Path, settings: &Settings) -> Result<Playbook, Strin
 /// Opens a world by its file's extension: `.lua`, `.toml` or `.json`.
 pub fn open_world(path: &Path, seed: u64) -> Result<Box<dyn World>, String> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let text = crate::read::text(path)?;
     let world: Result<Box<dyn World>, WorldError> = match path.extension().and_then(|e| e.to_str()) {
         Some("lua") => LuaWorld::new(&name, &text, seed).map(|w| Box::new(w) as Box<dyn World>),
         Some("toml") => FactsWorld::from_toml(&text).map(|w| Box::new(w) as Box<dyn World>),
@@ -91,8 +93,8 @@ pub fn no_world() -> Box<dyn World> {
 pub struct Attended {
     /// The world itself.
     pub inner: Box<dyn World>,
-    /// Whether a person can be asked: set only when standard input (and output) is a terminal.
-    pub ask: bool,
+    /// Where the person answers: set only when standard input (and output) is a terminal.
+    pub input: Option<Rc<RefCell<Input>>>,
 }
 
 impl World for Attended {
@@ -100,24 +102,15 @@ impl World for Attended {
         if let Some(answer) = self.inner.answer(key, kind)? {
             return Ok(Some(answer));
         }
-        if !self.ask {
-            return Ok(None);
-        }
+        let Some(input) = &self.input else { return Ok(None) };
         let hint = match kind {
             AnswerKind::Truth => "yes/no",
             AnswerKind::Text => "words",
             AnswerKind::Number => "a number, 0 or more",
         };
         loop {
-            print!("  ? {key} ({hint}): ");
-            let _ = std::io::stdout().flush();
-            let mut line = String::new();
-            match std::io::stdin().read_line(&mut line) {
-                Ok(0) | Err(_) => return Ok(None),
-                Ok(_) => {}
-            }
-            let line = line.trim_end_matches(['\n', '\r']);
-            if let Some(answer) = parse_answer(line, kind) {
+            let Some(line) = input.borrow_mut().read(&format!("  ? {key} ({hint}): ")) else { return Ok(None) };
+            if let Some(answer) = parse_answer(&line, kind) {
                 return Ok(Some(answer));
             }
         }

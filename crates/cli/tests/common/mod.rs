@@ -64,9 +64,16 @@ pub fn spawn(dir: &Path, args: &[&str]) -> Session {
     let mut command = Command::new(env!("CARGO_BIN_EXE_stagehand"));
     command.args(args).current_dir(dir).env("TERM", "xterm").env_remove("NO_COLOR");
     let mut session = Session::spawn(command).expect("the player starts in a pseudo-terminal");
+    // Wide, so that text wraps only where a test narrows the terminal.
+    session.get_process_mut().set_window_size(200, 50).expect("the terminal's size");
     // Only a safety net against a hang: every wait is for output the player must print.
     session.set_expect_timeout(Some(Duration::from_secs(120)));
     session
+}
+
+/// Sets the terminal's width in columns.
+pub fn resize(session: &mut Session, columns: u16) {
+    session.get_process_mut().set_window_size(columns, 50).expect("the terminal's size");
 }
 
 /// Waits until the terminal shows `needle`.
