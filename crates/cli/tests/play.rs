@@ -134,6 +134,9 @@ fn a_save_is_refused_when_the_chosen_option_is_gone() {
         &lines(&[":load fair.save.json", ""]),
     );
     assert!(refused.contains("step"), "{refused}");
+    // Options are numbered from 1 in messages, as menus number them.
+    assert!(refused.contains("choose option 1 \"Join the art club.\""), "{refused}");
+    assert!(refused.contains("no longer option 1") && !refused.contains("position 0"), "{refused}");
     assert!(refused.ends_with("--- exit 1\n"), "{refused}");
     insta::assert_snapshot!(refused);
 }

@@ -67,10 +67,14 @@ pub fn opening(journal: &[Entry]) -> Command<'static> {
 }
 
 impl fmt::Display for Entry {
-    /// The command in the fixture vocabulary, the option's label, then its sender:
-    /// `choose 1 "Wait here" (player)`.
+    /// The command for people, the option's label, then its sender: `choose option 2 "Wait
+    /// here" (player)`. Options are numbered from 1 here, as menus number them; the rest is the
+    /// fixture vocabulary.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", CommandText(&self.command))?;
+        match self.command {
+            Command::Choose(position) => write!(f, "choose option {}", position.saturating_add(1))?,
+            _ => write!(f, "{}", CommandText(&self.command))?,
+        }
         if let Some(label) = &self.label {
             write!(f, " {label:?}")?;
         }

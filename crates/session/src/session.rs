@@ -366,14 +366,16 @@ pub fn option_label(options: &[(Vec<Fragment>, bool)], position: i64) -> Option<
 }
 
 /// Holds a replayed `choose` to the option the journal recorded: the label now at `position`
-/// must be the one taken then, or the story has changed under the save.
+/// must be the one taken then, or the story has changed under the save. The message numbers
+/// options from 1, as menus do.
 pub fn same_option(expected: &str, position: i64, now: Option<String>) -> Result<(), String> {
+    let number = position.saturating_add(1);
     match now {
         Some(label) if label == expected => Ok(()),
         Some(label) => Err(format!(
-            "the option taken there, {expected:?}, is gone from position {position} (it now holds {label:?})"
+            "the option taken there, {expected:?}, is no longer option {number} (that is now {label:?})"
         )),
-        None => Err(format!("the option taken there, {expected:?}, is gone: the menu has no position {position} now")),
+        None => Err(format!("the option taken there, {expected:?}, is gone: the menu has no option {number} now")),
     }
 }
 

@@ -213,7 +213,7 @@ fn the_chosen_option_removed_refuses_the_load_naming_the_step() {
     match &error {
         LoadError::Replay(ReplayError::Diverged { step: at, command, .. }) => {
             assert_eq!(*at, step);
-            assert!(command.contains("choose 0"), "{command}");
+            assert!(command.contains("choose option 1"), "options count from 1: {command}");
         }
         other => panic!("{other:?}"),
     }
