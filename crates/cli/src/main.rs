@@ -35,21 +35,32 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Commands {
-    /// Runs conformance cases: each PATH is a case folder (fixture.json beside its document) or a
-    /// folder of them. Prints a line per case and `N passed, M failed`; exits 0 when nothing
-    /// diverged.
+    /// Runs conformance cases.
+    ///
+    /// Each PATH is a case folder (fixture.json beside its document) or a folder of them.
+    ///
+    /// Prints a line per case and `N passed, M failed`; exits 0 when nothing diverged.
     Conform {
         /// Case folders, or folders of cases.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Plays a DialogueDown script (`*.dialogue.md`), a playbook (JSON) or a ChatMapper project
-    /// (an XML or JSON export), told apart by content. In a terminal: styled speech, numbered
-    /// menus, and the commands :undo, :history, :save FILE, :load FILE, :why, :restart, :quit.
-    /// Without one: one input per line (a number picks an option, an empty line moves on), a plain
-    /// transcript, exit 0 at the end of the story. Without --world, a world named for the file
-    /// beside it (`club-fair.dialogue.md` → `club-fair.world.lua`, `.toml` or `.json`) is used,
-    /// with a notice on standard error.
+    /// Plays a script, a playbook or a ChatMapper project.
+    ///
+    /// The file is a DialogueDown script (`*.dialogue.md`), a playbook (JSON) or a ChatMapper
+    /// export (XML or JSON), told apart by content.
+    ///
+    /// In a terminal: styled speech, numbered menus, Enter after each line, and the commands
+    /// :undo, :history, :save FILE, :load FILE, :why, :restart, :quit.
+    ///
+    /// Piped: a plain transcript; lines play on and only menus read a line (a number, or a
+    /// command); exit 0 when the story ends.
+    ///
+    /// Without --world, a world named for the file beside it (`club-fair.dialogue.md` →
+    /// `club-fair.world.lua`, `.toml` or `.json`) is used, with a notice on standard error.
+    ///
+    /// No file larger than 256 MiB is read; set STAGEHAND_MAX_FILE_SIZE (e.g. `1GiB`) to change
+    /// that.
     Play {
         /// The script, playbook or ChatMapper project.
         file: PathBuf,
@@ -72,8 +83,7 @@ enum Commands {
         /// default such entries play as lines, as ChatMapper's runtime rules say.
         #[arg(long)]
         player_lines_as_choices: bool,
-        /// `enter`: every line waits for Enter (the default in a terminal). `choices`: only
-        /// menus and questions wait (the default when piped).
+        /// How the story is paced: by default `enter` in a terminal and `choices` when piped.
         #[arg(long, value_enum)]
         pace: Option<play::Pace>,
         /// Piped: stop with exit status 2 at a line of input that is not valid where it is read.
@@ -82,8 +92,10 @@ enum Commands {
         #[command(flatten)]
         settings: compile::Settings,
     },
-    /// Compiles DialogueDown scripts to playbooks (JSON). Diagnostics go to standard error, as
-    /// rustc renders them or as JSON; exits 1 when a script has errors.
+    /// Compiles DialogueDown scripts to playbooks (JSON).
+    ///
+    /// Diagnostics go to standard error, as rustc renders them or as JSON; exits 1 when a script
+    /// has errors.
     Compile {
         /// The scripts.
         #[arg(required = true)]
@@ -98,8 +110,11 @@ enum Commands {
         #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
         message_format: compile::MessageFormat,
     },
-    /// Checks DialogueDown scripts (compile, read back, lint the graph) and ChatMapper projects
-    /// (missing links, unreachable entries, Lua that does not compile, undeclared variables).
+    /// Checks scripts, playbooks and ChatMapper projects.
+    ///
+    /// A script is compiled, read back and its graph linted; a ChatMapper project is checked for
+    /// missing links, unreachable entries, Lua that does not compile and undeclared variables.
+    ///
     /// Exits 0 when clean, 1 on errors; warnings are counted.
     Check {
         /// Scripts (`*.dialogue.md`), playbooks (`*.json`) or ChatMapper projects (`*.xml`, `*.json`).
@@ -111,8 +126,9 @@ enum Commands {
         #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
         message_format: compile::MessageFormat,
     },
-    /// Draws a script's or playbook's graph: scenes as clusters, node kinds as shapes,
-    /// conditions on edges.
+    /// Draws a script's or playbook's graph.
+    ///
+    /// Scenes are clusters, node kinds are shapes, conditions are on the edges.
     Graph {
         /// The script or playbook.
         file: PathBuf,

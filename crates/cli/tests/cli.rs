@@ -229,3 +229,16 @@ fn a_compiled_playbook_names_its_script_the_same_from_anywhere() {
     assert_eq!(compiled("tale.dialogue.md", &act), in_project);
     assert_eq!(compiled("../game/act-1/tale.dialogue.md", &dir.path().join("game")), in_project);
 }
+
+#[test]
+fn help_comes_in_short_paragraphs_and_short_lines() {
+    let listing = stdout(&stagehand(&["--help"]));
+    for command in ["conform", "play", "compile", "check", "graph"] {
+        let summary = listing.lines().find(|l| l.trim_start().starts_with(command)).expect("listed");
+        assert!(summary.len() <= 100, "the summary of {command} is one short line: {summary:?}");
+        let help = stdout(&stagehand(&[command, "--help"]));
+        for line in help.lines() {
+            assert!(line.chars().count() <= 100, "stagehand {command} --help has a long line: {line:?}");
+        }
+    }
+}
