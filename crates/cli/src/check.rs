@@ -26,7 +26,7 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
         let name = file.to_string_lossy().into_owned();
         let count = match crate::read::bytes(file) {
             Err(message) => {
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 Count { errors: 1, warnings: 0 }
             }
             Ok(bytes) => match kind(file, &bytes) {
@@ -93,7 +93,7 @@ fn check_script(
     let (source, compilation) = match compile_file(file, settings) {
         Ok(done) => done,
         Err(message) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             return Count { errors: 1, warnings: 0 };
         }
     };

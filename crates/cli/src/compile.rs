@@ -97,9 +97,9 @@ pub fn report(diagnostics: &[Diagnostic], source: &str, file: &str, format: Mess
         MessageFormat::Human => {
             use std::io::IsTerminal;
             let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            eprint!("{}", render_human_with(diagnostics, source, file, colour));
+            crate::out::err(&render_human_with(diagnostics, source, file, colour));
         }
-        MessageFormat::Json => eprintln!("{}", render_json(diagnostics)),
+        MessageFormat::Json => errln!("{}", render_json(diagnostics)),
     }
 }
 
@@ -112,7 +112,7 @@ pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
 
 pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format: MessageFormat) -> ExitCode {
     if files.len() > 1 && output.is_some_and(|o| !o.is_dir()) {
-        eprintln!("error: with several scripts, -o must name an existing folder");
+        errln!("error: with several scripts, -o must name an existing folder");
         return ExitCode::from(2);
     }
     let mut failed = false;
@@ -120,7 +120,7 @@ pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format
         let (source, compilation) = match compile_file(script, settings) {
             Ok(done) => done,
             Err(message) => {
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 failed = true;
                 continue;
             }
@@ -129,7 +129,7 @@ pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format
         report(&compilation.diagnostics, &source, &name, format);
         let (errors, warnings) = tally(&compilation.diagnostics);
         let Some(playbook) = compilation.playbook.filter(|_| errors == 0) else {
-            eprintln!("{name}: {errors} error(s), {warnings} warning(s); no playbook written");
+            errln!("{name}: {errors} error(s), {warnings} warning(s); no playbook written");
             failed = true;
             continue;
         };
@@ -143,11 +143,11 @@ pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format
             None => crate::out::line(&json),
             Some(path) => {
                 if let Err(e) = std::fs::write(&path, format!("{json}\n")) {
-                    eprintln!("error: {}: {e}", path.display());
+                    errln!("error: {}: {e}", path.display());
                     failed = true;
                     continue;
                 }
-                eprintln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
+                errln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
             }
         }
     }

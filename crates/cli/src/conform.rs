@@ -34,12 +34,12 @@ pub fn run(paths: &[PathBuf]) -> ExitCode {
     let cases = match discover(paths) {
         Ok(cases) => cases,
         Err(error) => {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
             return ExitCode::from(2);
         }
     };
     if cases.is_empty() {
-        eprintln!("error: no conformance cases (folders holding fixture.json) under the paths given");
+        errln!("error: no conformance cases (folders holding fixture.json) under the paths given");
         return ExitCode::from(2);
     }
     let harness = harness();

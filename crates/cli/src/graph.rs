@@ -27,7 +27,7 @@ pub fn run(file: &Path, format: Format, settings: &Settings) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(message) => {
-            eprintln!("stagehand graph: {}", message.trim_end());
+            errln!("stagehand graph: {}", message.trim_end());
             ExitCode::FAILURE
         }
     }

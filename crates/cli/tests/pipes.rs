@@ -88,6 +88,31 @@ fn every_command_piped_into_head_exits_quietly() {
     }
 }
 
+#[test]
+fn with_standard_error_gone_too_nothing_panics() {
+    // As `stagehand … 2>&1 | head -1` once head has gone: every write fails, none may panic.
+    let commands: [&[&str]; 3] = [
+        &["play", "examples/club-fair.dialogue.md"],
+        &["compile", "examples/the-crossing.json"],
+        &["check", "examples/the-lighthouse.xml"],
+    ];
+    for args in commands {
+        let mut child = stagehand(&root(), args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(b"1\n");
+        let status = wait(&mut child, &args.join(" "));
+        drop(stdin);
+        assert!(quiet(status) || status.code() == Some(1), "stagehand {}: {status}", args.join(" "));
+    }
+}
+
 /// Plays `file` with `input` written and standard input then held open; returns the exit status,
 /// standard output and standard error.
 fn play_held_open(dir: &Path, args: &[&str], input: &str) -> (ExitStatus, String, String) {

@@ -372,9 +372,9 @@ pub fn same_option(expected: &str, position: i64, now: Option<String>) -> Result
     let number = position.saturating_add(1);
     match now {
         Some(label) if label == expected => Ok(()),
-        Some(label) => Err(format!(
-            "the option taken there, {expected:?}, is no longer option {number} (that is now {label:?})"
-        )),
+        Some(label) => {
+            Err(format!("the option taken there, {expected:?}, is no longer option {number} (that is now {label:?})"))
+        }
         None => Err(format!("the option taken there, {expected:?}, is gone: the menu has no option {number} now")),
     }
 }

@@ -51,7 +51,7 @@ impl Input {
                 match std::io::stdin().lock().take(LONGEST_LINE).read_line(&mut line) {
                     Ok(0) => return None,
                     Ok(_) if !line.ends_with('\n') && line.len() as u64 >= LONGEST_LINE => {
-                        eprintln!(
+                        errln!(
                             "stagehand play: input line {} is longer than {LONGEST_LINE} bytes; reading stops",
                             self.number + 1
                         );
@@ -59,7 +59,7 @@ impl Input {
                     }
                     Ok(_) => {}
                     Err(error) => {
-                        eprintln!("stagehand play: input line {}: {error}", self.number + 1);
+                        errln!("stagehand play: input line {}: {error}", self.number + 1);
                         return None;
                     }
                 }

@@ -104,7 +104,7 @@ pub fn run(options: PlayOptions) -> ExitCode {
         Some(path) => Some(path),
         None => match discover_world(&options.file) {
             Some(path) => {
-                eprintln!("using world {}", path.display());
+                errln!("using world {}", path.display());
                 Some(path)
             }
             None => None,
@@ -195,7 +195,7 @@ fn discover_world(file: &Path) -> Option<PathBuf> {
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("stagehand play: {}", message.trim_end());
+    errln!("stagehand play: {}", message.trim_end());
     ExitCode::FAILURE
 }
 
@@ -239,7 +239,7 @@ impl Player<'_> {
             self.say(&self.painter.warning(message));
             return None;
         }
-        eprintln!("stagehand play: input line {}: {message}", self.input.borrow().number());
+        errln!("stagehand play: input line {}: {message}", self.input.borrow().number());
         self.strict.then(|| ExitCode::from(2))
     }
 
@@ -248,22 +248,19 @@ impl Player<'_> {
         for happening in happenings {
             if let Happening::Guessed { key, answer, problem } = happening {
                 if let Some(problem) = problem {
-                    eprintln!("warning: the world could not answer {key}: {problem}");
+                    errln!("warning: the world could not answer {key}: {problem}");
                 }
                 if self.warned.insert(key.clone()) {
                     let hint = match &self.world_file {
                         Some(path) => format!("the world {} does not define it", path.display()),
                         None => "give a --world to answer it".into(),
                     };
-                    eprintln!(
-                        "warning: nobody answers {key}; taking {} ({hint})",
-                        stagehand_session::AnswerText(answer)
-                    );
+                    errln!("warning: nobody answers {key}; taking {} ({hint})", stagehand_session::AnswerText(answer));
                 }
             }
             if let Happening::Diagnostic(message) = happening {
                 if self.warned.insert(format!("diagnostic: {message}")) {
-                    eprintln!("warning: {message}");
+                    errln!("warning: {message}");
                 }
                 continue;
             }
