@@ -202,6 +202,35 @@ fn a_file_past_the_size_limit_is_refused_with_a_clear_message() {
         assert_eq!(code, Some(1), "{args:?}: {err}");
         assert!(err.contains("larger than 1 KiB") && err.contains("STAGEHAND_MAX_FILE_SIZE"), "{args:?}: {err}");
     }
+    // A small script whose world, configuration or save is too large.
+    std::fs::write(dir.path().join("tiny.dialogue.md"), "- Stay.\n- Go.\n").expect("written");
+    std::fs::write(dir.path().join("big.world.lua"), format!("-- {}\n", "x".repeat(2048))).expect("written");
+    std::fs::write(dir.path().join("big.toml"), format!("# {}\n", "x".repeat(2048))).expect("written");
+    std::fs::write(dir.path().join("big.save.json"), format!("{{\"pad\": \"{}\"}}", "x".repeat(2048)))
+        .expect("written");
+    for (args, file) in [
+        (&["play", "tiny.dialogue.md", "--world", "big.world.lua"][..], "big.world.lua"),
+        (&["play", "tiny.dialogue.md", "--config", "big.toml"], "big.toml"),
+        (&["compile", "tiny.dialogue.md", "--config", "big.toml"], "big.toml"),
+    ] {
+        let (code, err) = limited(args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains(file) && err.contains("larger than 1 KiB"), "{args:?}: {err}");
+    }
+    let output = stagehand(dir.path(), &["play", "tiny.dialogue.md"])
+        .env("STAGEHAND_MAX_FILE_SIZE", "1KiB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().expect("stdin").write_all(b":load big.save.json\n")?;
+            child.wait_with_output()
+        })
+        .expect("the binary runs");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(err.contains("big.save.json") && err.contains("larger than 1 KiB"), "{err}");
     #[cfg(unix)]
     {
         let output = stagehand(dir.path(), &["compile", "/dev/zero"])
