@@ -74,7 +74,7 @@ fn nearest_config(script: &Path) -> Option<PathBuf> {
 
 /// Compiles one script, returning its source (for rendering) and what the compile produced.
 pub fn compile_file(script: &Path, settings: &Settings) -> Result<(String, Compilation), String> {
-    let source = crate::read::text(script)?;
+    let (source, _loading) = crate::read::text_to_load(script)?;
     if let Some(kind) = crate::kind::recognised(source.as_bytes()) {
         let name = script.display();
         return Err(format!(

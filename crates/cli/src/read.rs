@@ -19,6 +19,35 @@ pub fn text(path: &Path) -> Result<String, String> {
     text.map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// [`text`], for a file that is then compiled or read, which takes long for a large one: in a
+/// terminal, a large file's progress line becomes `loading NAME (SIZE)…` until the [`Loading`]
+/// returned is dropped.
+pub fn text_to_load(path: &Path) -> Result<(String, Loading), String> {
+    let text = text(path)?;
+    let shown = std::io::stderr().is_terminal() && text.len() as u64 >= SHOW_PROGRESS_FROM;
+    if shown {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[Kloading {} ({})…", path.display(), Size(text.len() as u64));
+        let _ = err.flush();
+    }
+    Ok((text, Loading { shown }))
+}
+
+/// The `loading …` line of [`text_to_load`]: cleared when this is dropped.
+pub struct Loading {
+    shown: bool,
+}
+
+impl Drop for Loading {
+    fn drop(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+        }
+    }
+}
+
 /// Reads a file's bytes; the error names the file.
 pub fn bytes(path: &Path) -> Result<Vec<u8>, String> {
     let mut progress = Progress::new(path);

@@ -129,3 +129,19 @@ fn at_the_choices_pace_a_terminal_waits_only_for_menus() {
     send(&mut session, ":quit");
     finish(session);
 }
+
+#[test]
+fn a_large_file_shows_its_progress_while_it_loads() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let playbook = common::root().join("conformance/stagehand/random-dynamic-weights/playbook.json");
+    let json = std::fs::read_to_string(playbook).expect("the playbook");
+    // 33 MiB, most of it a property the reader ignores.
+    let padded = json.replacen('{', &format!("{{\"padding\": \"{}\",", "x".repeat(33 << 20)), 1);
+    std::fs::write(dir.path().join("gate.json"), padded).expect("written");
+    let mut session = spawn(dir.path(), &["play", "gate.json"]);
+    expect(&mut session, "reading gate.json: 32 MiB of 33.0 MiB");
+    expect(&mut session, "loading gate.json (33.0 MiB)…");
+    expect(&mut session, "Halt! Who goes there?");
+    send(&mut session, ":quit");
+    finish(session);
+}

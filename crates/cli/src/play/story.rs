@@ -41,7 +41,7 @@ impl Story for DialogueStory {
 /// The error names the file, and the line and column where there are some.
 pub fn read_playbook(path: &Path, settings: &Settings) -> Result<Playbook, String> {
     let name = path.display().to_string();
-    let text = crate::read::text(path)?;
+    let (text, _loading) = crate::read::text_to_load(path)?;
     let is_script = name.to_ascii_lowercase().ends_with(".md");
     if is_script {
         let options = crate::compile::options_for(path, settings)?;
