@@ -20,25 +20,22 @@ fn story(dir: &Path, world: &str) {
 fn a_command_the_world_lacks_can_be_skipped() {
     let dir = tempfile::tempdir().expect("a folder");
     story(dir.path(), WORLD_WITHOUT_FLY);
-    let transcript =
-        run_in(dir.path(), &["play", "fly.dialogue.md", "--world", "fly.world.lua"], &lines(&["", ":skip", "", ""]));
+    let transcript = run_in(dir.path(), &["play", "fly.dialogue.md", "--world", "fly.world.lua"], &lines(&[":skip"]));
     assert!(transcript.contains("defines no function Fly"), "{transcript}");
     assert!(transcript.contains(":skip carries on without it"), "the way on is offered: {transcript}");
     assert!(transcript.contains("(skipped Fly(\"Ada\"))"), "{transcript}");
     assert!(transcript.contains("Ada: Landed."), "the story went on: {transcript}");
     assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
-    // A save made after the skip loads: the replay skips the command again.
+    // A save made after the skip (at the Enter-per-line pace, to stop there) loads: the replay
+    // skips the command again.
     let saved = run_in(
         dir.path(),
-        &["play", "fly.dialogue.md", "--world", "fly.world.lua"],
+        &["play", "fly.dialogue.md", "--world", "fly.world.lua", "--pace", "enter"],
         &lines(&["", ":skip", ":save fly.save.json", ":quit"]),
     );
     assert!(saved.contains("(saved to fly.save.json)"), "{saved}");
-    let loaded = run_in(
-        dir.path(),
-        &["play", "fly.dialogue.md", "--world", "fly.world.lua"],
-        &lines(&[":load fly.save.json", "", ""]),
-    );
+    let loaded =
+        run_in(dir.path(), &["play", "fly.dialogue.md", "--world", "fly.world.lua"], &lines(&[":load fly.save.json"]));
     assert!(loaded.contains("(loaded fly.save.json: restored where it was saved)"), "{loaded}");
     assert!(loaded.contains("Ada: Landed."), "{loaded}");
 }
