@@ -161,11 +161,17 @@ fn the_lighthouse_plays_to_an_end_with_a_scripted_answer() {
     assert!(left.contains("Old Mara: Mind the steps, Ada."), "{left}");
     assert!(left.ends_with("--- exit 0\n"), "{left}");
 
-    // Without a world the prompt is answered with empty words, warned about once.
-    let unanswered = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&["4"]));
-    assert!(unanswered.contains("Old Mara: Mind the steps, ."), "{unanswered}");
+    // Without a world the prompt is the story's question to the person: piped, it reads a line
+    // as a menu does (P1).
+    let asked = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&["Ada", "4"]));
+    assert!(asked.contains("Old Mara: Mind the steps, Ada."), "{asked}");
+    assert!(!asked.contains("nobody answers"), "{asked}");
+    assert!(asked.ends_with("--- exit 0\n"), "{asked}");
+
+    // With the input ended there, it is answered with empty words, warned about once.
+    let unanswered = run_in(dir.path(), &["play", "the-lighthouse.xml"], "");
+    assert!(unanswered.contains("warning: nobody answers player name"), "{unanswered}");
     assert_eq!(unanswered.matches("warning: nobody answers player name").count(), 1, "{unanswered}");
-    assert!(unanswered.ends_with("--- exit 0\n"), "{unanswered}");
 }
 
 #[test]
@@ -208,8 +214,9 @@ fn a_save_keeps_the_answers_the_world_gave() {
     assert!(saved.contains("(saved to l.json)"), "{saved}");
     let save = std::fs::read_to_string(dir.path().join("l.json")).expect("the save exists");
     assert!(save.contains("\"by\": \"world\"") && save.contains("\"Ada\""), "{save}");
-    // Loaded without the world: the answer comes from the journal, and nobody is asked.
-    let loaded = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&[":load l.json", "4"]));
+    // Loaded without the world: the opening asks the person, then the save's answer comes from
+    // its journal.
+    let loaded = run_in(dir.path(), &["play", "the-lighthouse.xml"], &lines(&["Bea", ":load l.json", "4"]));
     assert!(loaded.contains("restored where it was saved"), "{loaded}");
     assert!(loaded.contains("Old Mara: Mind the steps, Ada."), "{loaded}");
     assert!(loaded.ends_with("--- exit 0\n"), "{loaded}");

@@ -49,6 +49,10 @@ impl Story for ChatMapperStory {
         let bytes = crate::read::bytes(&self.path)?;
         Ok(Box::new(ChatMapperRun::open(&bytes, &name, self.options)?))
     }
+
+    fn asks_the_person(&self) -> bool {
+        true
+    }
 }
 
 /// A run of a ChatMapper project: the engine, the journal of every command it accepted, and what

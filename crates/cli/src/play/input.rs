@@ -26,6 +26,11 @@ impl Input {
         Input { number: 0, editor }
     }
 
+    /// Whether the lines come from a person at a terminal (else from a pipe, echoed as read).
+    pub fn is_terminal(&self) -> bool {
+        self.editor.is_some()
+    }
+
     /// The number of the line read last, counting from 1.
     pub fn number(&self) -> usize {
         self.number

@@ -128,7 +128,7 @@ pub fn run(options: PlayOptions) -> ExitCode {
         own_files,
         world_file: world,
         seed: options.seed,
-        world: Attended { inner, input: interactive.then(|| Rc::clone(&input)) },
+        world: Attended { inner, input: (interactive || story.asks_the_person()).then(|| Rc::clone(&input)) },
         painter: Painter { colour },
         interactive,
         pace: options.pace.unwrap_or(if interactive { Pace::Enter } else { Pace::Choices }),

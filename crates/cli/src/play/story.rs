@@ -19,6 +19,12 @@ use stagehand_session::{parse_answer, FactsWorld, LuaWorld, NoWorld, Playable, S
 pub trait Story {
     /// Reads the story from disk into a run that has not started.
     fn open(&self) -> Result<Box<dyn Playable>, String>;
+
+    /// Whether what the run asks is the story's question to the person (a ChatMapper input
+    /// prompt), read from the input even when piped, rather than a key for the world (P1).
+    fn asks_the_person(&self) -> bool {
+        false
+    }
 }
 
 /// A DialogueDown script (`*.dialogue.md`, `*.md`) or a playbook (JSON).
@@ -108,8 +114,14 @@ impl World for Attended {
             AnswerKind::Text => "words",
             AnswerKind::Number => "a number, 0 or more",
         };
+        let terminal = input.borrow().is_terminal();
         loop {
-            let Some(line) = input.borrow_mut().read(&format!("  ? {key} ({hint}): ")) else { return Ok(None) };
+            let prompt = if terminal { format!("  ? {key} ({hint}): ") } else { String::new() };
+            let Some(line) = input.borrow_mut().read(&prompt) else { return Ok(None) };
+            if !terminal {
+                // Piped, the transcript shows the question and the answer read, as it shows moves.
+                crate::out::line(&format!("  ? {key} ({hint}): {line}"));
+            }
             if let Some(answer) = parse_answer(&line, kind) {
                 return Ok(Some(answer));
             }
