@@ -85,6 +85,10 @@ pub trait Engine {
     /// document, or of an edited one.
     fn fingerprint(&self) -> String;
 
+    /// A stable id of where the run stands: the same state always has the same id, and states
+    /// a person would tell apart have different ones.
+    fn state_id(&self) -> String;
+
     /// Where the run stands, in a sentence written for a person.
     fn describe(&self) -> String;
 

@@ -76,6 +76,18 @@ impl Engine for RunnerEngine<'_> {
         self.fingerprint.clone()
     }
 
+    fn state_id(&self) -> String {
+        let snapshot = RunnerSnapshot::of(&self.state);
+        let mut id = snapshot.situation;
+        if let Some(node) = snapshot.node {
+            id.push_str(&format!(":{node}"));
+        }
+        if let Some(segment) = snapshot.segment {
+            id.push_str(&format!("#{segment}"));
+        }
+        id
+    }
+
     fn describe(&self) -> String {
         let description = crate::describe(&self.context, &self.state, None);
         let mut sentence = String::new();
