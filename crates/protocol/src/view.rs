@@ -6,7 +6,7 @@
 //! `docs/design/host-contract.md`; the JSON Schema is `docs/schema/view.schema.json`).
 
 use serde::{Deserialize, Serialize};
-use stagehand_playbook::plain_text;
+use stagehand_playbook::{plain_text, Fragment};
 
 use crate::vocabulary::OwnedEvent;
 
@@ -152,7 +152,7 @@ impl Reported {
             OwnedEvent::Refused { reason, explanation } => {
                 ("refused", None, Some(format!("{}: {explanation}", reason.as_str())))
             }
-            OwnedEvent::Perform { effect } => ("perform", None, Some(plain_text(std::slice::from_ref(effect)))),
+            OwnedEvent::Perform { effect } => ("perform", None, Some(effect_text(effect))),
             OwnedEvent::Resolve { questions } => {
                 ("resolve", None, Some(questions.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join("\n")))
             }
@@ -202,5 +202,19 @@ mod tests {
         );
         let failed: Receipt = serde_json::from_str(r#"{"disposition":"failed","error":"x"}"#).unwrap();
         assert_eq!(failed, Receipt::Failed { error: "x".into() });
+    }
+}
+
+/// An effect as a person reads it: `Name("arg", ...)` for a custom command, `("action")` for a
+/// default command, and the plain text of anything else.
+pub fn effect_text(effect: &Fragment) -> String {
+    let quote = |text: &str| format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
+    match effect {
+        Fragment::DefaultCommand { action } => format!("({})", quote(action)),
+        Fragment::CustomCommand { name, args } => {
+            let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+            format!("{name}({})", args.join(", "))
+        }
+        other => plain_text(std::slice::from_ref(other)),
     }
 }

@@ -91,11 +91,15 @@ impl Engine for RunnerEngine<'_> {
     fn describe(&self) -> String {
         let description = crate::describe(&self.context, &self.state, None);
         let mut sentence = String::new();
-        if let Some(text) = &description.text {
-            match &description.speaker {
-                Some(speaker) => sentence.push_str(&format!("{speaker}: {text}. ")),
-                None => sentence.push_str(&format!("{text}. ")),
+        if let Some(text) = description.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            if let Some(speaker) = &description.speaker {
+                sentence.push_str(&format!("{speaker}: "));
             }
+            sentence.push_str(text);
+            if !text.ends_with(['.', '!', '?', '…']) {
+                sentence.push('.');
+            }
+            sentence.push(' ');
         }
         let waiting = description.waiting;
         sentence.push_str(&waiting[..1].to_uppercase());

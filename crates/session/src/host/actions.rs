@@ -152,7 +152,10 @@ pub(crate) fn view<E: Engine>(session: &Session<E>) -> View {
         Pending::Resolve { asked } => asked
             .iter()
             .filter(|a| a.given.is_none())
-            .map(|a| PendingQuestion { question_id: a.key.clone(), text: format!("{}? ({})", a.key, kind_words(&a.kind)) })
+            .map(|a| PendingQuestion {
+                question_id: a.key.clone(),
+                text: format!("{}? ({})", a.key, kind_words(&a.kind)),
+            })
             .collect(),
         _ => Vec::new(),
     };

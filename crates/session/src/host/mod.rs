@@ -326,9 +326,7 @@ impl<E: Engine> Session<E> {
                 OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
                 _ => None,
             }) {
-                Some(error) if !matches!(self.pending, Pending::Stopped) => {
-                    Receipt::Failed { error }
-                }
+                Some(error) if !matches!(self.pending, Pending::Stopped) => Receipt::Failed { error },
                 _ => Receipt::Executed {
                     outcome: actions::outcome(&self.pending),
                     events: events.iter().map(Reported::of).collect(),

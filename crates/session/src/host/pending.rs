@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use stagehand_playbook::plain_text;
-use stagehand_protocol::{Answer, AnswerKind, Answers, Command, OwnedEvent, Waiting};
+use stagehand_protocol::{effect_text, Answer, AnswerKind, Answers, Command, OwnedEvent, Waiting};
 
 /// One command the session gave its engine, owning what it holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -136,9 +136,10 @@ impl Pending {
     /// What the session waits on after an engine reported `events` and now waits for `waiting`.
     /// A request the engine did not report again (its command was refused) stays as it was.
     pub fn settle(previous: &Pending, waiting: Waiting, events: &[OwnedEvent]) -> Pending {
-        let request = events.iter().rev().find(|e| {
-            matches!(e, OwnedEvent::Offer { .. } | OwnedEvent::Perform { .. } | OwnedEvent::Resolve { .. })
-        });
+        let request = events
+            .iter()
+            .rev()
+            .find(|e| matches!(e, OwnedEvent::Offer { .. } | OwnedEvent::Perform { .. } | OwnedEvent::Resolve { .. }));
         let refusal = events.iter().rev().find_map(|e| match e {
             OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
             _ => None,
@@ -158,7 +159,7 @@ impl Pending {
                     .collect(),
             },
             (Waiting::Effect, Some(OwnedEvent::Perform { effect })) => {
-                Pending::Perform { effect: plain_text(std::slice::from_ref(effect)), failed: None }
+                Pending::Perform { effect: effect_text(effect), failed: None }
             }
             (Waiting::Answers, Some(OwnedEvent::Resolve { questions })) => Pending::Resolve {
                 asked: questions
