@@ -164,6 +164,20 @@ impl Reported {
     }
 }
 
+/// An effect as a person reads it: `Name("arg", ...)` for a custom command, `("action")` for a
+/// default command, and the plain text of anything else.
+pub fn effect_text(effect: &Fragment) -> String {
+    let quote = |text: &str| format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
+    match effect {
+        Fragment::DefaultCommand { action } => format!("({})", quote(action)),
+        Fragment::CustomCommand { name, args } => {
+            let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+            format!("{name}({})", args.join(", "))
+        }
+        other => plain_text(std::slice::from_ref(other)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,19 +216,5 @@ mod tests {
         );
         let failed: Receipt = serde_json::from_str(r#"{"disposition":"failed","error":"x"}"#).unwrap();
         assert_eq!(failed, Receipt::Failed { error: "x".into() });
-    }
-}
-
-/// An effect as a person reads it: `Name("arg", ...)` for a custom command, `("action")` for a
-/// default command, and the plain text of anything else.
-pub fn effect_text(effect: &Fragment) -> String {
-    let quote = |text: &str| format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
-    match effect {
-        Fragment::DefaultCommand { action } => format!("({})", quote(action)),
-        Fragment::CustomCommand { name, args } => {
-            let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
-            format!("{name}({})", args.join(", "))
-        }
-        other => plain_text(std::slice::from_ref(other)),
     }
 }
