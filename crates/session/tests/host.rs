@@ -261,3 +261,30 @@ fn the_crossing_plays_to_its_end_through_the_view() {
     }
     panic!("the crossing did not end");
 }
+
+#[test]
+fn a_chatmapper_prompt_is_a_pending_question_answered_by_input() {
+    let path = format!("{}/../../examples/the-lighthouse.xml", env!("CARGO_MANIFEST_DIR"));
+    let project = stagehand_chatmapper::load(&std::fs::read(&path).unwrap(), &path).unwrap();
+    let engine = ChatMapperEngine::new(project, stagehand_chatmapper::Options::seeded(1)).unwrap();
+    let mut session = Session::new(engine, "l1", 1).unwrap();
+    for turn in 0..300u64 {
+        let view = session.describe();
+        if let Some(question) = view.pending_questions.first() {
+            assert!(!view.at_rest, "a prompt waits for an answer");
+            let id = question.question_id.clone();
+            assert!(matches!(session.apply(&format!("answer:{id}"), "a", turn), Receipt::Rejected { .. }));
+            let receipt = session.input(&id, "Sam", "answer", turn);
+            assert!(executed(&receipt), "{receipt:?}");
+            assert_eq!(session.input(&id, "Sam", "answer", turn), receipt, "the same key and text replay");
+            let other = session.input(&id, "Kim", "answer", turn);
+            assert!(matches!(other, Receipt::Rejected { .. }), "the same key with other text is a reused key");
+            assert!(session.describe().pending_questions.is_empty());
+            assert_eq!(session.engine().variable(&id), stagehand_lua::Value::String("Sam".into()));
+            return;
+        }
+        let first = view.actions.first().expect("an action").id.clone();
+        assert!(executed(&session.apply(&first, &format!("k{turn}"), turn)));
+    }
+    panic!("the lighthouse asked no question on its first path");
+}
