@@ -27,7 +27,7 @@ fn a_line_advertises_next_and_describe_changes_nothing() {
     let view = session.describe();
     assert_eq!(view.status, Status::Active);
     assert!(view.at_rest);
-    assert_eq!(ids(&view), ["next", "restart", "jump:the-fair", "jump:the-party"]);
+    assert_eq!(ids(&view), ["next", "jump:the-fair", "jump:the-party"], "nothing to undo or restart yet");
     assert!(view.description.contains("Mira"), "{}", view.description);
     assert_eq!(session.describe(), view, "describe has no side effects");
     let trace = session.take_trace();
@@ -287,4 +287,36 @@ fn a_chatmapper_prompt_is_a_pending_question_answered_by_input() {
         assert!(executed(&session.apply(&first, &format!("k{turn}"), turn)));
     }
     panic!("the lighthouse asked no question on its first path");
+}
+
+#[test]
+fn a_run_that_cannot_go_on_is_an_error_and_advertises_nothing_that_would_fail() {
+    use stagehand_playbook::{Fragment, Node, Playbook, Speaker};
+    // Nothing to start at: the opening start is refused.
+    let empty = Playbook::new("empty.dialogue.md");
+    let session = Session::new(RunnerEngine::new(&empty, 0), "e1", 1).unwrap();
+    let view = session.describe();
+    assert_eq!(view.status, Status::Error, "{view:?}");
+    assert!(view.last_error.is_some());
+    assert!(view.actions.is_empty(), "{view:?}");
+
+    // A line that leads nowhere: next fails, and undo and restart go back.
+    let mut nowhere = Playbook::new("nowhere.dialogue.md");
+    nowhere.speakers.push(Speaker::named("Alice"));
+    nowhere.nodes.push(Node::Line {
+        speaker: 0,
+        speech: vec![Fragment::text("Hello.")],
+        condition: None,
+        out: Default::default(),
+    });
+    let mut session = Session::new(RunnerEngine::new(&nowhere, 0), "n1", 1).unwrap();
+    let opening = session.describe();
+    assert_eq!(ids(&opening), ["next"]);
+    let failed = session.apply("next", "k1", 2);
+    assert!(matches!(failed, Receipt::Failed { .. }), "{failed:?}");
+    let view = session.describe();
+    assert_eq!(view.status, Status::Error);
+    assert_eq!(ids(&view), ["undo", "restart"]);
+    assert!(executed(&session.apply("restart", "k2", 3)));
+    assert_eq!(session.describe(), opening);
 }

@@ -49,13 +49,13 @@ fn advertised<E: Engine>(session: &Session<E>) -> Vec<(Action, Act)> {
         Pending::Perform { effect, failed: Some(_) } => {
             actions.push((Action::new("retry", format!("Retry: {effect}")), Act::Retry));
         }
-        Pending::Start => actions.push((Action::new("restart", "Start"), Act::Restart)),
-        Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
+        Pending::Start | Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
     }
     if let Some(keep) = undo_point(&session.journal) {
         actions.push((Action::new("undo", "Undo the last move"), Act::Undo(keep)));
     }
-    if !matches!(session.pending, Pending::Start) {
+    // Restarting with nothing but the opening start in the journal would only do it again.
+    if session.journal.len() > 1 {
         actions.push((Action::new("restart", "Restart from the beginning"), Act::Restart));
     }
     for anchor in session.engine.anchors() {

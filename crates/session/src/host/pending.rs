@@ -145,7 +145,10 @@ impl Pending {
             _ => None,
         });
         match (waiting, request) {
-            (Waiting::Start, _) => Pending::Start,
+            (Waiting::Start, _) => match refusal {
+                Some(error) => Pending::Stuck { error },
+                None => Pending::Start,
+            },
             (Waiting::Ended, _) => Pending::Ended,
             (Waiting::Stopped, _) => Pending::Stopped,
             (Waiting::Next, _) => match refusal {
