@@ -131,40 +131,49 @@ pub struct RunnerSnapshot {
     /// Awaiting a choice: the bit set of available options (none: all of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub available: Option<Vec<u64>>,
+    /// Awaiting done or supply: the nodes the walk has passed since the person last had the turn
+    /// (the endless-loop bound counts on from here).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub passed: usize,
     /// The generator's state.
     pub entropy: u64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl RunnerSnapshot {
     /// The snapshot of a state.
     pub fn of(state: &PlayState) -> RunnerSnapshot {
-        let (situation, node, segment, available) = match &state.situation {
-            Situation::NotStarted => ("not-started", None, None, None),
-            Situation::AtNode(node) => ("at-node", Some(*node), None, None),
-            Situation::AwaitingDone { node, resume } => {
+        let (situation, node, segment, available, passed) = match &state.situation {
+            Situation::NotStarted => ("not-started", None, None, None, 0),
+            Situation::AtNode(node) => ("at-node", Some(*node), None, None, 0),
+            Situation::AwaitingDone { node, resume, passed } => {
                 let segment = match resume {
                     Resume::From(s) => Some(*s),
                     Resume::FromNodeEnd => None,
                 };
-                ("awaiting-done", Some(*node), segment, None)
+                ("awaiting-done", Some(*node), segment, None, *passed)
             }
-            Situation::AwaitingSupply { node, moment } => {
+            Situation::AwaitingSupply { node, moment, passed } => {
                 let segment = match moment {
                     Moment::ToPlay(s) => Some(*s),
                     Moment::ToLeave => None,
                 };
-                ("awaiting-supply", Some(*node), segment, None)
+                ("awaiting-supply", Some(*node), segment, None, *passed)
             }
             Situation::AwaitingChoice { node, available } => {
                 let available = match available {
                     Availability::All => None,
                     Availability::Only(words) => Some(words.to_vec()),
                 };
-                ("awaiting-choice", Some(*node), None, available)
+                ("awaiting-choice", Some(*node), None, available, 0)
             }
-            Situation::AtEnd => ("at-end", None, None, None),
+            Situation::AtEnd => ("at-end", None, None, None, 0),
         };
-        RunnerSnapshot { situation: situation.to_owned(), node, segment, available, entropy: state.entropy.state }
+        let situation = situation.to_owned();
+        RunnerSnapshot { situation, node, segment, available, passed, entropy: state.entropy.state }
     }
 
     /// The state it records, checked against a playbook of `nodes` nodes.
@@ -182,10 +191,12 @@ impl RunnerSnapshot {
             "awaiting-done" => Situation::AwaitingDone {
                 node: node()?,
                 resume: self.segment.map_or(Resume::FromNodeEnd, Resume::From),
+                passed: self.passed,
             },
             "awaiting-supply" => Situation::AwaitingSupply {
                 node: node()?,
                 moment: self.segment.map_or(Moment::ToLeave, Moment::ToPlay),
+                passed: self.passed,
             },
             "awaiting-choice" => Situation::AwaitingChoice {
                 node: node()?,
