@@ -32,21 +32,29 @@
 //! assert_eq!(next.events, [Event::Ended]);
 //! ```
 //!
-//! The layout follows the design notes: `protocol` (commands, events, answers, reasons),
+//! The layout follows the design notes: the protocol (commands, events, answers, reasons) lives
+//! in `stagehand-protocol` and is re-exported here unchanged,
 //! `state` (situations), `context` (what is read off the playbook once), and `stepping` (the
 //! protocol matrix, then one module per part of a step).
 
 mod context;
 mod describe;
-mod protocol;
+mod engine;
 mod state;
 mod stepping;
 
 pub use context::PlayContext;
 pub use describe::{describe, Description, WayOut};
-pub use protocol::{
+pub use engine::{RunnerEngine, RunnerSnapshot};
+pub use stagehand_protocol::{
     Answer, AnswerKind, Answers, Command, Entry, Event, OfferedOption, OwnedEvent, Question, RefusalReason,
 };
+
+/// The protocol vocabulary under its old path inside the runner, so the runner's own modules
+/// read `crate::protocol::...` as before the move to `stagehand-protocol`.
+pub(crate) mod protocol {
+    pub(crate) use stagehand_protocol::vocabulary::*;
+}
 pub use state::{Availability, Entropy, Moment, PlayState, Resume, Situation};
 
 /// What one step produced: the state to hand back next time, and the events, in order.

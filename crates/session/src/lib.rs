@@ -14,6 +14,9 @@
 //! - **Worlds** ([`World`]): [`FactsWorld`] (facts from TOML or JSON), [`LuaWorld`] (a sandboxed Lua
 //!   script whose functions answer keys and carry out commands), [`NoWorld`].
 //! - [`files`]: reading a story's files under a size limit.
+//! - [`host`]: one sans-IO session over any [`Engine`](stagehand_protocol::Engine), the host
+//!   contract's control view, idempotent `apply` and trace (the DialogueDown [`Session`] above
+//!   moves onto it in issue 12's next step).
 //! - [`Playable`]: what a front-end needs from a story it plays, so the terminal player can play
 //!   other engines (ChatMapper) behind the same seam.
 //!
@@ -47,6 +50,7 @@
 
 mod core;
 pub mod files;
+pub mod host;
 mod journal;
 mod playable;
 mod save;

@@ -46,6 +46,7 @@ mod environment;
 mod index;
 mod offered;
 mod protocol;
+mod seam;
 mod state;
 mod status;
 

@@ -161,11 +161,6 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     }
 }
 
-impl Answers<'static> {
-    /// No answers, as a constant.
-    pub(crate) const EMPTY: Answers<'static> = Answers::empty_const();
-}
-
 pub(crate) fn no_answers() -> &'static Answers<'static> {
     &NO_ANSWERS
 }

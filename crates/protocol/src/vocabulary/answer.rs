@@ -88,13 +88,19 @@ pub struct Answers<'a> {
     entries: Cow<'a, [Entry<'a>]>,
 }
 
+impl Answers<'static> {
+    /// No answers, as a constant.
+    pub const EMPTY: Answers<'static> = Answers::empty_const();
+}
+
 impl<'a> Answers<'a> {
     /// No answers.
     pub fn new() -> Self {
         Answers::empty_const()
     }
 
-    pub(crate) const fn empty_const() -> Self {
+    /// No answers, in a `const` context (a shared empty set).
+    pub const fn empty_const() -> Self {
         Answers { entries: Cow::Owned(Vec::new()) }
     }
 
@@ -155,7 +161,7 @@ impl<'a> Answers<'a> {
 
 /// Whether two keys are the same, cheaply when a driver answers with the very key it was asked:
 /// compare addresses first, then text.
-pub(crate) fn same_key(a: &str, b: &str) -> bool {
+pub fn same_key(a: &str, b: &str) -> bool {
     (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 

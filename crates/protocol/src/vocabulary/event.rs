@@ -9,7 +9,7 @@ use super::refusal::RefusalReason;
 
 /// One thing a step reports. A step may report several, in order.
 ///
-/// Events borrow from the [`PlayContext`](crate::PlayContext) (and so from the playbook)
+/// Events borrow from the `PlayContext` of the runner (and so from the playbook)
 /// wherever they can: a line with nothing to fill is reported as a slice of the playbook's own
 /// fragments, without copying. [`Event::into_owned`] detaches one.
 #[derive(Debug, Clone, PartialEq)]

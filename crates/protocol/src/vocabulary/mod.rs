@@ -1,4 +1,4 @@
-//! The protocol: what a driver sends ([`Command`]), what a step reports ([`Event`]), what the
+//! The vocabulary: what a driver sends ([`Command`]), what a step reports ([`Event`]), what the
 //! world says ([`Answer`]), and why a command was refused ([`RefusalReason`]).
 //!
 //! Names follow the conformance corpus, so a fixture, the harness and the code read in one
@@ -10,7 +10,7 @@ mod command;
 mod event;
 mod refusal;
 
-pub(crate) use answer::same_key;
+pub use answer::same_key;
 pub use answer::{Answer, AnswerKind, Answers, Entry, Question};
 pub use command::Command;
 pub use event::{Event, OfferedOption, OwnedEvent};

@@ -1,0 +1,100 @@
+//! The seam a host holds an engine by: [`Engine`].
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::vocabulary::{Command, OwnedEvent};
+
+/// What an engine waits for now: the one thing that moves it on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Waiting {
+    /// Nothing has started: only `start` is taken.
+    Start,
+    /// A line was said: the player's `next`.
+    Next,
+    /// A menu was offered: the player's `choose`.
+    Choice,
+    /// Effects were asked for: the host's `done` or `failed`.
+    Effect,
+    /// Keys were asked about: the world's (or the person's) `supply`.
+    Answers,
+    /// The run ended.
+    Ended,
+    /// The engine stopped the run itself (a runaway guard); only a new `start` is taken.
+    Stopped,
+}
+
+/// Why an engine could not take a snapshot or restore one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineError {
+    /// What went wrong, in words a person reads.
+    pub message: String,
+}
+
+impl EngineError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        EngineError { message: message.into() }
+    }
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// One playthrough of one document by some engine (the DialogueDown runner, the ChatMapper
+/// engine, ...), driven one command at a time.
+///
+/// An engine is deterministic: the same document, options and commands give the same events.
+/// It never reads a clock and never does I/O of its own; the world is reached only through the
+/// requests it reports (`perform`, `resolve`, `offer`), answered by commands.
+pub trait Engine {
+    /// The engine's whole state as a plain value (no handles, no borrowed data), serialisable
+    /// for a save and restored with [`restore`](Self::restore) on an engine of the same
+    /// document and options.
+    type Snapshot: Serialize + DeserializeOwned + Clone;
+
+    /// Begins at the entry, or at an anchor (a DialogueDown anchor, a ChatMapper conversation):
+    /// the same as taking `Command::Start`.
+    fn start(&mut self, anchor: Option<&str>, events: &mut Vec<OwnedEvent>) {
+        self.take(Command::Start { anchor: anchor.map(|a| a.to_owned().into()) }, events);
+    }
+
+    /// Takes one command, appending what it reported to `events`. Never panics: a command that
+    /// does not fit is refused as an event.
+    fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>);
+
+    /// What the engine waits for now.
+    fn waiting(&self) -> Waiting;
+
+    /// The engine's state now. (It may take `&mut self` to ask an embedded interpreter what it
+    /// holds; nothing changes.)
+    fn snapshot(&mut self) -> Result<Self::Snapshot, EngineError>;
+
+    /// Puts a snapshot back. A snapshot that does not fit the document is refused, and the
+    /// engine is left as it was or at a state it could restore; never half-restored silently.
+    fn restore(&mut self, snapshot: &Self::Snapshot) -> Result<(), EngineError>;
+
+    /// The document's fingerprint (lowercase hex), so a host can tell a save made of another
+    /// document, or of an edited one.
+    fn fingerprint(&self) -> String;
+
+    /// A stable id of where the run stands: the same state always has the same id, and states
+    /// a person would tell apart have different ones.
+    fn state_id(&self) -> String;
+
+    /// Where the run stands, in a sentence written for a person.
+    fn describe(&self) -> String;
+
+    /// The places a run may be started at by name (DialogueDown anchors), in a stable order.
+    /// Engines without such places list none.
+    fn anchors(&self) -> Vec<String> {
+        Vec::new()
+    }
+}

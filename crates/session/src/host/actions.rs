@@ -1,0 +1,197 @@
+//! The actions a session advertises, and what applying one does (decisions H3 and H4).
+
+use serde_json::Value;
+use stagehand_protocol::{Action, Engine, Outcome, PendingQuestion, Status, UnavailableOption, View};
+
+use super::pending::{Asked, Move, Pending};
+use super::Session;
+
+/// What an applied action does.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Act {
+    /// Gives the engine a command.
+    Take(Move),
+    /// Puts a failed perform back to be carried out again.
+    Retry,
+    /// Keeps an answer given through `input` until the request's other questions are answered.
+    Give(Vec<Asked>),
+    /// Replays the first `n` moves of the journal.
+    Undo(usize),
+    /// Replays only the opening `start`.
+    Restart,
+}
+
+/// The explanation a `failed` action gives the engine: the control surface never makes up the
+/// host's own words (decision H3).
+pub(crate) const FAILED_EXPLANATION: &str = "the host could not carry out the effect";
+
+/// Each action now advertised, with what it does, in the order shown.
+fn advertised<E: Engine>(session: &Session<E>) -> Vec<(Action, Act)> {
+    let mut actions = Vec::new();
+    match &session.pending {
+        Pending::Line => actions.push((Action::new("next", "Next"), Act::Take(Move::Next))),
+        Pending::Menu { options } => {
+            for (position, option) in options.iter().enumerate().filter(|(_, o)| o.available) {
+                let label = if option.label.trim().is_empty() {
+                    format!("Option {} (it has no words)", position + 1)
+                } else {
+                    option.label.clone()
+                };
+                let id = format!("choose:{position}");
+                actions.push((Action::new(id, label), Act::Take(Move::Choose { position: position as i64 })));
+            }
+        }
+        Pending::Perform { effect, failed: None } => {
+            actions.push((Action::new("done", format!("Done: {effect}")), Act::Take(Move::Done)));
+            let failed = Move::Failed { explanation: FAILED_EXPLANATION.to_owned() };
+            actions.push((Action::new("failed", format!("Failed: {effect}")), Act::Take(failed)));
+        }
+        Pending::Perform { effect, failed: Some(_) } => {
+            actions.push((Action::new("retry", format!("Retry: {effect}")), Act::Retry));
+        }
+        Pending::Start | Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
+    }
+    if let Some(keep) = undo_point(&session.journal) {
+        actions.push((Action::new("undo", "Undo the last move"), Act::Undo(keep)));
+    }
+    // Restarting with nothing but the opening start in the journal would only do it again.
+    if session.journal.len() > 1 {
+        actions.push((Action::new("restart", "Restart from the beginning"), Act::Restart));
+    }
+    for anchor in session.engine.anchors() {
+        let step = Move::Start { anchor: Some(anchor.clone()) };
+        actions.push((Action::new(format!("jump:{anchor}"), format!("Jump to {anchor}")), Act::Take(step)));
+    }
+    actions
+}
+
+/// How many moves undo keeps: every move but the last, and never the opening `start`.
+fn undo_point(journal: &[Move]) -> Option<usize> {
+    (journal.len() > 1).then(|| journal.len() - 1)
+}
+
+/// What an action id does now, or why it cannot be applied.
+pub(crate) fn parse<E: Engine>(session: &Session<E>, action_id: &str) -> Result<Act, String> {
+    let advertised = advertised(session);
+    if let Some((_, act)) = advertised.iter().find(|(action, _)| action.id == action_id) {
+        return Ok(act.clone());
+    }
+    let ids: Vec<&str> = advertised.iter().map(|(a, _)| a.id.as_str()).collect();
+    let hint = if action_id.starts_with("answer:") { "; answer a question with input" } else { "" };
+    Err(format!("{action_id} is not an action now (the actions are: {}){hint}", ids.join(", ")))
+}
+
+/// What answering `question_id` with `text` does, or why it cannot.
+pub(crate) fn answer<E: Engine>(session: &Session<E>, question_id: &str, text: &str) -> Result<Act, String> {
+    let Pending::Resolve { asked } = &session.pending else {
+        return Err(format!("no question is pending, so {question_id:?} cannot be answered"));
+    };
+    let Some(index) = asked.iter().position(|a| a.key == question_id && a.given.is_none()) else {
+        let open: Vec<&str> = asked.iter().filter(|a| a.given.is_none()).map(|a| a.key.as_str()).collect();
+        return Err(format!("{question_id:?} is not a pending question (the pending ones are: {})", open.join(", ")));
+    };
+    let value = read_answer(&asked[index].kind, text)
+        .ok_or_else(|| format!("{text:?} is not {} for {question_id:?}", kind_words(&asked[index].kind)))?;
+    let mut asked = asked.clone();
+    asked[index].given = Some(value);
+    if asked.iter().all(|a| a.given.is_some()) {
+        let answers = asked.into_iter().map(|a| (a.key, a.given.unwrap_or(Value::Null))).collect();
+        Ok(Act::Take(Move::Supply { answers }))
+    } else {
+        Ok(Act::Give(asked))
+    }
+}
+
+/// A text read as an answer of `kind`: a truth, a number, or the words themselves.
+fn read_answer(kind: &str, text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    match kind {
+        "truth" => match trimmed.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "y" => Some(Value::Bool(true)),
+            "false" | "no" | "n" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        "number" => trimmed
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite() && *n >= 0.0)
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number),
+        _ => Some(Value::String(text.to_owned())),
+    }
+}
+
+fn kind_words(kind: &str) -> &'static str {
+    match kind {
+        "truth" => "a truth (true or false, yes or no)",
+        "number" => "a finite, non-negative number",
+        _ => "words",
+    }
+}
+
+/// How the run stands, as a receipt's outcome.
+pub(crate) fn outcome(pending: &Pending) -> Outcome {
+    match pending {
+        Pending::Ended => Outcome::Ended,
+        Pending::Stopped | Pending::Stuck { .. } => Outcome::Stopped,
+        _ => Outcome::Awaiting,
+    }
+}
+
+/// The view `describe` returns.
+pub(crate) fn view<E: Engine>(session: &Session<E>) -> View {
+    let pending = &session.pending;
+    let status = match pending {
+        Pending::Ended => Status::Done,
+        Pending::Stopped => Status::Stopped,
+        Pending::Stuck { .. } => Status::Error,
+        _ => Status::Active,
+    };
+    let at_rest = !matches!(pending, Pending::Resolve { .. } | Pending::Perform { failed: None, .. });
+    let pending_questions = match pending {
+        Pending::Resolve { asked } => asked
+            .iter()
+            .filter(|a| a.given.is_none())
+            .map(|a| PendingQuestion {
+                question_id: a.key.clone(),
+                text: format!("{}? ({})", a.key, kind_words(&a.kind)),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let last_error = match pending {
+        Pending::Perform { failed: Some(why), .. } => Some(why.clone()),
+        Pending::Stuck { error } => Some(error.clone()),
+        _ => None,
+    };
+    let unavailable = match pending {
+        Pending::Menu { options } => options
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.available)
+            .map(|(position, o)| UnavailableOption {
+                position,
+                label: o.label.clone(),
+                why: "its condition does not hold".to_owned(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut description = session.engine.describe();
+    if let Pending::Perform { effect, failed } = pending {
+        match failed {
+            None => description.push_str(&format!(" It asks the host to carry out {effect}.")),
+            Some(why) => description.push_str(&format!(" Carrying out {effect} failed: {why}.")),
+        }
+    }
+    View {
+        status,
+        at_rest,
+        state_id: session.engine.state_id(),
+        description,
+        pending_questions,
+        last_error,
+        actions: advertised(session).into_iter().map(|(action, _)| action).collect(),
+        unavailable,
+    }
+}

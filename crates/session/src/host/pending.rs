@@ -1,0 +1,176 @@
+//! What a session waits on ([`Pending`]) and the moves its journal records ([`Move`]), both as
+//! plain data saved in the session's snapshot.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use stagehand_playbook::plain_text;
+use stagehand_protocol::{effect_text, Answer, AnswerKind, Answers, Command, OwnedEvent, Waiting};
+
+/// One command the session gave its engine, owning what it holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Move {
+    /// `start`, at the entry or an anchor.
+    Start {
+        /// The anchor.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        anchor: Option<String>,
+    },
+    /// `next`.
+    Next,
+    /// `done`.
+    Done,
+    /// `failed`.
+    Failed {
+        /// The host's explanation.
+        explanation: String,
+    },
+    /// `supply`: each key with its answer as a bare JSON value (a truth, words, a number).
+    Supply {
+        /// The answers, in the order asked.
+        answers: Vec<(String, Value)>,
+    },
+    /// `choose`.
+    Choose {
+        /// The option's position.
+        position: i64,
+    },
+}
+
+impl Move {
+    /// The command.
+    pub fn command(&self) -> Command<'_> {
+        match self {
+            Move::Start { anchor } => Command::Start { anchor: anchor.as_deref().map(Into::into) },
+            Move::Next => Command::Next,
+            Move::Done => Command::Done,
+            Move::Failed { explanation } => Command::failed(explanation.as_str()),
+            Move::Supply { answers } => Command::Supply(
+                answers
+                    .iter()
+                    .map(|(key, value)| {
+                        let answer = match value {
+                            Value::Bool(b) => Answer::Truth(*b),
+                            Value::Number(n) => Answer::Number(n.as_f64().unwrap_or(f64::NAN)),
+                            Value::String(s) => Answer::Text(s.as_str().into()),
+                            other => Answer::Text(other.to_string().into()),
+                        };
+                        (key.as_str(), answer)
+                    })
+                    .collect::<Answers<'_>>(),
+            ),
+            Move::Choose { position } => Command::Choose(*position),
+        }
+    }
+}
+
+/// One option of a menu the session shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MenuOption {
+    /// Its label as plain text.
+    pub label: String,
+    /// Whether it may be taken.
+    pub available: bool,
+}
+
+/// One key a `resolve` asked about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Asked {
+    /// The key.
+    pub key: String,
+    /// The kind of answer: `truth`, `text` or `number`.
+    pub kind: String,
+    /// The answer given so far through `input`, as a bare JSON value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<Value>,
+}
+
+/// What the session waits on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "waiting", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Pending {
+    /// Nothing has started.
+    Start,
+    /// A line was said: `next`.
+    Line,
+    /// A menu: `choose:N`.
+    Menu {
+        /// The options, in the order offered.
+        options: Vec<MenuOption>,
+    },
+    /// An effect: `done` or `failed`; after `failed`, `retry`.
+    Perform {
+        /// The effect, as plain text.
+        effect: String,
+        /// The explanation of the last `failed`, while the person decides to retry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failed: Option<String>,
+    },
+    /// Keys to answer with `input`.
+    Resolve {
+        /// The keys, in the order asked.
+        asked: Vec<Asked>,
+    },
+    /// The run ended.
+    Ended,
+    /// The engine stopped the run.
+    Stopped,
+    /// The engine refused the move the run needs: it cannot go on from here.
+    Stuck {
+        /// The refusal's explanation.
+        error: String,
+    },
+}
+
+fn kind_name(kind: AnswerKind) -> &'static str {
+    match kind {
+        AnswerKind::Truth => "truth",
+        AnswerKind::Text => "text",
+        AnswerKind::Number => "number",
+    }
+}
+
+impl Pending {
+    /// What the session waits on after an engine reported `events` and now waits for `waiting`.
+    /// A request the engine did not report again (its command was refused) stays as it was.
+    pub fn settle(previous: &Pending, waiting: Waiting, events: &[OwnedEvent]) -> Pending {
+        let request = events
+            .iter()
+            .rev()
+            .find(|e| matches!(e, OwnedEvent::Offer { .. } | OwnedEvent::Perform { .. } | OwnedEvent::Resolve { .. }));
+        let refusal = events.iter().rev().find_map(|e| match e {
+            OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
+            _ => None,
+        });
+        match (waiting, request) {
+            (Waiting::Start, _) => match refusal {
+                Some(error) => Pending::Stuck { error },
+                None => Pending::Start,
+            },
+            (Waiting::Ended, _) => Pending::Ended,
+            (Waiting::Stopped, _) => Pending::Stopped,
+            (Waiting::Next, _) => match refusal {
+                Some(error) => Pending::Stuck { error },
+                None => Pending::Line,
+            },
+            (Waiting::Choice, Some(OwnedEvent::Offer { options, .. })) => Pending::Menu {
+                options: options
+                    .iter()
+                    .map(|(label, available)| MenuOption { label: plain_text(label), available: *available })
+                    .collect(),
+            },
+            (Waiting::Effect, Some(OwnedEvent::Perform { effect })) => {
+                Pending::Perform { effect: effect_text(effect), failed: None }
+            }
+            (Waiting::Answers, Some(OwnedEvent::Resolve { questions })) => Pending::Resolve {
+                asked: questions
+                    .iter()
+                    .map(|(key, kind)| Asked { key: key.clone(), kind: kind_name(*kind).to_owned(), given: None })
+                    .collect(),
+            },
+            _ => previous.clone(),
+        }
+    }
+}
