@@ -44,10 +44,8 @@ pub const VERBATIM_ANNOTATION: &str = "<verbatim final text>";
 pub fn required_fields(description: &str) -> Vec<RequiredField> {
     let mut fields: Vec<RequiredField> = Vec::new();
     let mut rest = description;
-    while let Some((at, marker)) = CLAUSE_MARKERS
-        .iter()
-        .filter_map(|m| rest.find(m).map(|at| (at, *m)))
-        .min_by_key(|&(at, _)| at)
+    while let Some((at, marker)) =
+        CLAUSE_MARKERS.iter().filter_map(|m| rest.find(m).map(|at| (at, *m))).min_by_key(|&(at, _)| at)
     {
         let clause_start = &rest[at + marker.len()..];
         let (clause, after) = split_sentence(clause_start);
@@ -70,10 +68,8 @@ fn split_sentence(text: &str) -> (&str, &str) {
     while let Some((i, c)) = chars.next() {
         match c {
             '`' => in_code = !in_code,
-            '.' | ';' if !in_code => {
-                if chars.peek().is_none_or(|&(_, next)| next.is_whitespace()) {
-                    return text.split_at(i + 1);
-                }
+            '.' | ';' if !in_code && chars.peek().is_none_or(|&(_, next)| next.is_whitespace()) => {
+                return text.split_at(i + 1);
             }
             '。' | '；' if !in_code => return text.split_at(i + c.len_utf8()),
             _ => {}
@@ -82,9 +78,12 @@ fn split_sentence(text: &str) -> (&str, &str) {
     (text, "")
 }
 
-/// The contents of each complete backticked span in `text`.
+/// The contents of each complete backticked span in `text` (an unmatched backtick opens none).
 fn backticked(text: &str) -> impl Iterator<Item = &str> {
-    text.split('`').skip(1).step_by(2)
+    let pieces: Vec<&str> = text.split('`').collect();
+    // An even number of pieces means the last backtick is unmatched: its piece is no span.
+    let complete = if pieces.len() % 2 == 0 { pieces.len() - 1 } else { pieces.len() };
+    pieces.into_iter().take(complete).skip(1).step_by(2)
 }
 
 fn parse_field(span: &str) -> Option<RequiredField> {
@@ -92,18 +91,14 @@ fn parse_field(span: &str) -> Option<RequiredField> {
         Some((name, annotation)) => (name.trim(), Some(annotation.trim())),
         None => (span.trim(), None),
     };
-    is_identifier(name).then(|| RequiredField {
-        name: name.to_owned(),
-        verbatim: annotation == Some(VERBATIM_ANNOTATION),
-    })
+    is_identifier(name)
+        .then(|| RequiredField { name: name.to_owned(), verbatim: annotation == Some(VERBATIM_ANNOTATION) })
 }
 
 /// `[A-Za-z_$][A-Za-z0-9_$]*`, the grammar of guard and field names.
 pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
@@ -131,9 +126,8 @@ pub fn judge_prompt(actor: &str, output: &str, guards: &[GuardSpec]) -> String {
         "You are a hidden referee for a workflow. Use no tools: do not run commands, open \
 files or look anything up. Decide from the text below alone.\n\n",
     );
-    prompt.push_str(&format!(
-        "{actor} finished a step. Its output, exactly as given:\n\n{fence}\n{output}\n{fence}\n\n"
-    ));
+    prompt
+        .push_str(&format!("{actor} finished a step. Its output, exactly as given:\n\n{fence}\n{output}\n{fence}\n\n"));
     prompt.push_str("Exactly one of these outcomes applies. Outcomes, in order:\n\n");
     for guard in guards {
         prompt.push_str(&format!("- `{}`: {}\n", guard.name, guard.description));
@@ -202,25 +196,15 @@ pub enum AdjudicationError {
 
 /// Adjudicates a judge `reply` against the declared `guards` for an actor whose final text
 /// was `final_text` (J7, J8).
-pub fn adjudicate(
-    reply: &str,
-    guards: &[GuardSpec],
-    final_text: &str,
-) -> Result<Adjudication, AdjudicationError> {
+pub fn adjudicate(reply: &str, guards: &[GuardSpec], final_text: &str) -> Result<Adjudication, AdjudicationError> {
     let mut object = recover_object(reply).ok_or(AdjudicationError::NoObject)?;
     let guard = match object.get("guard") {
         Some(Value::String(guard)) => guard.clone(),
         _ => return Err(AdjudicationError::MissingGuard),
     };
-    let spec = guards.iter().find(|g| g.name == guard).ok_or_else(|| {
-        AdjudicationError::UndeclaredGuard {
-            guard: guard.clone(),
-            declared: guards
-                .iter()
-                .map(|g| g.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        }
+    let spec = guards.iter().find(|g| g.name == guard).ok_or_else(|| AdjudicationError::UndeclaredGuard {
+        guard: guard.clone(),
+        declared: guards.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join(", "),
     })?;
     let mut fields = Map::new();
     for field in required_fields(&spec.description) {
@@ -229,12 +213,7 @@ pub fn adjudicate(
             continue;
         }
         match object.remove(&field.name) {
-            Some(Value::Null) | None => {
-                return Err(AdjudicationError::MissingField {
-                    guard,
-                    field: field.name,
-                })
-            }
+            Some(Value::Null) | None => return Err(AdjudicationError::MissingField { guard, field: field.name }),
             Some(value) => {
                 fields.insert(field.name, value);
             }

@@ -140,11 +140,7 @@ fn scan(text: &str, repair: bool) -> Option<String> {
             ',' => {
                 out.push(c);
                 if let Some(top) = stack.last_mut() {
-                    top.expect = if top.close == '}' {
-                        Expect::Key
-                    } else {
-                        Expect::Value
-                    };
+                    top.expect = if top.close == '}' { Expect::Key } else { Expect::Value };
                 }
             }
             _ => {

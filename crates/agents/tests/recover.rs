@@ -9,41 +9,17 @@ use stagehand_agents::recover::{recover_object, MAX_CANDIDATES};
 fn matrix() -> Vec<(&'static str, &'static str, Option<Value>)> {
     vec![
         ("plain", r#"{"guard":"ok"}"#, Some(json!({"guard":"ok"}))),
-        (
-            "surrounding white space",
-            "\n\t {\"guard\": \"ok\"}  \n",
-            Some(json!({"guard":"ok"})),
-        ),
-        (
-            "json fence",
-            "```json\n{\"guard\": \"ok\", \"n\": 1}\n```",
-            Some(json!({"guard":"ok","n":1})),
-        ),
-        (
-            "bare fence",
-            "```\n{\"guard\": \"ok\"}\n```",
-            Some(json!({"guard":"ok"})),
-        ),
+        ("surrounding white space", "\n\t {\"guard\": \"ok\"}  \n", Some(json!({"guard":"ok"}))),
+        ("json fence", "```json\n{\"guard\": \"ok\", \"n\": 1}\n```", Some(json!({"guard":"ok","n":1}))),
+        ("bare fence", "```\n{\"guard\": \"ok\"}\n```", Some(json!({"guard":"ok"}))),
         (
             "fence inside prose",
             "Here you go:\n```json\n{\"guard\": \"ok\"}\n```\nHope that helps.",
             Some(json!({"guard":"ok"})),
         ),
-        (
-            "prose before",
-            r#"The reviewer found issues, so: {"guard":"findings"}"#,
-            Some(json!({"guard":"findings"})),
-        ),
-        (
-            "prose after",
-            r#"{"guard":"clean"} -- that is my decision."#,
-            Some(json!({"guard":"clean"})),
-        ),
-        (
-            "prose with braces that are no object before",
-            r#"Set {x} aside. {"guard":"a"}"#,
-            Some(json!({"guard":"a"})),
-        ),
+        ("prose before", r#"The reviewer found issues, so: {"guard":"findings"}"#, Some(json!({"guard":"findings"}))),
+        ("prose after", r#"{"guard":"clean"} -- that is my decision."#, Some(json!({"guard":"clean"}))),
+        ("prose with braces that are no object before", r#"Set {x} aside. {"guard":"a"}"#, Some(json!({"guard":"a"}))),
         (
             "two objects: the first wins",
             r#"{"guard":"first"} or maybe {"guard":"second"}"#,
@@ -54,106 +30,38 @@ fn matrix() -> Vec<(&'static str, &'static str, Option<Value>)> {
             "{\"guard\":\"first\"}\n{\"guard\":\"second\"}",
             Some(json!({"guard":"first"})),
         ),
-        (
-            "an array first, then an object",
-            r#"[1, 2] then {"guard":"a"}"#,
-            Some(json!({"guard":"a"})),
-        ),
-        (
-            "an object inside an array",
-            r#"[{"guard":"a"}]"#,
-            Some(json!({"guard":"a"})),
-        ),
-        (
-            "trailing comma in object",
-            r#"{"guard":"ok","x":1,}"#,
-            Some(json!({"guard":"ok","x":1})),
-        ),
-        (
-            "trailing comma in array",
-            r#"{"guard":"ok","xs":[1,2,],}"#,
-            Some(json!({"guard":"ok","xs":[1,2]})),
-        ),
-        (
-            "trailing comma before white space and close",
-            "{\"guard\":\"ok\",\n}",
-            Some(json!({"guard":"ok"})),
-        ),
-        (
-            "comma inside a string is kept",
-            r#"{"guard":"ok","s":"a,}",}"#,
-            Some(json!({"guard":"ok","s":"a,}"})),
-        ),
+        ("an array first, then an object", r#"[1, 2] then {"guard":"a"}"#, Some(json!({"guard":"a"}))),
+        ("an object inside an array", r#"[{"guard":"a"}]"#, Some(json!({"guard":"a"}))),
+        ("trailing comma in object", r#"{"guard":"ok","x":1,}"#, Some(json!({"guard":"ok","x":1}))),
+        ("trailing comma in array", r#"{"guard":"ok","xs":[1,2,],}"#, Some(json!({"guard":"ok","xs":[1,2]}))),
+        ("trailing comma before white space and close", "{\"guard\":\"ok\",\n}", Some(json!({"guard":"ok"}))),
+        ("comma inside a string is kept", r#"{"guard":"ok","s":"a,}",}"#, Some(json!({"guard":"ok","s":"a,}"}))),
         (
             "truncated mid-string",
             r#"{"guard":"needsBossReply","question":"Which database sho"#,
             Some(json!({"guard":"needsBossReply","question":"Which database sho"})),
         ),
-        (
-            "truncated mid-array",
-            r#"{"guard":"ok","xs":[1,2"#,
-            Some(json!({"guard":"ok","xs":[1,2]})),
-        ),
-        (
-            "truncated after a comma in an array",
-            r#"{"guard":"ok","xs":["a","#,
-            Some(json!({"guard":"ok","xs":["a"]})),
-        ),
-        (
-            "truncated after a member",
-            r#"{"guard":"ok","#,
-            Some(json!({"guard":"ok"})),
-        ),
-        (
-            "truncated after a colon",
-            r#"{"guard":"ok","x":"#,
-            Some(json!({"guard":"ok","x":null})),
-        ),
-        (
-            "truncated after a key",
-            r#"{"guard":"ok","x""#,
-            Some(json!({"guard":"ok","x":null})),
-        ),
-        (
-            "truncated mid-key",
-            r#"{"guard":"ok","ke"#,
-            Some(json!({"guard":"ok","ke":null})),
-        ),
-        (
-            "truncated mid-literal",
-            r#"{"guard":"ok","done":tr"#,
-            Some(json!({"guard":"ok","done":true})),
-        ),
-        (
-            "truncated mid-number",
-            r#"{"guard":"ok","n":1."#,
-            Some(json!({"guard":"ok","n":1})),
-        ),
+        ("truncated mid-array", r#"{"guard":"ok","xs":[1,2"#, Some(json!({"guard":"ok","xs":[1,2]}))),
+        ("truncated after a comma in an array", r#"{"guard":"ok","xs":["a","#, Some(json!({"guard":"ok","xs":["a"]}))),
+        ("truncated after a member", r#"{"guard":"ok","#, Some(json!({"guard":"ok"}))),
+        ("truncated after a colon", r#"{"guard":"ok","x":"#, Some(json!({"guard":"ok","x":null}))),
+        ("truncated after a key", r#"{"guard":"ok","x""#, Some(json!({"guard":"ok","x":null}))),
+        ("truncated mid-key", r#"{"guard":"ok","ke"#, Some(json!({"guard":"ok","ke":null}))),
+        ("truncated mid-literal", r#"{"guard":"ok","done":tr"#, Some(json!({"guard":"ok","done":true}))),
+        ("truncated mid-number", r#"{"guard":"ok","n":1."#, Some(json!({"guard":"ok","n":1}))),
         (
             "truncated in nested objects",
             r#"{"guard":"ok","a":{"b":{"c":"d"#,
             Some(json!({"guard":"ok","a":{"b":{"c":"d"}}})),
         ),
-        (
-            "truncated after an escape",
-            r#"{"guard":"ok","s":"a\"#,
-            Some(json!({"guard":"ok","s":"a"})),
-        ),
-        (
-            "truncated mid unicode escape",
-            r#"{"guard":"ok","s":"a\u00"#,
-            Some(json!({"guard":"ok","s":"a"})),
-        ),
+        ("truncated after an escape", r#"{"guard":"ok","s":"a\"#, Some(json!({"guard":"ok","s":"a"}))),
+        ("truncated mid unicode escape", r#"{"guard":"ok","s":"a\u00"#, Some(json!({"guard":"ok","s":"a"}))),
         (
             "truncated inside a fence",
             "```json\n{\"guard\":\"ok\",\"s\":\"cut\n```",
             Some(json!({"guard":"ok","s":"cut"})),
         ),
-        (
-            "truncated object closed by a fence line",
-            "```json\n{\"guard\":\"ok\",\n```",
-            Some(json!({"guard":"ok"})),
-        ),
+        ("truncated object closed by a fence line", "```json\n{\"guard\":\"ok\",\n```", Some(json!({"guard":"ok"}))),
         (
             "nested braces inside strings",
             r#"{"guard":"ok","code":"fn main() { if x { y } }"}"#,
@@ -179,11 +87,7 @@ fn matrix() -> Vec<(&'static str, &'static str, Option<Value>)> {
             r#"{"guard":"a","s":"x,}"} {"guard":"b"}"#,
             Some(json!({"guard":"a","s":"x,}"})),
         ),
-        (
-            "unparseable start skipped for a later object",
-            r#"{not json} {"guard":"b"}"#,
-            Some(json!({"guard":"b"})),
-        ),
+        ("unparseable start skipped for a later object", r#"{not json} {"guard":"b"}"#, Some(json!({"guard":"b"}))),
         (
             "nested object in prose found whole",
             r#"Decision: {"guard":"ok","meta":{"why":"x"}} end"#,
@@ -252,12 +156,10 @@ fn json_object() -> impl Strategy<Value = Value> {
     let value = leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            proptest::collection::btree_map(".{0,6}", inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            proptest::collection::btree_map(".{0,6}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     });
-    proptest::collection::btree_map(".{0,8}", value, 0..5)
-        .prop_map(|m| Value::Object(m.into_iter().collect()))
+    proptest::collection::btree_map(".{0,8}", value, 0..5).prop_map(|m| Value::Object(m.into_iter().collect()))
 }
 
 proptest! {

@@ -148,15 +148,9 @@ files or look anything up. Decide which event Boss's message below means.\n\n",
         prompt.push('\n');
     }
     prompt.push_str("Events (choose exactly one):\n");
-    prompt.push_str(&format!(
-        "- `{NO_ACTION}`: the message asks for nothing to be done. Members: none.\n"
-    ));
+    prompt.push_str(&format!("- `{NO_ACTION}`: the message asks for nothing to be done. Members: none.\n"));
     if !pending.is_empty() {
-        let id_rule = if pending.len() == 1 {
-            "optional"
-        } else {
-            "required"
-        };
+        let id_rule = if pending.len() == 1 { "optional" } else { "required" };
         prompt.push_str(&format!(
             "- `{BOSS_REPLY}`: the message answers a pending question. Members: `{QUESTION_ID}` \
 ({id_rule}; one of the pending ids).\n"
@@ -178,11 +172,7 @@ files or look anything up. Decide which event Boss's message below means.\n\n",
                 }
             })
             .collect();
-        let members = if members.is_empty() {
-            "none".to_owned()
-        } else {
-            members.join(", ")
-        };
+        let members = if members.is_empty() { "none".to_owned() } else { members.join(", ") };
         prompt.push_str(&format!("- `{}`: Members: {members}.\n", contract.event_type));
     }
     prompt.push_str(
@@ -209,17 +199,11 @@ pub fn validate_classification(
         Some(Value::String(t)) => t,
         _ => return Err(ClassifyError::MissingType),
     };
-    let extra = |key: &String| ClassifyError::ExtraKey {
-        event: event_type.clone(),
-        key: key.clone(),
-    };
+    let extra = |key: &String| ClassifyError::ExtraKey { event: event_type.clone(), key: key.clone() };
     if event_type == NO_ACTION {
         return match object.keys().next() {
             Some(key) => Err(extra(key)),
-            None => Ok(BossEvent {
-                event_type,
-                fields: Map::new(),
-            }),
+            None => Ok(BossEvent { event_type, fields: Map::new() }),
         };
     }
     if event_type == BOSS_REPLY {
@@ -253,10 +237,7 @@ pub fn validate_classification(
         .iter()
         .find(|c| c.event_type == event_type)
         .ok_or_else(|| ClassifyError::UnknownEvent(event_type.clone()))?;
-    if let Some(key) = object
-        .keys()
-        .find(|k| !contract.fields.iter().any(|f| &f.name == *k))
-    {
+    if let Some(key) = object.keys().find(|k| !contract.fields.iter().any(|f| &f.name == *k)) {
         return Err(extra(key));
     }
     let mut fields = Map::new();
@@ -265,10 +246,7 @@ pub fn validate_classification(
             FieldSource::Text => Value::String(text.to_owned()),
             FieldSource::Judge => match object.remove(&field.name) {
                 Some(Value::Null) | None if field.required => {
-                    return Err(ClassifyError::MissingField {
-                        event: event_type,
-                        field: field.name.clone(),
-                    })
+                    return Err(ClassifyError::MissingField { event: event_type, field: field.name.clone() })
                 }
                 Some(Value::Null) | None => continue,
                 Some(value) => value,
@@ -278,10 +256,7 @@ pub fn validate_classification(
             if let Some(allowed) = &field.values {
                 let ok = value.as_str().is_some_and(|v| allowed.iter().any(|a| a == v));
                 if !ok {
-                    return Err(ClassifyError::InvalidValue {
-                        event: event_type,
-                        field: field.name.clone(),
-                    });
+                    return Err(ClassifyError::InvalidValue { event: event_type, field: field.name.clone() });
                 }
             }
         }
