@@ -211,14 +211,10 @@ fn the_classification_prompt_carries_every_input() {
 
 #[test]
 fn classification_fills_text_fields_verbatim() {
+    // The judge gives routing fields only; the runtime adds Boss's exact, untrimmed text.
     let text = "  Stop and go back to review, \"now\".\n";
-    let got = validate_classification(
-        r#"{"type":"BOSS_INTERRUPT","target":"REVIEW","bossIntent":"paraphrase"}"#,
-        text,
-        &[],
-        &contracts(),
-    )
-    .unwrap();
+    let got =
+        validate_classification(r#"{"type":"BOSS_INTERRUPT","target":"REVIEW"}"#, text, &[], &contracts()).unwrap();
     assert_eq!(got.event_type, "BOSS_INTERRUPT");
     assert_eq!(Value::Object(got.fields), json!({"target": "REVIEW", "bossIntent": text}));
     let got = validate_classification(r#"{"type":"START"}"#, "do it", &[], &contracts()).unwrap();
@@ -231,9 +227,7 @@ fn boss_reply_questions_follow_the_pending_set() {
     let two = pending(&["A", "B"]);
     let got = validate_classification(r#"{"type":"BOSS_REPLY"}"#, " SQLite ", &one, &[]).unwrap();
     assert_eq!(Value::Object(got.fields), json!({"questionId": "CODE-3", "answer": " SQLite "}));
-    let got =
-        validate_classification(r#"{"type":"BOSS_REPLY","questionId":"B","answer":"judge text"}"#, "yes", &two, &[])
-            .unwrap();
+    let got = validate_classification(r#"{"type":"BOSS_REPLY","questionId":"B"}"#, "yes", &two, &[]).unwrap();
     assert_eq!(Value::Object(got.fields), json!({"questionId": "B", "answer": "yes"}));
 }
 
@@ -259,6 +253,34 @@ fn classification_errors_are_typed() {
             r#"{"type":"BOSS_REPLY","questionId":"CODE-3","mood":"ok"}"#,
             &one,
             ClassifyError::ExtraKey { event: "BOSS_REPLY".into(), key: "mood".into() },
+        ),
+        // Text fields belong to the runtime: a judge that writes one is refused.
+        (
+            r#"{"type":"BOSS_REPLY","answer":"judge text"}"#,
+            &one,
+            ClassifyError::ExtraKey { event: "BOSS_REPLY".into(), key: "answer".into() },
+        ),
+        (
+            r#"{"type":"BOSS_INTERRUPT","target":"CODE","bossIntent":"paraphrase"}"#,
+            &one,
+            ClassifyError::ExtraKey { event: "BOSS_INTERRUPT".into(), key: "bossIntent".into() },
+        ),
+        (r#"{"type":"BOSS_REPLY","questionId":null}"#, &one, ClassifyError::UnknownQuestion),
+        // Routing fields are non-empty strings.
+        (
+            r#"{"type":"START","priority":3}"#,
+            &one,
+            ClassifyError::InvalidValue { event: "START".into(), field: "priority".into() },
+        ),
+        (
+            r#"{"type":"START","priority":""}"#,
+            &one,
+            ClassifyError::InvalidValue { event: "START".into(), field: "priority".into() },
+        ),
+        (
+            r#"{"type":"BOSS_INTERRUPT","target":null}"#,
+            &one,
+            ClassifyError::InvalidValue { event: "BOSS_INTERRUPT".into(), field: "target".into() },
         ),
         (r#"{"type":"DEPLOY"}"#, &one, ClassifyError::UnknownEvent("DEPLOY".into())),
         (

@@ -91,7 +91,7 @@ pub enum ClassifyError {
         /// The member.
         key: String,
     },
-    /// A required judge field is absent or `null`.
+    /// A required judge field is absent.
     #[error("the judge's `{event}` lacks the required field `{field}`")]
     MissingField {
         /// The event type.
@@ -99,7 +99,7 @@ pub enum ClassifyError {
         /// The field.
         field: String,
     },
-    /// A judge field outside its closed set (or not a string when it has one).
+    /// A judge field that is not a non-empty string, or is outside its closed set.
     #[error("the judge's `{event}` gives `{field}` a value outside its allowed set")]
     InvalidValue {
         /// The event type.
@@ -184,10 +184,11 @@ the members listed for it. Do not copy Boss's message into any member; the runti
 
 /// Validates the judge's classification `reply` of Boss's `text` (J14–J16).
 ///
-/// `NO_ACTION` must be exactly `{type}`; every event refuses undeclared members; `BOSS_REPLY`
-/// may omit `questionId` only when exactly one question is pending, and its `answer`, like
-/// every text field, is Boss's exact `text` whatever the judge wrote. Whether the machine can
-/// take the event in its current state is the caller's check.
+/// `NO_ACTION` must be exactly `{type}`; every event refuses members other than its judge
+/// fields (a text field the judge writes is refused too); judge fields are non-empty strings;
+/// `BOSS_REPLY` may omit `questionId` only when exactly one question is pending; its `answer`,
+/// like every text field, is Boss's exact `text`. Whether the machine can take the event in its
+/// current state is the caller's check.
 pub fn validate_classification(
     reply: &str,
     text: &str,
@@ -207,26 +208,19 @@ pub fn validate_classification(
         };
     }
     if event_type == BOSS_REPLY {
-        if let Some(key) = object.keys().find(|k| *k != QUESTION_ID && *k != ANSWER) {
+        // `answer` is a text field: the runtime's, so the judge may not write it (J15).
+        if let Some(key) = object.keys().find(|k| *k != QUESTION_ID) {
             return Err(extra(key));
         }
         let question_id = match object.get(QUESTION_ID) {
-            Some(Value::String(id)) => {
-                if !pending.iter().any(|q| &q.question_id == id) {
-                    return Err(if pending.is_empty() {
-                        ClassifyError::NoPendingQuestion
-                    } else {
-                        ClassifyError::UnknownQuestion
-                    });
-                }
-                id.clone()
-            }
-            Some(Value::Null) | None => match pending {
+            Some(Value::String(id)) if pending.iter().any(|q| &q.question_id == id) => id.clone(),
+            Some(_) if pending.is_empty() => return Err(ClassifyError::NoPendingQuestion),
+            Some(_) => return Err(ClassifyError::UnknownQuestion),
+            None => match pending {
                 [] => return Err(ClassifyError::NoPendingQuestion),
                 [only] => only.question_id.clone(),
                 many => return Err(ClassifyError::QuestionIdRequired(many.len())),
             },
-            Some(_) => return Err(ClassifyError::UnknownQuestion),
         };
         let mut fields = Map::new();
         fields.insert(QUESTION_ID.to_owned(), Value::String(question_id));
@@ -237,7 +231,9 @@ pub fn validate_classification(
         .iter()
         .find(|c| c.event_type == event_type)
         .ok_or_else(|| ClassifyError::UnknownEvent(event_type.clone()))?;
-    if let Some(key) = object.keys().find(|k| !contract.fields.iter().any(|f| &f.name == *k)) {
+    let is_judge_field =
+        |key: &String| contract.fields.iter().any(|f| &f.name == key && f.source == FieldSource::Judge);
+    if let Some(key) = object.keys().find(|k| !is_judge_field(k)) {
         return Err(extra(key));
     }
     let mut fields = Map::new();
@@ -245,21 +241,24 @@ pub fn validate_classification(
         let value = match field.source {
             FieldSource::Text => Value::String(text.to_owned()),
             FieldSource::Judge => match object.remove(&field.name) {
-                Some(Value::Null) | None if field.required => {
+                None if field.required => {
                     return Err(ClassifyError::MissingField { event: event_type, field: field.name.clone() })
                 }
-                Some(Value::Null) | None => continue,
-                Some(value) => value,
+                None => continue,
+                Some(value) => {
+                    let allowed = match (&value, &field.values) {
+                        (Value::String(v), _) if v.is_empty() => false,
+                        (Value::String(v), Some(values)) => values.iter().any(|a| a == v),
+                        (Value::String(_), None) => true,
+                        _ => false,
+                    };
+                    if !allowed {
+                        return Err(ClassifyError::InvalidValue { event: event_type, field: field.name.clone() });
+                    }
+                    value
+                }
             },
         };
-        if field.source == FieldSource::Judge {
-            if let Some(allowed) = &field.values {
-                let ok = value.as_str().is_some_and(|v| allowed.iter().any(|a| a == v));
-                if !ok {
-                    return Err(ClassifyError::InvalidValue { event: event_type, field: field.name.clone() });
-                }
-            }
-        }
         fields.insert(field.name.clone(), value);
     }
     Ok(BossEvent { event_type, fields })
