@@ -87,6 +87,11 @@ fn matrix() -> Vec<(&'static str, &'static str, Option<Value>)> {
             r#"{"guard":"a","s":"x,}"} {"guard":"b"}"#,
             Some(json!({"guard":"a","s":"x,}"})),
         ),
+        (
+            "a repaired earlier object beats a strict later one (document order)",
+            r#"{"guard":"a",} {"guard":"b"}"#,
+            Some(json!({"guard":"a"})),
+        ),
         ("unparseable start skipped for a later object", r#"{not json} {"guard":"b"}"#, Some(json!({"guard":"b"}))),
         (
             "nested object in prose found whole",
