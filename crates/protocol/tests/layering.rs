@@ -45,7 +45,7 @@ const ALLOWED: &[(&str, &str)] = &[
 ];
 
 /// The crates that depend on nothing of ours.
-const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua"];
+const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-agents"];
 
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
