@@ -58,7 +58,9 @@ pub fn check(m: &Machine) -> Vec<Finding> {
                 message: format!("state `{}` cannot be reached from `{}`", s.id, m.initial),
             });
         }
-        if let Some(inv) = &s.invoke {
+        // A parallel member's results are staged and joined by its group (A10), not routed.
+        let member = m.states.iter().any(|g| g.parallel.contains(&s.id));
+        if let Some(inv) = s.invoke.as_ref().filter(|_| !member) {
             let written = matches!(inv, super::Invoke::Player { results, .. } | super::Invoke::Captain { results, .. } | super::Invoke::Playbook { results, .. } if !results.is_empty());
             for (j, r) in inv.declared_results().iter().enumerate() {
                 if s.on.iter().any(|t| t.guard.as_deref() == Some(r.guard.as_str())) {
