@@ -65,7 +65,10 @@ fn refuses_a_machine_without_a_final_state() {
 
 #[test]
 fn refuses_a_transition_to_a_missing_state() {
-    assert_eq!(refused(|v| *at(v, "/states/1/on/1/target") = json!("nowhere")), ("missing-target", "$.states[1].on[1].target".into()));
+    assert_eq!(
+        refused(|v| *at(v, "/states/1/on/1/target") = json!("nowhere")),
+        ("missing-target", "$.states[1].on[1].target".into())
+    );
 }
 
 #[test]
@@ -75,13 +78,19 @@ fn refuses_a_missing_initial_state() {
 
 #[test]
 fn refuses_a_guard_the_state_cannot_produce() {
-    assert_eq!(refused(|v| *at(v, "/states/1/on/2/guard") = json!("ok")), ("unknown-guard", "$.states[1].on[2].guard".into()));
+    assert_eq!(
+        refused(|v| *at(v, "/states/1/on/2/guard") = json!("ok")),
+        ("unknown-guard", "$.states[1].on[2].guard".into())
+    );
 }
 
 #[test]
 fn accepts_transitions_on_the_universal_needs_boss_reply() {
     let mut v = base();
-    at(&mut v, "/states/1/on").as_array_mut().unwrap().push(json!({"guard": "needsBossReply", "target": "awaitBossReply"}));
+    at(&mut v, "/states/1/on")
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"guard": "needsBossReply", "target": "awaitBossReply"}));
     read_value(v).expect("needsBossReply is implied for every player state");
 }
 
@@ -148,7 +157,10 @@ fn refuses_a_field_both_verbatim_and_judge_authored() {
 
 #[test]
 fn refuses_unknown_keys_with_the_element_path() {
-    assert_eq!(refused(|v| put(v, "/states/1/invoke/results/0", "colour", json!("red"))), ("shape", "$.states[1].invoke.results[0]".into()));
+    assert_eq!(
+        refused(|v| put(v, "/states/1/invoke/results/0", "colour", json!("red"))),
+        ("shape", "$.states[1].invoke.results[0]".into())
+    );
     assert_eq!(refused(|v| v["bossInterupt"] = json!([])), ("shape", "$".into()));
     assert_eq!(refused(|v| put(v, "/states/2", "tag", json!(["parked"]))), ("shape", "$.states[2]".into()));
 }
@@ -165,7 +177,9 @@ fn refuses_wrongly_typed_counters() {
 
 #[test]
 fn refuses_a_result_operand_the_result_does_not_carry() {
-    let (rule, path) = refused(|v| put(v, "/states/1/on/2", "assign", json!([{"set": {"field": "task", "value": {"result": "text"}}}])));
+    let (rule, path) = refused(|v| {
+        put(v, "/states/1/on/2", "assign", json!([{"set": {"field": "task", "value": {"result": "text"}}}]))
+    });
     assert_eq!((rule, path.as_str()), ("unknown-result-field", "$.states[1].on[2].assign[0].set.value.result"));
 }
 
@@ -179,10 +193,22 @@ fn refuses_an_agent_machine_without_its_convention_states() {
 
 #[test]
 fn refuses_a_bad_entry_event_and_jump() {
-    assert_eq!(refused(|v| *at(v, "/entryEvent/textField") = json!("other")), ("bad-entry-event", "$.entryEvent.textField".into()));
-    assert_eq!(refused(|v| v["bossInterrupt"] = json!([{"target": "done"}])), ("bad-jump", "$.bossInterrupt[0].target".into()));
-    assert_eq!(refused(|v| v["bossInterrupt"] = json!([{"target": "gone"}])), ("missing-target", "$.bossInterrupt[0].target".into()));
-    assert_eq!(refused(|v| v["bossReply"] = json!({"resumable": ["ready"]})), ("bad-resumable", "$.bossReply.resumable[0]".into()));
+    assert_eq!(
+        refused(|v| *at(v, "/entryEvent/textField") = json!("other")),
+        ("bad-entry-event", "$.entryEvent.textField".into())
+    );
+    assert_eq!(
+        refused(|v| v["bossInterrupt"] = json!([{"target": "done"}])),
+        ("bad-jump", "$.bossInterrupt[0].target".into())
+    );
+    assert_eq!(
+        refused(|v| v["bossInterrupt"] = json!([{"target": "gone"}])),
+        ("missing-target", "$.bossInterrupt[0].target".into())
+    );
+    assert_eq!(
+        refused(|v| v["bossReply"] = json!({"resumable": ["ready"]})),
+        ("bad-resumable", "$.bossReply.resumable[0]".into())
+    );
 }
 
 #[test]
@@ -303,16 +329,31 @@ mod never_panics {
             any::<bool>().prop_map(Value::from),
             any::<i64>().prop_map(Value::from),
             "[a-zA-Z$_]{0,6}".prop_map(Value::from),
-            prop::sample::select(vec!["ready", "done", "failed", "awaitBossReply", "player", "script", "done", "parked"]).prop_map(Value::from),
+            prop::sample::select(vec![
+                "ready",
+                "done",
+                "failed",
+                "awaitBossReply",
+                "player",
+                "script",
+                "done",
+                "parked"
+            ])
+            .prop_map(Value::from),
         ];
         leaf.prop_recursive(4, 48, 6, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
                 prop::collection::btree_map(
-                    prop::sample::select(vec!["id", "initial", "states", "on", "target", "guard", "invoke", "kind", "results", "final", "parallel", "when", "field", "op", "value"]).prop_map(String::from),
+                    prop::sample::select(vec![
+                        "id", "initial", "states", "on", "target", "guard", "invoke", "kind", "results", "final",
+                        "parallel", "when", "field", "op", "value"
+                    ])
+                    .prop_map(String::from),
                     inner,
                     0..5
-                ).prop_map(|m| Value::Object(m.into_iter().collect())),
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
             ]
         })
     }
@@ -341,4 +382,69 @@ mod never_panics {
             }
         }
     }
+}
+
+type Edit = fn(&mut Value);
+
+/// The remaining rules, one case each: (rule, path, edit).
+const MORE_RULES: &[(&str, &str, Edit)] = &[
+    ("bad-state-id", "$.states[3].id", |v| v["states"][3]["id"] = json!("fail ed")),
+    ("bad-field-name", "$.context[0].name", |v| v["context"][0]["name"] = json!("9task")),
+    ("duplicate-field", "$.context[1].name", |v| v["context"][1]["name"] = json!("task")),
+    ("reserved-field", "$.context[1].name", |v| v["context"][1]["name"] = json!("bossReply")),
+    ("reserved-event", "$.events[0].type", |v| v["events"][0]["type"] = json!("BOSS_REPLY")),
+    ("final-state", "$.states[4]", |v| v["states"][4]["on"] = json!([{"event": "START", "target": "work"}])),
+    ("output-not-final", "$.states[3].output", |v| {
+        v["states"][3]["output"] = json!([{"name": "x", "value": {"literal": 1}}])
+    }),
+    ("output-operand", "$.states[4].output[0].value", |v| {
+        v["states"][4]["output"][0]["value"] = json!({"result": "text"})
+    }),
+    ("invoke-and-parallel", "$.states[1]", |v| v["states"][1]["parallel"] = json!(["ready"])),
+    ("playbook-target", "$.states[1].invoke", |v| {
+        v["states"][1]["invoke"] = json!({"kind": "playbook", "id": "a", "fromContext": "task"})
+    }),
+    ("bad-timeout", "$.states[1].invoke.timeoutMs", |v| {
+        v["states"][1]["invoke"] = json!({"kind": "script", "command": "true", "timeoutMs": 0})
+    }),
+    ("duplicate-guard", "$.states[1].invoke.results[1].guard", |v| {
+        v["states"][1]["invoke"]["results"][1]["guard"] = json!("written")
+    }),
+    (
+        "parallel-member",
+        "$.states[1].parallel[0]",
+        |v| v["states"][1] = json!({"id": "work", "description": "Group.", "parallel": ["ready"], "on": [{"guard": "done", "target": "done"}]}),
+    ),
+    ("guard-or-event", "$.states[1].on[0]", |v| v["states"][1]["on"][0]["event"] = json!("START")),
+    ("guard-or-event", "$.states[0].on[0]", |v| v["states"][0]["on"][0] = json!({"target": "work"})),
+    ("unknown-event", "$.states[3].on[0].event", |v| v["states"][3]["on"][0]["event"] = json!("STOP")),
+    ("value-type", "$.context[1].initial", |v| v["context"][1]["initial"] = json!("zero")),
+    ("unknown-event-field", "$.states[0].on[0].assign[0].set.value.event", |v| {
+        v["states"][0]["on"][0]["assign"][0]["set"]["value"] = json!({"event": "other"})
+    }),
+    ("unknown-field", "$.states[1].invoke.inputs[0]", |v| v["states"][1]["invoke"]["inputs"][0] = json!("nothing")),
+    ("bad-player-state", "$.playerStates[0].player", |v| {
+        v["playerStates"] = json!([{"state": "work", "player": "editor", "label": "Editing"}])
+    }),
+    ("unknown-event", "$.entryEvent.type", |v| v["entryEvent"]["type"] = json!("STOP")),
+];
+
+#[test]
+fn refuses_each_remaining_rule_at_its_path() {
+    for (rule, path, edit) in MORE_RULES {
+        let mut v = base();
+        edit(&mut v);
+        let refusal = read_value(v).expect_err(rule);
+        assert_eq!((refusal.rule, refusal.path.as_str()), (*rule, *path), "{refusal}");
+    }
+}
+
+#[test]
+fn accepts_player_state_labels_for_the_right_player() {
+    let mut v = base();
+    v["playerStates"] = json!([{"state": "work", "player": "writer", "label": "Writing"}]);
+    v["controlContextFields"] = json!(["task", "rounds"]);
+    v["bossReply"] = json!({"resumable": ["work"]});
+    v["bossInterrupt"] = json!([{"target": "work", "when": [{"field": "task", "op": "present"}], "assign": [{"clear": {"field": "task"}}]}]);
+    read_value(v).expect("reads");
 }

@@ -20,7 +20,8 @@ fn schema() -> Value {
 
 fn ident(s: &str) -> bool {
     let mut c = s.chars();
-    c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$') && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// Returns the first violation as `path: why`.
@@ -130,11 +131,27 @@ fn every_property() -> Machine {
         Assign::Increment { field: s("n"), by: 2 },
         Assign::Clear { field: s("t") },
     ];
-    let transition = Transition { guard: Some(s("g")), event: Some(s("E")), when: when.clone(), assign: assign.clone(), target: s("x") };
+    let transition = Transition {
+        guard: Some(s("g")),
+        event: Some(s("E")),
+        when: when.clone(),
+        assign: assign.clone(),
+        target: s("x"),
+    };
     let invokes = vec![
         Invoke::Player { player: s("p"), prompt: s("P"), inputs: vec![s("t")], results: vec![result("g")] },
-        Invoke::Captain { prompt: s("P"), inputs: vec![s("t")], results: vec![result("g")], visibility: Visibility::Hidden },
-        Invoke::Playbook { id: Some(s("child")), from_context: Some(s("t")), text: Some(Operand::Context(s("t"))), results: vec![result("g")] },
+        Invoke::Captain {
+            prompt: s("P"),
+            inputs: vec![s("t")],
+            results: vec![result("g")],
+            visibility: Visibility::Hidden,
+        },
+        Invoke::Playbook {
+            id: Some(s("child")),
+            from_context: Some(s("t")),
+            text: Some(Operand::Context(s("t"))),
+            results: vec![result("g")],
+        },
         Invoke::Script { command: s("true"), timeout_ms: 5 },
     ];
     let states = invokes
@@ -158,7 +175,11 @@ fn every_property() -> Machine {
         description: Some(s("M.")),
         context: vec![ContextField { name: s("n"), ty: FieldType::Number, initial: Some(json!(0)) }]
             .into_iter()
-            .chain([FieldType::String, FieldType::Boolean, FieldType::Json].map(|ty| ContextField { name: s("t"), ty, initial: None }))
+            .chain([FieldType::String, FieldType::Boolean, FieldType::Json].map(|ty| ContextField {
+                name: s("t"),
+                ty,
+                initial: None,
+            }))
             .collect(),
         events: vec![EventSpec {
             event_type: s("E"),

@@ -66,11 +66,18 @@ pub fn check(m: &Machine) -> Vec<Finding> {
                 if s.on.iter().any(|t| t.guard.as_deref() == Some(r.guard.as_str())) {
                     continue;
                 }
-                let path = if written { format!("$.states[{i}].invoke.results[{j}]") } else { format!("$.states[{i}].invoke") };
+                let path = if written {
+                    format!("$.states[{i}].invoke.results[{j}]")
+                } else {
+                    format!("$.states[{i}].invoke")
+                };
                 out.push(Finding {
                     kind: FindingKind::GuardNeverTaken,
                     path,
-                    message: format!("result `{}` of state `{}` has no transition (it would fail over to `failed`)", r.guard, s.id),
+                    message: format!(
+                        "result `{}` of state `{}` has no transition (it would fail over to `failed`)",
+                        r.guard, s.id
+                    ),
                 });
             }
         }

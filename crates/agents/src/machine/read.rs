@@ -26,9 +26,8 @@ impl Refusal {
 
 /// Reads a machine from its JSON wire form.
 pub fn read_json(text: &str) -> Result<Machine, Refusal> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        Refusal::new("syntax", "$", format!("JSON (line {}, column {}: {e})", e.line(), e.column()))
-    })?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| Refusal::new("syntax", "$", format!("JSON (line {}, column {}: {e})", e.line(), e.column())))?;
     read_value(value)
 }
 
@@ -42,12 +41,14 @@ pub fn read_toml(text: &str) -> Result<Machine, Refusal> {
 
 /// Reads a machine from an already parsed JSON value.
 pub fn read_value(value: Value) -> Result<Machine, Refusal> {
-    let machine: Machine = serde_json::from_value(value.clone()).map_err(|e| {
-        Refusal::new("shape", locate(&value), format!("the machine document shape ({e})"))
-    })?;
+    let machine: Machine = serde_json::from_value(value.clone())
+        .map_err(|e| Refusal::new("shape", locate(&value), format!("the machine document shape ({e})")))?;
     validate(&machine)?;
     Ok(machine)
 }
+
+/// Whether a value fails to deserialise as one listed element type.
+type Probe = fn(&Value) -> bool;
 
 fn fails<T: DeserializeOwned>(v: &Value) -> bool {
     serde_json::from_value::<T>(v.clone()).is_err()
@@ -57,7 +58,7 @@ fn fails<T: DeserializeOwned>(v: &Value) -> bool {
 fn locate(root: &Value) -> String {
     use super::types::*;
     let Some(obj) = root.as_object() else { return "$".into() };
-    let lists: [(&str, fn(&Value) -> bool); 6] = [
+    let lists: [(&str, Probe); 6] = [
         ("context", fails::<ContextField>),
         ("events", fails::<EventSpec>),
         ("states", fails::<State>),
@@ -96,7 +97,7 @@ fn locate_state(state: &Value, path: String) -> String {
             return format!("{path}.invoke");
         }
     }
-    let lists: [(&str, fn(&Value) -> bool); 3] =
+    let lists: [(&str, Probe); 3] =
         [("on", fails::<Transition>), ("output", fails::<OutputField>), ("tags", fails::<Tag>)];
     for (key, bad) in lists {
         let Some(items) = obj.get(key).and_then(Value::as_array) else { continue };

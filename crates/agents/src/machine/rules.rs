@@ -38,19 +38,31 @@ pub(super) fn validate(m: &Machine) -> Checked {
         }
         if let Some(v) = &f.initial {
             if !fits(f.ty, v) {
-                return Err(Refusal::new("value-type", format!("$.context[{i}].initial"), format!("a {:?} value", f.ty)));
+                return Err(Refusal::new(
+                    "value-type",
+                    format!("$.context[{i}].initial"),
+                    format!("a {:?} value", f.ty),
+                ));
             }
         }
     }
     for (i, e) in m.events.iter().enumerate() {
         if RUNTIME_EVENTS.contains(&e.event_type.as_str()) || !is_identifier(&e.event_type) {
-            return Err(Refusal::new("reserved-event", format!("$.events[{i}].type"), "an event type the runtime does not own"));
+            return Err(Refusal::new(
+                "reserved-event",
+                format!("$.events[{i}].type"),
+                "an event type the runtime does not own",
+            ));
         }
     }
     let mut ids = BTreeSet::new();
     for (i, s) in m.states.iter().enumerate() {
         if !is_identifier(&s.id) {
-            return Err(Refusal::new("bad-state-id", format!("$.states[{i}].id"), "a state id [A-Za-z_$][A-Za-z0-9_$]*"));
+            return Err(Refusal::new(
+                "bad-state-id",
+                format!("$.states[{i}].id"),
+                "a state id [A-Za-z_$][A-Za-z0-9_$]*",
+            ));
         }
         if !ids.insert(s.id.as_str()) {
             return Err(Refusal::new("duplicate-state-id", format!("$.states[{i}].id"), "a state id used once"));
@@ -93,9 +105,10 @@ impl Ctx<'_> {
         if RUNTIME_FIELDS.contains(&name) {
             return Err(Refusal::new("reserved-field", path, "a field the runtime does not own"));
         }
-        self.fields.get(name).copied().ok_or_else(|| {
-            Refusal::new("unknown-field", path, format!("a declared context field (no field `{name}`)"))
-        })
+        self.fields
+            .get(name)
+            .copied()
+            .ok_or_else(|| Refusal::new("unknown-field", path, format!("a declared context field (no field `{name}`)")))
     }
 
     fn state(&self, i: usize, s: &State, own: &mut BTreeMap<String, (bool, String)>) -> Checked {
@@ -126,7 +139,12 @@ impl Ctx<'_> {
             }
             None if !s.parallel.is_empty() => {
                 self.parallel(&at, s)?;
-                vec![ResultSpec { guard: DONE.into(), description: String::new(), required_fields: vec![], verbatim_fields: vec![] }]
+                vec![ResultSpec {
+                    guard: DONE.into(),
+                    description: String::new(),
+                    required_fields: vec![],
+                    verbatim_fields: vec![],
+                }]
             }
             None => Vec::new(),
         };
@@ -138,7 +156,9 @@ impl Ctx<'_> {
 
     fn invoke(&self, at: &str, inv: &Invoke, own: &mut BTreeMap<String, (bool, String)>) -> Checked {
         let (inputs, results) = match inv {
-            Invoke::Player { inputs, results, .. } | Invoke::Captain { inputs, results, .. } => (inputs.as_slice(), results.as_slice()),
+            Invoke::Player { inputs, results, .. } | Invoke::Captain { inputs, results, .. } => {
+                (inputs.as_slice(), results.as_slice())
+            }
             Invoke::Playbook { id, from_context, text, results } => {
                 match (id, from_context) {
                     (Some(_), None) => {}
@@ -168,16 +188,26 @@ impl Ctx<'_> {
         for (j, r) in results.iter().enumerate() {
             let rp = format!("{at}.results[{j}]");
             if !is_identifier(&r.guard) {
-                return Err(Refusal::new("bad-guard-name", format!("{rp}.guard"), "a guard name [A-Za-z_$][A-Za-z0-9_$]*"));
+                return Err(Refusal::new(
+                    "bad-guard-name",
+                    format!("{rp}.guard"),
+                    "a guard name [A-Za-z_$][A-Za-z0-9_$]*",
+                ));
             }
             if r.guard == NEEDS_BOSS_REPLY {
-                return Err(Refusal::new("reserved-guard", format!("{rp}.guard"), "a guard other than `needsBossReply`, which the reader implies"));
+                return Err(Refusal::new(
+                    "reserved-guard",
+                    format!("{rp}.guard"),
+                    "a guard other than `needsBossReply`, which the reader implies",
+                ));
             }
             if !seen.insert(r.guard.as_str()) {
                 return Err(Refusal::new("duplicate-guard", format!("{rp}.guard"), "a guard listed once per invoke"));
             }
             let all = r.required_fields.iter().map(|f| (f, false, "requiredFields"));
-            for (k, (f, verbatim, key)) in all.chain(r.verbatim_fields.iter().map(|f| (f, true, "verbatimFields"))).enumerate() {
+            for (k, (f, verbatim, key)) in
+                all.chain(r.verbatim_fields.iter().map(|f| (f, true, "verbatimFields"))).enumerate()
+            {
                 let k = if verbatim { k - r.required_fields.len() } else { k };
                 let path = format!("{rp}.{key}[{k}]");
                 if !is_identifier(f) {
@@ -185,7 +215,14 @@ impl Ctx<'_> {
                 }
                 match own.get(f.as_str()) {
                     Some((was, first)) if *was != verbatim => {
-                        return Err(Refusal::new("verbatim-conflict", path, format!("one owner per field (`{f}` is {} at {first})", if *was { "verbatim" } else { "judge-authored" })));
+                        return Err(Refusal::new(
+                            "verbatim-conflict",
+                            path,
+                            format!(
+                                "one owner per field (`{f}` is {} at {first})",
+                                if *was { "verbatim" } else { "judge-authored" }
+                            ),
+                        ));
                     }
                     Some(_) => {}
                     None => {
@@ -207,14 +244,22 @@ impl Ctx<'_> {
                 return Err(Refusal::new("parallel-member", path, "a player state"));
             };
             if !ms.on.is_empty() || member == &s.id {
-                return Err(Refusal::new("parallel-member", path, "a member with no transitions of its own (the group joins them)"));
+                return Err(Refusal::new(
+                    "parallel-member",
+                    path,
+                    "a member with no transitions of its own (the group joins them)",
+                ));
             }
             let groups = self.m.states.iter().filter(|g| g.parallel.contains(member)).count();
             if groups > 1 {
                 return Err(Refusal::new("parallel-member", path, "a state in one parallel group only"));
             }
             if let Some(first) = players.insert(player.as_str(), k) {
-                return Err(Refusal::new("parallel-duplicate-player", path, format!("one region per player (`{player}` already runs at {at}.parallel[{first}])")));
+                return Err(Refusal::new(
+                    "parallel-duplicate-player",
+                    path,
+                    format!("one region per player (`{player}` already runs at {at}.parallel[{first}])"),
+                ));
             }
         }
         Ok(())
@@ -224,17 +269,35 @@ impl Ctx<'_> {
         let event = match (&t.guard, &t.event) {
             (Some(g), None) => {
                 if !guards.iter().any(|r| &r.guard == g) {
-                    return Err(Refusal::new("unknown-guard", format!("{at}.guard"), format!("a guard state `{}` can produce ({})", s.id, list(guards.iter().map(|r| r.guard.as_str())))));
+                    return Err(Refusal::new(
+                        "unknown-guard",
+                        format!("{at}.guard"),
+                        format!(
+                            "a guard state `{}` can produce ({})",
+                            s.id,
+                            list(guards.iter().map(|r| r.guard.as_str()))
+                        ),
+                    ));
                 }
                 None
             }
             (None, Some(e)) => {
                 if s.invoke.is_some() || !s.parallel.is_empty() {
-                    return Err(Refusal::new("guard-or-event", at, "a `guard` (a working state moves on its results, not on Boss events)"));
+                    return Err(Refusal::new(
+                        "guard-or-event",
+                        at,
+                        "a `guard` (a working state moves on its results, not on Boss events)",
+                    ));
                 }
                 match self.m.events.iter().find(|x| &x.event_type == e) {
                     Some(spec) => Some(spec),
-                    None => return Err(Refusal::new("unknown-event", format!("{at}.event"), format!("a declared event ({})", list(self.m.events.iter().map(|x| x.event_type.as_str()))))),
+                    None => {
+                        return Err(Refusal::new(
+                            "unknown-event",
+                            format!("{at}.event"),
+                            format!("a declared event ({})", list(self.m.events.iter().map(|x| x.event_type.as_str()))),
+                        ))
+                    }
                 }
             }
             _ => return Err(Refusal::new("guard-or-event", at, "exactly one of `guard` and `event`")),
@@ -252,7 +315,9 @@ impl Ctx<'_> {
             let ok = match (p.op, &p.value) {
                 (CompareOp::Present | CompareOp::Absent, None) => true,
                 (CompareOp::Eq | CompareOp::Ne, Some(v)) => fits(ty, v),
-                (CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge, Some(v)) => ty == FieldType::Number && v.is_number(),
+                (CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge, Some(v)) => {
+                    ty == FieldType::Number && v.is_number()
+                }
                 _ => false,
             };
             if !ok {
@@ -271,7 +336,11 @@ impl Ctx<'_> {
                     self.operand(&format!("{path}.set.value"), value, result, event)?;
                     if let Operand::Literal(v) = value {
                         if !fits(ty, v) {
-                            return Err(Refusal::new("value-type", format!("{path}.set.value"), format!("a {ty:?} value")));
+                            return Err(Refusal::new(
+                                "value-type",
+                                format!("{path}.set.value"),
+                                format!("a {ty:?} value"),
+                            ));
                         }
                     }
                 }
@@ -294,12 +363,26 @@ impl Ctx<'_> {
             Operand::Context(f) => self.field(f, format!("{at}.context")).map(|_| ()),
             Operand::Literal(_) => Ok(()),
             Operand::Result(f) => match result {
-                Some(r) if r.required_fields.contains(f) || r.verbatim_fields.contains(f) || (r.guard == NEEDS_BOSS_REPLY && f == "question") => Ok(()),
-                _ => Err(Refusal::new("unknown-result-field", format!("{at}.result"), "a required or verbatim field of the transition's result")),
+                Some(r)
+                    if r.required_fields.contains(f)
+                        || r.verbatim_fields.contains(f)
+                        || (r.guard == NEEDS_BOSS_REPLY && f == "question") =>
+                {
+                    Ok(())
+                }
+                _ => Err(Refusal::new(
+                    "unknown-result-field",
+                    format!("{at}.result"),
+                    "a required or verbatim field of the transition's result",
+                )),
             },
             Operand::Event(f) => match event {
                 Some(e) if e.fields.iter().any(|x| &x.name == f) => Ok(()),
-                _ => Err(Refusal::new("unknown-event-field", format!("{at}.event"), "a field of the transition's declared event")),
+                _ => Err(Refusal::new(
+                    "unknown-event-field",
+                    format!("{at}.event"),
+                    "a field of the transition's declared event",
+                )),
             },
         }
     }
@@ -308,12 +391,20 @@ impl Ctx<'_> {
         let asks = self.m.states.iter().position(|s| s.invoke.as_ref().is_some_and(Invoke::asks_agent));
         if let Some(i) = asks {
             if !self.ids.contains(AWAIT_BOSS_REPLY) {
-                return Err(Refusal::new("missing-convention-state", format!("$.states[{i}]"), "an `awaitBossReply` state for its `needsBossReply` result"));
+                return Err(Refusal::new(
+                    "missing-convention-state",
+                    format!("$.states[{i}]"),
+                    "an `awaitBossReply` state for its `needsBossReply` result",
+                ));
             }
         }
         if let Some(i) = self.m.states.iter().position(|s| s.invoke.is_some()) {
             if !self.ids.contains(FAILED) {
-                return Err(Refusal::new("missing-convention-state", format!("$.states[{i}]"), "a `failed` state for its error path"));
+                return Err(Refusal::new(
+                    "missing-convention-state",
+                    format!("$.states[{i}]"),
+                    "a `failed` state for its error path",
+                ));
             }
         }
         Ok(())
@@ -356,13 +447,21 @@ impl Ctx<'_> {
                 return Err(Refusal::new("unknown-event", "$.entryEvent.type", "a declared event"));
             };
             if !spec.fields.iter().any(|f| f.name == entry.text_field && f.source == FieldSource::Text) {
-                return Err(Refusal::new("bad-entry-event", "$.entryEvent.textField", "a field of that event with `source: text`"));
+                return Err(Refusal::new(
+                    "bad-entry-event",
+                    "$.entryEvent.textField",
+                    "a field of that event with `source: text`",
+                ));
             }
         }
         for (k, f) in m.control_context_fields.iter().enumerate() {
             let path = format!("$.controlContextFields[{k}]");
             if f == "pendingBossQuestion" || f == "lastError" {
-                return Err(Refusal::new("reserved-control-field", path, "a field other than the first-class `pendingBossQuestion` and `lastError`"));
+                return Err(Refusal::new(
+                    "reserved-control-field",
+                    path,
+                    "a field other than the first-class `pendingBossQuestion` and `lastError`",
+                ));
             }
             self.field(f, path)?;
         }
@@ -371,7 +470,13 @@ impl Ctx<'_> {
             self.target(&p.state, format!("{path}.state"))?;
             match m.state(&p.state).and_then(|s| s.invoke.as_ref()) {
                 Some(Invoke::Player { player, .. }) if player == &p.player => {}
-                _ => return Err(Refusal::new("bad-player-state", format!("{path}.player"), "the player the state invokes")),
+                _ => {
+                    return Err(Refusal::new(
+                        "bad-player-state",
+                        format!("{path}.player"),
+                        "the player the state invokes",
+                    ))
+                }
             }
         }
         Ok(())

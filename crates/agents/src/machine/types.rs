@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AWAIT_BOSS_REPLY, DONE, DONE_DESCRIPTION, FAILED, NEEDS_BOSS_REPLY};
 use super::NEEDS_BOSS_REPLY_DESCRIPTION;
+use super::{AWAIT_BOSS_REPLY, DONE, DONE_DESCRIPTION, FAILED, NEEDS_BOSS_REPLY};
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -437,9 +437,7 @@ impl Invoke {
                 spec("ok", "The command exited with status zero."),
                 spec("failed", "The command exited with a nonzero status."),
             ],
-            Invoke::Player { results, .. }
-            | Invoke::Captain { results, .. }
-            | Invoke::Playbook { results, .. } => {
+            Invoke::Player { results, .. } | Invoke::Captain { results, .. } | Invoke::Playbook { results, .. } => {
                 if results.is_empty() {
                     vec![spec(DONE, DONE_DESCRIPTION)]
                 } else {
