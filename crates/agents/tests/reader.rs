@@ -367,6 +367,16 @@ mod never_panics {
         }
 
         #[test]
+        fn any_text_round_trips_through_toml(prompt in any::<String>(), key in any::<String>()) {
+            let mut v = base();
+            v["states"][1]["invoke"]["prompt"] = json!(prompt);
+            v["states"][4]["output"][0]["value"] = json!({"literal": {key: prompt}});
+            let m = read_value(v).unwrap();
+            let text = stagehand_agents::machine::write_toml(&m).unwrap();
+            prop_assert_eq!(read_toml(&text).unwrap(), m);
+        }
+
+        #[test]
         fn random_json_never_panics(v in json_value()) {
             if let Ok(m) = read_value(v) {
                 let _ = check(&m);
@@ -447,4 +457,23 @@ fn accepts_player_state_labels_for_the_right_player() {
     v["bossReply"] = json!({"resumable": ["work"]});
     v["bossInterrupt"] = json!([{"target": "work", "when": [{"field": "task", "op": "present"}], "assign": [{"clear": {"field": "task"}}]}]);
     read_value(v).expect("reads");
+}
+
+#[test]
+fn machines_round_trip_json_types_toml_types() {
+    for text in [base().to_string(), machine_file("workflow.json"), machine_file("code.json")] {
+        let m = read_json(&text).unwrap();
+        let toml_text = stagehand_agents::machine::write_toml(&m).expect("a machine is representable in TOML");
+        let again = read_toml(&toml_text).unwrap_or_else(|r| panic!("{r}\n{toml_text}"));
+        assert_eq!(again, m);
+    }
+}
+
+#[test]
+fn a_null_literal_is_not_representable_in_toml() {
+    let mut v = base();
+    v["states"][4]["output"][0]["value"] = json!({"literal": null});
+    let m = read_value(v).unwrap();
+    let err = stagehand_agents::machine::write_toml(&m).unwrap_err();
+    assert_eq!(err.path, "$.states[4].output[0].value.literal");
 }

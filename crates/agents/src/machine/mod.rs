@@ -14,10 +14,12 @@ mod check;
 mod read;
 mod rules;
 mod types;
+mod write;
 
 pub use check::{check, Finding, FindingKind};
 pub use read::{read_json, read_toml, read_value, Refusal};
 pub use types::*;
+pub use write::{write_toml, Unwritable};
 
 /// The guard every player and Captain state can produce: the agent asked the Boss a question.
 pub const NEEDS_BOSS_REPLY: &str = "needsBossReply";
