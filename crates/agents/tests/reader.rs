@@ -166,6 +166,18 @@ fn refuses_unknown_keys_with_the_element_path() {
 }
 
 #[test]
+fn refuses_wrongly_typed_members_at_the_member() {
+    assert_eq!(refused(|v| v["initial"] = json!(5)), ("shape", "$.initial".into()));
+    assert_eq!(refused(|v| v["states"] = json!({})), ("shape", "$.states".into()));
+    assert_eq!(refused(|v| v["states"][4]["final"] = json!("yes")), ("shape", "$.states[4].final".into()));
+    assert_eq!(
+        refused(|v| v["states"][1]["on"][0]["when"][0]["op"] = json!("lessThan")),
+        ("shape", "$.states[1].on[0]".into())
+    );
+    assert_eq!(refused(|v| v["entryEvent"] = json!({"type": "START"})), ("shape", "$.entryEvent".into()));
+}
+
+#[test]
 fn refuses_wrongly_typed_counters() {
     let (rule, path) = refused(|v| *at(v, "/states/1/on/0/when/0/field") = json!("task"));
     assert_eq!((rule, path.as_str()), ("predicate-type", "$.states[1].on[0].when[0]"));
@@ -437,6 +449,10 @@ const MORE_RULES: &[(&str, &str, Edit)] = &[
         v["playerStates"] = json!([{"state": "work", "player": "editor", "label": "Editing"}])
     }),
     ("unknown-event", "$.entryEvent.type", |v| v["entryEvent"]["type"] = json!("STOP")),
+    ("duplicate-event", "$.events[1].type", |v| v["events"].as_array_mut().unwrap().push(json!({"type": "START"}))),
+    ("duplicate-event-field", "$.events[0].fields[1].name", |v| {
+        v["events"][0]["fields"].as_array_mut().unwrap().push(json!({"name": "task", "source": "judge"}))
+    }),
 ];
 
 #[test]

@@ -58,6 +58,21 @@ fn fails<T: DeserializeOwned>(v: &Value) -> bool {
 fn locate(root: &Value) -> String {
     use super::types::*;
     let Some(obj) = root.as_object() else { return "$".into() };
+    let members: [(&str, Probe); 10] = [
+        ("id", fails::<String>),
+        ("initial", fails::<String>),
+        ("description", fails::<String>),
+        ("bossReply", fails::<BossReply>),
+        ("entryEvent", fails::<EntryEvent>),
+        ("context", fails::<Vec<Value>>),
+        ("events", fails::<Vec<Value>>),
+        ("states", fails::<Vec<Value>>),
+        ("bossInterrupt", fails::<Vec<Value>>),
+        ("playerStates", fails::<Vec<Value>>),
+    ];
+    if let Some(path) = member(obj, "$", &members) {
+        return path;
+    }
     let lists: [(&str, Probe); 6] = [
         ("context", fails::<ContextField>),
         ("events", fails::<EventSpec>),
@@ -85,6 +100,18 @@ fn locate(root: &Value) -> String {
 fn locate_state(state: &Value, path: String) -> String {
     use super::types::*;
     let Some(obj) = state.as_object() else { return path };
+    let members: [(&str, Probe); 7] = [
+        ("id", fails::<String>),
+        ("description", fails::<String>),
+        ("sourceItem", fails::<String>),
+        ("final", fails::<bool>),
+        ("parallel", fails::<Vec<String>>),
+        ("on", fails::<Vec<Value>>),
+        ("output", fails::<Vec<Value>>),
+    ];
+    if let Some(at) = member(obj, &path, &members) {
+        return at;
+    }
     if let Some(invoke) = obj.get("invoke") {
         if fails::<Invoke>(invoke) {
             if let Some(results) = invoke.get("results").and_then(Value::as_array) {
@@ -106,4 +133,9 @@ fn locate_state(state: &Value, path: String) -> String {
         }
     }
     path
+}
+
+/// The path of the first present member that does not deserialise as its type.
+fn member(obj: &serde_json::Map<String, Value>, path: &str, probes: &[(&str, Probe)]) -> Option<String> {
+    probes.iter().find(|(key, bad)| obj.get(*key).is_some_and(bad)).map(|(key, _)| format!("{path}.{key}"))
 }

@@ -54,6 +54,18 @@ pub(super) fn validate(m: &Machine) -> Checked {
                 "an event type the runtime does not own",
             ));
         }
+        if m.events[..i].iter().any(|x| x.event_type == e.event_type) {
+            return Err(Refusal::new("duplicate-event", format!("$.events[{i}].type"), "an event type declared once"));
+        }
+        for (k, f) in e.fields.iter().enumerate() {
+            if e.fields[..k].iter().any(|x| x.name == f.name) {
+                return Err(Refusal::new(
+                    "duplicate-event-field",
+                    format!("$.events[{i}].fields[{k}].name"),
+                    "a field named once per event",
+                ));
+            }
+        }
     }
     let mut ids = BTreeSet::new();
     for (i, s) in m.states.iter().enumerate() {
