@@ -51,7 +51,7 @@ pub fn read_value(value: Value) -> Result<Machine, Refusal> {
 type Probe = fn(&Value) -> bool;
 
 fn fails<T: DeserializeOwned>(v: &Value) -> bool {
-    serde_json::from_value::<T>(v.clone()).is_err()
+    T::deserialize(v).is_err()
 }
 
 /// Finds the innermost listed element that does not deserialise, for a shape refusal's path.
