@@ -195,8 +195,15 @@ pub fn check(project: &Project) -> Vec<Finding> {
     findings
 }
 
-/// Every `(conversation, entry)` a START entry reaches.
+/// Every `(conversation, entry)` a START entry reaches. Entries are found by their IDs through one
+/// map, so the walk is linear in the project's entries and links.
 fn reachable(project: &Project) -> HashSet<(Id, Id)> {
+    let mut entries = HashMap::new();
+    for conversation in &project.conversations {
+        for entry in &conversation.entries {
+            entries.entry((conversation.id, entry.id)).or_insert(entry);
+        }
+    }
     let mut seen = HashSet::new();
     let mut queue = VecDeque::new();
     for conversation in &project.conversations {
@@ -207,10 +214,10 @@ fn reachable(project: &Project) -> HashSet<(Id, Id)> {
         }
     }
     while let Some((c, e)) = queue.pop_front() {
-        let Some(entry) = project.entry(c, e) else { continue };
+        let Some(entry) = entries.get(&(c, e)) else { continue };
         for link in &entry.links {
             let target = (link.destination_conversation, link.destination_entry);
-            if project.entry(target.0, target.1).is_some() && seen.insert(target) {
+            if entries.contains_key(&target) && seen.insert(target) {
                 queue.push_back(target);
             }
         }

@@ -287,6 +287,12 @@ pub trait ScriptHost {
     /// Whether the global `name` is a function.
     fn has_function(&self, name: &str) -> bool;
 
+    /// Bytes the Lua state holds now (what the memory cap is compared with).
+    fn used_memory(&self) -> usize;
+
+    /// Sets the memory cap to `bytes` (0: none) from now on, after collecting garbage.
+    fn set_memory_cap(&mut self, bytes: usize) -> Result<(), ScriptError>;
+
     /// Compiles and runs a chunk of statements once, at top level (to define functions and tables).
     fn load(&mut self, name: &str, source: &str) -> Result<(), ScriptError>;
 
