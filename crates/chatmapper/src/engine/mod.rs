@@ -198,6 +198,19 @@ impl ChatMapperEngine {
     /// already in memory), and the cap is then set to what they use plus the allowance (decision
     /// M9). So a project of any size plays, and a script that hoards memory is still stopped.
     pub fn new(project: Project, options: Options) -> Result<Self, EngineError> {
+        Self::build(project, options, None)
+    }
+
+    /// As [`new`](Self::new), with a world: a Lua chunk the game supplies (`name` labels its
+    /// errors), run once in the same sandbox after the ChatMapper tables are made and before the
+    /// project script, so the functions and tables it defines (`game.has_item`, `Quest`) are
+    /// visible to every condition and script. Its data globals are saved in snapshots like any
+    /// other; its functions are code and survive restores. A world that fails to load is an error.
+    pub fn with_world(project: Project, options: Options, name: &str, source: &str) -> Result<Self, EngineError> {
+        Self::build(project, options, Some((name, source)))
+    }
+
+    fn build(project: Project, options: Options, world: Option<(&str, &str)>) -> Result<Self, EngineError> {
         let mut host = Sandbox::new(Limits { memory_bytes: 0, ..options.limits }, options.seed)?;
         let index = Self::prepare(&project, &mut host, &options)?;
         let mut cap = None;
@@ -206,6 +219,9 @@ impl ChatMapperEngine {
             let bytes = host.used_memory().saturating_add(options.limits.memory_bytes);
             host.set_memory_cap(bytes)?;
             cap = Some(bytes);
+        }
+        if let Some((name, source)) = world {
+            host.load(name, source)?;
         }
         let mut engine = Self::finish(project, index, Box::new(host), options);
         engine.cap = cap;
