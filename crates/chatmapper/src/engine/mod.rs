@@ -196,7 +196,7 @@ impl ChatMapperEngine {
     /// The memory cap ([`Limits::memory_bytes`]) is an allowance for what scripts add: the tables
     /// and chunks of the project itself are made first, uncapped (they are bounded by the project,
     /// already in memory), and the cap is then set to what they use plus the allowance (decision
-    /// M9). So a project of any size plays, and a script that hoards memory is still stopped.
+    /// M14). So a project of any size plays, and a script that hoards memory is still stopped.
     pub fn new(project: Project, options: Options) -> Result<Self, EngineError> {
         Self::build(project, options, None)
     }
