@@ -62,7 +62,7 @@ pub fn json(entries: usize, per_conversation: usize) -> String {
     let list = conversations(entries, per_conversation);
     let last = list.len();
     let actors: Vec<_> = (1..=2)
-        .map(|id| json!({"ID": id, "Fields": {"Name": format!("Actor {id}"), "IsPlayer": if id == 1 { "True" } else { "False" }}}))
+        .map(|id| json!({"ID": id, "Fields": {"Name": format!("Actor {id}"), "IsPlayer": "False"}}))
         .collect();
     let variables: Vec<_> =
         (0..VARIABLES).map(|v| json!({"Fields": {"Name": format!("v{v}"), "Initial Value": "0"}})).collect();
@@ -108,7 +108,7 @@ pub fn xml(entries: usize, per_conversation: usize) -> String {
     for id in 1..=2 {
         let _ = write!(out, "<Actor ID=\"{id}\"><Fields>");
         field(&mut out, "Text", "Name", &format!("Actor {id}"));
-        field(&mut out, "Boolean", "IsPlayer", if id == 1 { "True" } else { "False" });
+        field(&mut out, "Boolean", "IsPlayer", "False");
         out.push_str("</Fields></Actor>");
     }
     out.push_str("</Actors><Conversations>");
