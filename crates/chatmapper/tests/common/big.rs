@@ -61,9 +61,8 @@ pub fn json(entries: usize, per_conversation: usize) -> String {
     use serde_json::json;
     let list = conversations(entries, per_conversation);
     let last = list.len();
-    let actors: Vec<_> = (1..=2)
-        .map(|id| json!({"ID": id, "Fields": {"Name": format!("Actor {id}"), "IsPlayer": "False"}}))
-        .collect();
+    let actors: Vec<_> =
+        (1..=2).map(|id| json!({"ID": id, "Fields": {"Name": format!("Actor {id}"), "IsPlayer": "False"}})).collect();
     let variables: Vec<_> =
         (0..VARIABLES).map(|v| json!({"Fields": {"Name": format!("v{v}"), "Initial Value": "0"}})).collect();
     let conversations: Vec<_> = list
