@@ -1,7 +1,8 @@
 //! The XML export reader (FORMAT.md §2).
 //!
 //! The text is decoded first (BOM, UTF-16; a declared encoding is not consulted), parsed with
-//! `quick-xml` into a small element tree, then mapped onto the model. Text line ends are
+//! `quick-xml` into a small element tree, then mapped onto the model; dialogue entries and
+//! conversations are mapped as their elements close, so their trees are never all held at once. Text line ends are
 //! normalised to `\n` as XML requires; unknown elements and attributes are ignored; any of the
 //! `Assets` sub-lists may be missing.
 
