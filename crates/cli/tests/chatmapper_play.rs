@@ -273,19 +273,18 @@ function game.currentScene:playCutscene(name) print("cutscene " .. name) end
 "#;
     std::fs::write(dir.path().join("keeper.lua"), world).expect("written");
     let args = ["play", "the-lighthouse.xml", "--world", "keeper.lua", "--lua-memory", "4"];
-    let input = lines(&["", "", "2", "", "3", "", "", "1", "", "", "1", "", "", ""]);
+    let input = lines(&["2", "3", "1", "1"]);
     let transcript = run_in(dir.path(), &args, &input);
     assert!(transcript.contains("cutscene beam"), "the game's function ran: {transcript}");
     assert!(!transcript.contains("'game'"), "{transcript}");
     assert!(transcript.contains("Old Mara: Somewhere, a ship turns for home."), "{transcript}");
-    assert!(transcript.ends_with("— the end —\n--- stderr\n--- exit 0\n"), "{transcript}");
+    assert!(transcript.contains("— the end —\n") && transcript.ends_with("--- exit 0\n"), "{transcript}");
 }
 
 #[test]
 fn start_begins_another_conversation_of_the_same_playthrough() {
-    let mut input: Vec<&str> = TO_THE_MENU.to_vec();
-    input.extend(["2", "", "", ":start The Crossing", "", "", "1", "", ""]);
-    let transcript = run(&["play", CROSSING], &lines(&input));
+    // At the menu, the conversation is started again from its root, then the ferry is taken.
+    let transcript = run(&["play", CROSSING], &lines(&[":start The Crossing", "1"]));
     assert_eq!(transcript.matches("Ferryman: The river runs high tonight.").count(), 2, "{transcript}");
     assert!(transcript.contains("Ferryman: Hold the rail."), "{transcript}");
     assert!(transcript.ends_with("— the end —\n--- stderr\n--- exit 0\n"), "{transcript}");
