@@ -2,9 +2,9 @@
 //!
 //! The text is decoded first (BOM, UTF-16; a declared encoding is not consulted), parsed with
 //! `quick-xml` into a small element tree, then mapped onto the model; dialogue entries and
-//! conversations are mapped as their elements close, so their trees are never all held at once. Text line ends are
-//! normalised to `\n` as XML requires; unknown elements and attributes are ignored; any of the
-//! `Assets` sub-lists may be missing.
+//! conversations are mapped as their elements close, so their trees are never all held at once.
+//! Text line ends are normalised to `\n` as XML requires; unknown elements and attributes are
+//! ignored; any of the `Assets` sub-lists may be missing.
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
