@@ -9,6 +9,8 @@
 //! - rings of groups that expand into each other (play refuses them as a possible loop);
 //! - player lines (the player actor's entries with Dialogue Text and no Menu Text) at a branch,
 //!   which play by themselves unless the engine's `player_lines_as_choices` option is on.
+//! - globals a condition or script reads that nothing defines (see `globals` for how reads are
+//!   found, and the limits).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -16,6 +18,7 @@ use std::fmt;
 use stagehand_lua::{ChunkKind, Limits, Sandbox, ScriptHost};
 
 use crate::coerce::lua_key;
+use crate::globals;
 use crate::markup;
 use crate::model::{Id, Project};
 
@@ -61,6 +64,13 @@ pub enum FindingKind {
     /// candidates: by the page's rule it plays by itself and never forms a menu; the option
     /// `--player-lines-as-choices` makes such entries choices (M11).
     PlayerLineWithoutMenuText,
+    /// A condition or script reads a global that neither the project's scripts assign nor the
+    /// ChatMapper Lua surface (or the sandbox's libraries) defines: a function or table the game
+    /// is expected to supply (`play --world FILE.lua` can).
+    UndefinedGlobal {
+        /// The global's name.
+        name: String,
+    },
 }
 
 /// One finding.
@@ -107,6 +117,10 @@ impl fmt::Display for Finding {
                 "the player actor's line has no Menu Text at a branch, so it plays by itself and never forms a \
                  menu; if it is meant as a choice, give it Menu Text or play with --player-lines-as-choices",
             ),
+            FindingKind::UndefinedGlobal { name } => write!(
+                f,
+                "reads the global {name}, which neither the project's scripts nor ChatMapper's Lua defines (a game's own? give it with play --world FILE.lua)"
+            ),
         }
     }
 }
@@ -114,7 +128,9 @@ impl fmt::Display for Finding {
 /// Checks a project; findings come in document order, by kind within an entry.
 pub fn check(project: &Project) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let mut host = Sandbox::new(Limits::default(), 0).ok();
+    // Compiling is bounded by the project's own text and runs nothing: no memory cap, so a big
+    // project's chunks never fail for want of room.
+    let mut host = Sandbox::new(Limits { memory_bytes: 0, ..Limits::default() }, 0).ok();
     let mut declared: HashSet<String> = project.user_variables.iter().map(|v| lua_key(v.name())).collect();
     for conversation in &project.conversations {
         for entry in &conversation.entries {
@@ -122,6 +138,14 @@ pub fn check(project: &Project) -> Vec<Finding> {
         }
     }
     declared.extend(assigned(&project.user_script));
+    let mut defined: HashSet<String> = globals::PREDEFINED.iter().map(|&n| n.to_owned()).collect();
+    for source in project.conversations.iter().flat_map(|c| &c.entries).map(|e| &e.user_script) {
+        defined.extend(globals::globals(source).assigned);
+    }
+    defined.extend(globals::globals(&project.user_script).assigned);
+    for name in globals::globals(&project.user_script).reads.into_iter().filter(|n| !defined.contains(n)) {
+        findings.push(Finding { conversation: None, entry: None, kind: FindingKind::UndefinedGlobal { name } });
+    }
     if let Some(host) = host.as_mut() {
         if !project.user_script.trim().is_empty() {
             if let Err(error) = host.compile("project script", &project.user_script, ChunkKind::Script) {
@@ -158,16 +182,23 @@ pub fn check(project: &Project) -> Vec<Finding> {
             if !reached.contains(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::Unreachable));
             }
+            // The chunks that compile, whose globals are then read (a chunk that does not is
+            // reported once, as that).
+            let mut compiled = Vec::new();
             if let Some(host) = host.as_mut() {
                 let name = format!("conversation {} entry {}", conversation.id, entry.id);
                 if !entry.conditions.trim().is_empty() {
-                    if let Err(error) = host.compile(&name, &entry.conditions, ChunkKind::Condition) {
-                        findings.push(here(FindingKind::ConditionDoesNotCompile { message: error.message }));
+                    match host.compile(&name, &entry.conditions, ChunkKind::Condition) {
+                        Err(error) => {
+                            findings.push(here(FindingKind::ConditionDoesNotCompile { message: error.message }))
+                        }
+                        Ok(_) => compiled.push(&entry.conditions),
                     }
                 }
                 if !entry.user_script.trim().is_empty() {
-                    if let Err(error) = host.compile(&name, &entry.user_script, ChunkKind::Script) {
-                        findings.push(here(FindingKind::ScriptDoesNotCompile { message: error.message }));
+                    match host.compile(&name, &entry.user_script, ChunkKind::Script) {
+                        Err(error) => findings.push(here(FindingKind::ScriptDoesNotCompile { message: error.message })),
+                        Ok(_) => compiled.push(&entry.user_script),
                     }
                 }
             }
@@ -190,13 +221,28 @@ pub fn check(project: &Project) -> Vec<Finding> {
             if player_lines.contains(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PlayerLineWithoutMenuText));
             }
+            let mut seen = HashSet::new();
+            for source in compiled {
+                for name in globals::globals(source).reads {
+                    if !defined.contains(&name) && seen.insert(name.clone()) {
+                        findings.push(here(FindingKind::UndefinedGlobal { name }));
+                    }
+                }
+            }
         }
     }
     findings
 }
 
-/// Every `(conversation, entry)` a START entry reaches.
+/// Every `(conversation, entry)` a START entry reaches. Entries are found by their IDs through one
+/// map, so the walk is linear in the project's entries and links.
 fn reachable(project: &Project) -> HashSet<(Id, Id)> {
+    let mut entries = HashMap::new();
+    for conversation in &project.conversations {
+        for entry in &conversation.entries {
+            entries.entry((conversation.id, entry.id)).or_insert(entry);
+        }
+    }
     let mut seen = HashSet::new();
     let mut queue = VecDeque::new();
     for conversation in &project.conversations {
@@ -207,10 +253,10 @@ fn reachable(project: &Project) -> HashSet<(Id, Id)> {
         }
     }
     while let Some((c, e)) = queue.pop_front() {
-        let Some(entry) = project.entry(c, e) else { continue };
+        let Some(entry) = entries.get(&(c, e)) else { continue };
         for link in &entry.links {
             let target = (link.destination_conversation, link.destination_entry);
-            if project.entry(target.0, target.1).is_some() && seen.insert(target) {
+            if entries.contains_key(&target) && seen.insert(target) {
                 queue.push_back(target);
             }
         }

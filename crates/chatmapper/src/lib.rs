@@ -73,6 +73,7 @@ pub mod coerce;
 mod conformance;
 pub mod engine;
 mod error;
+mod globals;
 mod json;
 pub mod markup;
 mod model;

@@ -1,9 +1,10 @@
 //! The XML export reader (FORMAT.md §2).
 //!
 //! The text is decoded first (BOM, UTF-16; a declared encoding is not consulted), parsed with
-//! `quick-xml` into a small element tree, then mapped onto the model. Text line ends are
-//! normalised to `\n` as XML requires; unknown elements and attributes are ignored; any of the
-//! `Assets` sub-lists may be missing.
+//! `quick-xml` into a small element tree, then mapped onto the model; dialogue entries and
+//! conversations are mapped as their elements close, so their trees are never all held at once.
+//! Text line ends are normalised to `\n` as XML requires; unknown elements and attributes are
+//! ignored; any of the `Assets` sub-lists may be missing.
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -29,8 +30,8 @@ pub fn read_xml_str(text: &str, file_name: &str) -> Result<Project, LoadError> {
         let (line, column) = text::line_column(text, offset);
         LoadError::Malformed { file: file_name.into(), format: Format::Xml, line, column, message }
     };
-    let root = parse_tree(text).map_err(|(offset, message)| fail(offset, message))?;
-    map_project(&root).map_err(|(offset, message)| fail(offset, message))
+    let (root, streamed) = parse_tree(text).map_err(|(offset, message)| fail(offset, message))?;
+    map_project(&root, streamed).map_err(|(offset, message)| fail(offset, message))
 }
 
 /// A problem at a byte offset of the text.
@@ -65,10 +66,58 @@ impl Element {
     }
 }
 
-fn parse_tree(text: &str) -> Result<Element, Problem> {
+/// Conversations mapped while the document is read, so that each one's element tree is dropped
+/// as soon as it is complete and memory stays near the model's size, not the tree's (an element
+/// tree of a whole export took about 11 times the file). Only the elements `map_project` reads are
+/// streamed: the entries of a conversation's first `DialogEntries`, in the first `Conversations` of
+/// the first root's `Assets`. The first mapping problem is kept and reported where the tree's
+/// reading would have reported it.
+#[derive(Default)]
+struct Streamed {
+    conversations: Vec<Conversation>,
+    /// The entries of the conversation being read.
+    entries: Vec<DialogEntry>,
+    problem: Option<Problem>,
+}
+
+/// Whether `stack` (the open elements, outermost first) ends in the path of a streamed list:
+/// `names` from the root, each the first of its name under its parent.
+fn streamed_path(stack: &[Element], names: &[&str]) -> bool {
+    stack.len() == names.len()
+        && stack.iter().zip(names).all(|(element, name)| element.name == *name)
+        && stack.windows(2).all(|pair| !pair[0].children.iter().any(|c| c.name == pair[1].name))
+}
+
+const ENTRIES_PATH: [&str; 5] = ["ChatMapperProject", "Assets", "Conversations", "Conversation", "DialogEntries"];
+
+fn stream(stack: &[Element], streamed: &mut Streamed, element: &Element) -> bool {
+    if element.name == "DialogEntry" && streamed_path(stack, &ENTRIES_PATH) {
+        if streamed.problem.is_none() {
+            match required_id(&stack[3], "ID").and_then(|_| map_entry(element)) {
+                Ok(entry) => streamed.entries.push(entry),
+                Err(problem) => streamed.problem = Some(problem),
+            }
+        }
+        return true;
+    }
+    if element.name == "Conversation" && streamed_path(stack, &ENTRIES_PATH[..3]) {
+        let entries = std::mem::take(&mut streamed.entries);
+        if streamed.problem.is_none() {
+            match map_conversation(element, entries) {
+                Ok(conversation) => streamed.conversations.push(conversation),
+                Err(problem) => streamed.problem = Some(problem),
+            }
+        }
+        return true;
+    }
+    false
+}
+
+fn parse_tree(text: &str) -> Result<(Element, Streamed), Problem> {
     let mut reader = Reader::from_str(text);
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
+    let mut streamed = Streamed::default();
     loop {
         let offset = position(reader.buffer_position());
         let event = reader.read_event().map_err(|e| (position(reader.error_position()), e.to_string()))?;
@@ -85,7 +134,9 @@ fn parse_tree(text: &str) -> Result<Element, Problem> {
             }
             Event::End(_) => {
                 if let Some(element) = stack.pop() {
-                    attach(&mut stack, &mut root, element);
+                    if root.is_some() || !stream(&stack, &mut streamed, &element) {
+                        attach(&mut stack, &mut root, element);
+                    }
                 }
             }
             Event::Text(t) => {
@@ -118,7 +169,8 @@ fn parse_tree(text: &str) -> Result<Element, Problem> {
     if let Some(open) = stack.last() {
         return Err((text.len(), format!("the document ends inside <{}>", open.name)));
     }
-    root.ok_or_else(|| (text.len(), "the document has no root element".to_owned()))
+    let root = root.ok_or_else(|| (text.len(), "the document has no root element".to_owned()))?;
+    Ok((root, streamed))
 }
 
 fn position(offset: u64) -> usize {
@@ -152,7 +204,7 @@ fn element(start: &BytesStart<'_>, offset: usize) -> Result<Element, Problem> {
     Ok(Element { name, attributes, children: Vec::new(), text: String::new(), offset })
 }
 
-fn map_project(root: &Element) -> Result<Project, Problem> {
+fn map_project(root: &Element, streamed: Streamed) -> Result<Project, Problem> {
     if root.name != "ChatMapperProject" {
         return Err((root.offset, format!("the root element is <{}>, not <ChatMapperProject>", root.name)));
     }
@@ -174,8 +226,13 @@ fn map_project(root: &Element) -> Result<Project, Problem> {
         project.items = read_assets("Items", "Item", true)?;
         project.locations = read_assets("Locations", "Location", true)?;
         project.user_variables = read_assets("UserVariables", "UserVariable", false)?;
-        project.conversations =
-            assets.list("Conversations", "Conversation").map(map_conversation).collect::<Result<_, _>>()?;
+        if let Some(problem) = streamed.problem {
+            return Err(problem);
+        }
+        project.conversations = streamed.conversations;
+        for conversation in assets.list("Conversations", "Conversation") {
+            project.conversations.push(map_conversation(conversation, Vec::new())?);
+        }
     }
     project.resolve_links();
     Ok(project)
@@ -197,9 +254,12 @@ fn map_fields(element: &Element) -> Vec<Field> {
         .collect()
 }
 
-fn map_conversation(element: &Element) -> Result<Conversation, Problem> {
+/// A conversation from its element, after the `entries` already read off it as it streamed.
+fn map_conversation(element: &Element, mut entries: Vec<DialogEntry>) -> Result<Conversation, Problem> {
     let id = required_id(element, "ID")?;
-    let entries = element.list("DialogEntries", "DialogEntry").map(map_entry).collect::<Result<_, _>>()?;
+    for entry in element.list("DialogEntries", "DialogEntry") {
+        entries.push(map_entry(entry)?);
+    }
     Ok(Conversation { id, fields: map_fields(element), entries })
 }
 

@@ -59,10 +59,13 @@ fn it_loads_with_its_quirks() {
     assert_eq!(project.actors.iter().map(|a| a.name()).collect::<Vec<_>>(), ["Player", "Old Mara", "Jörg"]);
     assert_eq!(project.conversations.len(), 2);
     let findings = check(&project);
-    // The condition that is not an expression is the one finding the writer left in on purpose.
-    assert!(findings.iter().all(|f| matches!(f.kind, FindingKind::ConditionDoesNotCompile { .. })), "{findings:#?}");
-    assert_eq!(findings.len(), 1);
-    assert_eq!((findings[0].conversation, findings[0].entry), (Some(2), Some(3)));
+    // The writer left two findings in on purpose: a script that calls the game's own `game`
+    // (which only a world supplies), and a condition that is not an expression.
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    assert_eq!(findings[0].kind, FindingKind::UndefinedGlobal { name: "game".into() });
+    assert_eq!((findings[0].conversation, findings[0].entry), (Some(1), Some(8)));
+    assert!(matches!(findings[1].kind, FindingKind::ConditionDoesNotCompile { .. }), "{findings:#?}");
+    assert_eq!((findings[1].conversation, findings[1].entry), (Some(2), Some(3)));
 }
 
 #[test]

@@ -95,9 +95,15 @@ fn by_content(bytes: &[u8]) -> Kind {
         return Kind::ChatMapper;
     }
     if content.starts_with('{') || content.starts_with('[') {
-        return match serde_json::from_str::<serde_json::Value>(content) {
-            Ok(json) if json.get("format").is_some() && json.get("nodes").is_some() => Kind::Playbook,
-            Ok(json) if json.get("Assets").is_some() => Kind::ChatMapper,
+        // Only the top-level keys are kept: the values are skipped as they are read, so telling
+        // a big file's kind costs no more memory than its keys.
+        type Keys = std::collections::BTreeMap<String, serde::de::IgnoredAny>;
+        if content.starts_with('[') && serde_json::from_str::<serde::de::IgnoredAny>(content).is_ok() {
+            return Kind::Playbook;
+        }
+        return match serde_json::from_str::<Keys>(content) {
+            Ok(keys) if keys.contains_key("format") && keys.contains_key("nodes") => Kind::Playbook,
+            Ok(keys) if keys.contains_key("Assets") => Kind::ChatMapper,
             Ok(_) => Kind::Playbook,
             // Malformed: whichever reader it was meant for says where.
             Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,

@@ -66,7 +66,9 @@ enum Commands {
         file: PathBuf,
         /// Who answers the script's questions and carries out its commands: a Lua script
         /// (`.lua`) or facts (`.toml`, `.json`). By default the world named for the file, if one
-        /// sits beside it.
+        /// sits beside it. For a ChatMapper project a Lua world also runs in the project's sandbox,
+        /// so the functions and tables it defines (`game.*`, `Quest`) are visible to its
+        /// conditions and scripts.
         #[arg(long)]
         world: Option<PathBuf>,
         /// The seed random choices draw from.
@@ -89,6 +91,10 @@ enum Commands {
         /// Piped: stop with exit status 2 at a line of input that is not valid where it is read.
         #[arg(long)]
         strict: bool,
+        /// For a ChatMapper project: the memory, in MiB, its Lua conditions and scripts may use
+        /// beyond the project's own tables and compiled chunks (0: no cap).
+        #[arg(long, value_name = "MIB", default_value_t = 16)]
+        lua_memory: usize,
         #[command(flatten)]
         settings: compile::Settings,
     },
@@ -144,19 +150,29 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play { file, world, seed, start, conversation, player_lines_as_choices, pace, strict, settings } => {
-            play::run(play::PlayOptions {
-                file,
-                world,
-                seed,
-                start,
-                conversation,
-                player_lines_as_choices,
-                settings,
-                pace,
-                strict,
-            })
-        }
+        Commands::Play {
+            file,
+            world,
+            seed,
+            start,
+            conversation,
+            player_lines_as_choices,
+            pace,
+            strict,
+            lua_memory,
+            settings,
+        } => play::run(play::PlayOptions {
+            file,
+            world,
+            seed,
+            start,
+            conversation,
+            player_lines_as_choices,
+            lua_memory,
+            settings,
+            pace,
+            strict,
+        }),
         Commands::Compile { files, output, settings, message_format } => {
             compile::run(&files, output.as_deref(), &settings, message_format)
         }

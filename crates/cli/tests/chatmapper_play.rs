@@ -261,3 +261,31 @@ fn a_runaway_loop_stops_the_run_and_undo_takes_it_back() {
     assert!(transcript.contains("(undone)\nMara: Round we go."), "{transcript}");
     assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
 }
+
+#[test]
+fn a_lua_world_supplies_the_functions_the_project_calls() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy(dir.path(), &["the-lighthouse.xml"]);
+    let world = r#"
+function query(key) if key == "player name" then return "Ada" end end
+game = { currentScene = {} }
+function game.currentScene:playCutscene(name) print("cutscene " .. name) end
+"#;
+    std::fs::write(dir.path().join("keeper.lua"), world).expect("written");
+    let args = ["play", "the-lighthouse.xml", "--world", "keeper.lua", "--lua-memory", "4"];
+    let input = lines(&["2", "3", "1", "1"]);
+    let transcript = run_in(dir.path(), &args, &input);
+    assert!(transcript.contains("cutscene beam"), "the game's function ran: {transcript}");
+    assert!(!transcript.contains("'game'"), "{transcript}");
+    assert!(transcript.contains("Old Mara: Somewhere, a ship turns for home."), "{transcript}");
+    assert!(transcript.contains("— the end —\n") && transcript.ends_with("--- exit 0\n"), "{transcript}");
+}
+
+#[test]
+fn start_begins_another_conversation_of_the_same_playthrough() {
+    // At the menu, the conversation is started again from its root, then the ferry is taken.
+    let transcript = run(&["play", CROSSING], &lines(&[":start The Crossing", "1"]));
+    assert_eq!(transcript.matches("Ferryman: The river runs high tonight.").count(), 2, "{transcript}");
+    assert!(transcript.contains("Ferryman: Hold the rail."), "{transcript}");
+    assert!(transcript.ends_with("— the end —\n--- stderr\n--- exit 0\n"), "{transcript}");
+}

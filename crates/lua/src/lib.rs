@@ -94,6 +94,9 @@
 //! [`Limits::memory_bytes`] caps the memory of the whole Lua state (globals, compiled chunks and a run's
 //! temporaries); an allocation past it fails and the run stops with [`ErrorKind::Memory`], after which the
 //! host collects garbage. A script that keeps the memory in a global keeps it: later runs may then fail too.
+//! [`ScriptHost::set_memory_cap`] changes the cap later (after collecting garbage), so an engine can fill the
+//! state with its own data first and then cap what scripts add ([`ScriptHost::used_memory`] plus an
+//! allowance).
 //!
 //! A host stays usable after any error: the next evaluation gets a fresh budget.
 //!
@@ -286,6 +289,12 @@ pub trait ScriptHost {
 
     /// Whether the global `name` is a function.
     fn has_function(&self, name: &str) -> bool;
+
+    /// Bytes the Lua state holds now (what the memory cap is compared with).
+    fn used_memory(&self) -> usize;
+
+    /// Sets the memory cap to `bytes` (0: none) from now on, after collecting garbage.
+    fn set_memory_cap(&mut self, bytes: usize) -> Result<(), ScriptError>;
 
     /// Compiles and runs a chunk of statements once, at top level (to define functions and tables).
     fn load(&mut self, name: &str, source: &str) -> Result<(), ScriptError>;

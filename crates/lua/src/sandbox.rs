@@ -79,7 +79,7 @@ struct Shared {
     /// Lines dropped since the log was last taken, because the log was full.
     log_dropped: Cell<u64>,
     /// The memory cap (0: none).
-    memory_bytes: usize,
+    memory_bytes: Cell<usize>,
 }
 
 impl Budget for Shared {
@@ -103,10 +103,9 @@ impl Budget for Shared {
     }
 
     fn memory_allowance(&self, lua: &Lua) -> usize {
-        if self.memory_bytes == 0 {
-            usize::MAX
-        } else {
-            self.memory_bytes.saturating_sub(lua.used_memory())
+        match self.memory_bytes.get() {
+            0 => usize::MAX,
+            cap => cap.saturating_sub(lua.used_memory()),
         }
     }
 }
@@ -173,7 +172,7 @@ impl Sandbox {
             log: RefCell::new(Vec::new()),
             log_bytes: Cell::new(0),
             log_dropped: Cell::new(0),
-            memory_bytes: limits.memory_bytes,
+            memory_bytes: Cell::new(limits.memory_bytes),
         });
         let compiled = lua.create_table().map_err(|e| ScriptError::host(SETUP, e.to_string()))?;
         let sandbox = Sandbox {
@@ -549,6 +548,23 @@ impl ScriptHost for Sandbox {
 
     fn has_function(&self, name: &str) -> bool {
         matches!(self.lua.globals().raw_get::<mlua::Value>(name), Ok(mlua::Value::Function(_)))
+    }
+
+    fn used_memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+
+    /// An engine that fills the state with a project's own tables and chunks first can then cap
+    /// what scripts add: the used memory plus an allowance. Garbage is collected first, so the
+    /// cap is measured against live data; a cap below what is live makes the next allocation fail
+    /// ([`ErrorKind::Memory`](crate::ErrorKind::Memory)).
+    fn set_memory_cap(&mut self, bytes: usize) -> Result<(), ScriptError> {
+        let failed = |e: mlua::Error| ScriptError::host("memory cap", e.to_string());
+        self.lua.gc_collect().map_err(failed)?;
+        self.lua.set_memory_limit(bytes).map_err(failed)?;
+        self.shared.memory_bytes.set(bytes);
+        self.limits.memory_bytes = bytes;
+        Ok(())
     }
 
     fn load(&mut self, name: &str, source: &str) -> Result<(), ScriptError> {

@@ -101,6 +101,10 @@ impl Index {
         let mut by_id = HashMap::new();
         let mut starts = Vec::with_capacity(project.conversations.len());
         let mut compiler = Compiler { host, chunks: HashMap::new() };
+        let mut actors = HashMap::new();
+        for actor in &project.actors {
+            actors.entry(actor.id).or_insert_with(|| actor.name().to_owned());
+        }
         for (c, conversation) in project.conversations.iter().enumerate() {
             let start = conversation.start_entry().map(|e| e.id);
             let mut start_node = None;
@@ -114,7 +118,7 @@ impl Index {
                 let label = format!("conversation {} entry {} ({:?})", conversation.id, entry.id, entry.title());
                 let condition = compiler.compile(&entry.conditions, ChunkKind::Condition);
                 let script = compiler.compile(&entry.user_script, ChunkKind::Script);
-                let speaker = entry.actor_id().and_then(|id| project.actor(id)).map(|a| a.name().to_owned());
+                let speaker = entry.actor_id().and_then(|id| actors.get(&id)).cloned();
                 let prompts = markup::prompt_names(entry.dialogue_text()).into_iter().map(str::to_owned).collect();
                 nodes.push(Node {
                     conversation: c,

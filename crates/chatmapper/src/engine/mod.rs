@@ -97,7 +97,9 @@ impl Log {
 /// How an engine is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
-    /// The Lua host's limits: instructions per condition or script, and memory.
+    /// The Lua host's limits: instructions per condition or script, and memory. With
+    /// [`ChatMapperEngine::new`] the memory cap is an allowance beyond what the project's own tables
+    /// and compiled chunks take (16 MiB by default).
     pub limits: Limits,
     /// The seed of `math.random`.
     pub seed: u64,
@@ -171,6 +173,10 @@ pub struct ChatMapperEngine {
     state: State,
     log: Log,
     options: Options,
+    /// The memory cap [`new`](ChatMapperEngine::new) set: the project's own data plus the
+    /// allowance. A restore lifts it while the saved tables replace the live ones, then sets it
+    /// again.
+    cap: Option<usize>,
 }
 
 impl std::fmt::Debug for ChatMapperEngine {
@@ -187,24 +193,66 @@ impl ChatMapperEngine {
     /// Starts a playthrough of `project` in a fresh [`Sandbox`]: compiles every condition and
     /// script once, creates the tables, seeds the variables from their Initial Values and runs the
     /// project script (an error there is logged).
+    ///
+    /// The memory cap ([`Limits::memory_bytes`]) is an allowance for what scripts add: the tables
+    /// and chunks of the project itself are made first, uncapped (they are bounded by the project,
+    /// already in memory), and the cap is then set to what they use plus the allowance (decision
+    /// M14). So a project of any size plays, and a script that hoards memory is still stopped.
     pub fn new(project: Project, options: Options) -> Result<Self, EngineError> {
-        let host = Sandbox::new(options.limits, options.seed)?;
-        Self::with_host(project, Box::new(host), options)
+        Self::build(project, options, None)
     }
 
-    /// As [`new`](Self::new), on a host of the caller's (its limits and seed are the caller's).
+    /// As [`new`](Self::new), with a world: a Lua chunk the game supplies (`name` labels its
+    /// errors), run once in the same sandbox after the ChatMapper tables are made and before the
+    /// project script, so the functions and tables it defines (`game.has_item`, `Quest`) are
+    /// visible to every condition and script. Its data globals are saved in snapshots like any
+    /// other; its functions are code and survive restores. A world that fails to load is an error.
+    pub fn with_world(project: Project, options: Options, name: &str, source: &str) -> Result<Self, EngineError> {
+        Self::build(project, options, Some((name, source)))
+    }
+
+    fn build(project: Project, options: Options, world: Option<(&str, &str)>) -> Result<Self, EngineError> {
+        let mut host = Sandbox::new(Limits { memory_bytes: 0, ..options.limits }, options.seed)?;
+        let index = Self::prepare(&project, &mut host, &options)?;
+        let mut cap = None;
+        if options.limits.memory_bytes > 0 {
+            host.set_memory_cap(0)?;
+            let bytes = host.used_memory().saturating_add(options.limits.memory_bytes);
+            host.set_memory_cap(bytes)?;
+            cap = Some(bytes);
+        }
+        if let Some((name, source)) = world {
+            host.load(name, source)?;
+        }
+        let mut engine = Self::finish(project, index, Box::new(host), options);
+        engine.cap = cap;
+        Ok(engine)
+    }
+
+    /// As [`new`](Self::new), on a host of the caller's (its limits and seed are the caller's:
+    /// its memory cap counts the project's own tables too).
     pub fn with_host(project: Project, mut host: Box<dyn ScriptHost>, options: Options) -> Result<Self, EngineError> {
-        environment::create(host.as_mut(), &project)?;
-        let index = Index::build(&project, host.as_mut(), options.player_lines_as_choices);
+        let index = Self::prepare(&project, host.as_mut(), &options)?;
+        Ok(Self::finish(project, index, host, options))
+    }
+
+    /// Creates the tables and compiles every condition and script.
+    fn prepare(project: &Project, host: &mut dyn ScriptHost, options: &Options) -> Result<Index, EngineError> {
+        environment::create(host, project)?;
+        Ok(Index::build(project, host, options.player_lines_as_choices))
+    }
+
+    /// Runs the project script and makes the engine.
+    fn finish(project: Project, index: Index, mut host: Box<dyn ScriptHost>, options: Options) -> Self {
         let mut log = Log::default();
         if !project.user_script.trim().is_empty() {
             if let Err(error) = host.load("project script", &project.user_script) {
                 log.push(format!("the project script failed: {error}"));
             }
         }
-        let mut engine = ChatMapperEngine { project, index, host, state: State::new(), log, options };
+        let mut engine = ChatMapperEngine { project, index, host, state: State::new(), log, options, cap: None };
         engine.drain_print();
-        Ok(engine)
+        engine
     }
 
     /// Takes one command and reports what it did. Never panics; a command that does not fit is
@@ -323,7 +371,14 @@ impl ChatMapperEngine {
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), EngineError> {
         self.check_fits(snapshot)?;
         let now = self.data_globals()?;
-        self.host.restore(&snapshot.lua)?;
+        if self.cap.is_some() {
+            self.host.set_memory_cap(0)?;
+        }
+        let restored = self.host.restore(&snapshot.lua);
+        if let Some(cap) = self.cap {
+            self.host.set_memory_cap(cap)?;
+        }
+        restored?;
         for name in now.iter().filter(|n| !snapshot.lua.globals.contains_key(n.as_str())) {
             self.host.set(&[Key::Name(name)], Value::Nil)?;
         }

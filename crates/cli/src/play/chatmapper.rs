@@ -6,8 +6,11 @@
 //!   the person), then `supply`d; the answers are journalled as the world's.
 //! - ChatMapper never asks the host to perform anything, so there is nothing to retry.
 //! - Undo and load **replay**: a fresh engine is built from the project and the seed and the
-//!   journal is sent to it again (a `start` after the first begins a fresh playthrough, as
-//!   `:restart` does). Nothing is ever undone by inverse effects.
+//!   journal is sent to it again. A `start` after the first (`:start CONVERSATION`) begins that
+//!   conversation in the same playthrough, keeping variables and statuses; `:restart` begins a
+//!   fresh playthrough with a fresh journal. Nothing is ever undone by inverse effects.
+//! - A Lua world (`--world FILE.lua`) also runs in the project's sandbox, so the functions and
+//!   tables it defines are visible to the project's conditions and scripts.
 //! - A save holds a version, the SHA-256 of the project's bytes, the seed and the journal. Loading
 //!   replays the journal; into another version of the project it is refused at the first step the
 //!   story no longer accepts (or where the option taken has moved).
@@ -41,18 +44,35 @@ pub struct ChatMapperStory {
     /// The engine's options: the seed of its `math.random`, and whether the player actor's lines
     /// without Menu Text are choices.
     pub options: Options,
+    /// The world file, if any: a `.lua` one also runs in the project's sandbox.
+    pub world: Option<PathBuf>,
 }
 
 impl Story for ChatMapperStory {
     fn open(&self) -> Result<Box<dyn Playable>, String> {
         let name = self.path.display().to_string();
         let bytes = crate::read::bytes(&self.path)?;
-        Ok(Box::new(ChatMapperRun::open(&bytes, &name, self.options)?))
+        let mut world = None;
+        if let Some(path) = self.world.as_ref().filter(|w| w.extension().is_some_and(|e| e == "lua")) {
+            let world_name = path.display().to_string();
+            let source = std::fs::read_to_string(path).map_err(|e| format!("{world_name}: {e}"))?;
+            world = Some(WorldChunk { name: world_name, source });
+        }
+        Ok(Box::new(ChatMapperRun::open_in(&bytes, &name, self.options, world)?))
     }
 
     fn asks_the_person(&self) -> bool {
         true
     }
+}
+
+/// A world's Lua chunk, run in the project's sandbox by every engine of a run.
+#[derive(Debug, Clone)]
+pub struct WorldChunk {
+    /// The file's name, for its errors.
+    pub name: String,
+    /// Its source.
+    pub source: String,
 }
 
 /// A run of a ChatMapper project: the engine, the journal of every command it accepted, and what
@@ -66,17 +86,30 @@ pub struct ChatMapperRun {
     options: Options,
     /// The project as read, to build fresh engines from.
     project: Project,
+    /// The world chunk every engine runs, if any.
+    world: Option<WorldChunk>,
     /// The playthrough.
     core: Core,
 }
 
 impl ChatMapperRun {
     /// Reads a project from a file's bytes into a run that has not started.
+    #[cfg(test)]
     pub fn open(bytes: &[u8], name: &str, options: Options) -> Result<ChatMapperRun, String> {
+        Self::open_in(bytes, name, options, None)
+    }
+
+    /// As `open`, with a world chunk every engine of the run runs.
+    pub fn open_in(
+        bytes: &[u8],
+        name: &str,
+        options: Options,
+        world: Option<WorldChunk>,
+    ) -> Result<ChatMapperRun, String> {
         let project = stagehand_chatmapper::load(bytes, name).map_err(|e| e.to_string())?;
         let fingerprint = Fingerprint(Sha256::digest(bytes).into());
-        let core = Core::new(&project, options).map_err(|e| format!("{name}: {e}"))?;
-        Ok(ChatMapperRun { name: name.to_owned(), fingerprint, options, project, core })
+        let core = Core::new(&project, options, world.as_ref()).map_err(|e| format!("{name}: {e}"))?;
+        Ok(ChatMapperRun { name: name.to_owned(), fingerprint, options, project, world, core })
     }
 
     /// Lets the world answer the engine's input prompt, if one waits.
@@ -88,10 +121,10 @@ impl ChatMapperRun {
         Some(Entry::world(Command::Supply(answers)))
     }
 
-    /// Replays `entries` on a fresh engine (the world reset, and reset again at every restart).
+    /// Replays `entries` on a fresh engine (the world reset first).
     fn replay(&self, options: Options, entries: &[Entry], world: &mut dyn World) -> Result<Core, ReplayError> {
         world.reset()?;
-        let mut core = Core::new(&self.project, options).map_err(|e| ReplayError::Diverged {
+        let mut core = Core::new(&self.project, options, self.world.as_ref()).map_err(|e| ReplayError::Diverged {
             step: 1,
             command: "start".into(),
             explanation: format!("the engine could not be made: {e}"),
@@ -102,15 +135,12 @@ impl ChatMapperRun {
                 command: entry.to_string(),
                 explanation,
             };
-            if index > 0 && matches!(entry.command, Command::Start { .. }) {
-                world.reset()?;
-            }
             if let (Command::Choose(position), Some(expected)) = (&entry.command, &entry.label) {
                 if let Some(options) = &core.offer {
                     same_option(expected, *position, option_label(options, *position)).map_err(diverged)?;
                 }
             }
-            if let Err(events) = core.apply(&self.project, options, entry.clone()) {
+            if let Err(events) = core.apply(entry.clone()) {
                 return Err(diverged(refusal_explanation(&events)));
             }
         }
@@ -213,8 +243,15 @@ struct Core {
 }
 
 impl Core {
-    fn new(project: &Project, options: Options) -> Result<Core, stagehand_chatmapper::EngineError> {
-        let engine = ChatMapperEngine::new(project.clone(), options)?;
+    fn new(
+        project: &Project,
+        options: Options,
+        world: Option<&WorldChunk>,
+    ) -> Result<Core, stagehand_chatmapper::EngineError> {
+        let engine = match world {
+            Some(world) => ChatMapperEngine::with_world(project.clone(), options, &world.name, &world.source)?,
+            None => ChatMapperEngine::new(project.clone(), options)?,
+        };
         Ok(Core {
             engine: RefCell::new(engine),
             journal: Vec::new(),
@@ -227,40 +264,16 @@ impl Core {
 
     /// Sends one command. Accepted, it is journalled and its events returned; refused, nothing
     /// changes and the events (with the refusal) come back as the error. A `start` once the run
-    /// has begun is a restart: it begins on a fresh engine. The runaway guard's `endless-loop`
-    /// stops the conversation, so that refusal is journalled like an accepted command.
-    fn apply(
-        &mut self,
-        project: &Project,
-        options: Options,
-        mut entry: Entry,
-    ) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
-        let restart = matches!(entry.command, Command::Start { .. }) && !self.journal.is_empty();
-        let mut fresh = if restart {
-            match ChatMapperEngine::new(project.clone(), options) {
-                Ok(engine) => Some(engine),
-                Err(error) => {
-                    return Err(vec![OwnedEvent::Refused {
-                        reason: RefusalReason::CannotStart,
-                        explanation: format!("the engine could not be made afresh: {error}"),
-                    }])
-                }
-            }
-        } else {
-            None
-        };
-        let engine = match fresh.as_mut() {
-            Some(engine) => engine,
-            None => self.engine.get_mut(),
-        };
+    /// has begun starts that conversation in the same playthrough, keeping variables and
+    /// statuses (decision M15). The runaway guard's `endless-loop` stops the conversation, so that
+    /// refusal is journalled like an accepted command.
+    fn apply(&mut self, mut entry: Entry) -> Result<Vec<OwnedEvent>, Vec<OwnedEvent>> {
+        let engine = self.engine.get_mut();
         let events = engine.send(entry.command.clone());
         let halted = engine.is_finished()
             && events.iter().any(|e| matches!(e, OwnedEvent::Refused { reason: RefusalReason::EndlessLoop, .. }));
         if !halted && events.iter().any(|e| matches!(e, OwnedEvent::Refused { .. })) {
             return Err(events);
-        }
-        if let Some(engine) = fresh {
-            self.engine = RefCell::new(engine);
         }
         if let (Command::Choose(position), Some(options)) = (&entry.command, &self.offer) {
             entry.label = option_label(options, *position);
@@ -318,7 +331,7 @@ impl Playable for ChatMapperRun {
         let mut out = Vec::new();
         let mut next = Some(Entry::player(command));
         while let Some(entry) = next.take() {
-            let result = self.core.apply(&self.project, self.options, entry);
+            let result = self.core.apply(entry);
             out.extend(self.core.take_log());
             match result {
                 Ok(events) => out.extend(events.into_iter().map(Happening::Event)),
@@ -342,9 +355,13 @@ impl Playable for ChatMapperRun {
         Ok(true)
     }
 
+    /// A fresh playthrough (variables and statuses as the project sets them) opened as the run
+    /// was; the journal starts again with it.
     fn restart(&mut self, world: &mut dyn World) -> Result<Vec<Happening>, WorldError> {
         let opening = opening(&self.core.journal);
         world.reset()?;
+        self.core = Core::new(&self.project, self.options, self.world.as_ref())
+            .map_err(|e| WorldError(format!("the engine could not be made afresh: {e}")))?;
         Ok(self.send(opening, world))
     }
 
@@ -518,6 +535,53 @@ mod tests {
         }
         assert_eq!(run.undo(&mut NoWorld), Ok(false), "the opening start stays");
         assert!(run.retry(&mut NoWorld).is_empty());
+    }
+
+    /// Two conversations of one playthrough: the vault opens only once the gate gave the key.
+    fn gate_and_vault() -> ChatMapperRun {
+        let entry = |conversation: i64, id: i64, text: &str, condition: &str, script: &str, links: &[i64]| {
+            let links: Vec<Json> = links
+                .iter()
+                .map(|to| serde_json::json!({"OriginConvoID": conversation, "DestinationConvoID": conversation, "OriginDialogID": id, "DestinationDialogID": to}))
+                .collect();
+            serde_json::json!({"ID": id, "IsRoot": id == 0, "ConditionsString": condition, "UserScript": script,
+                "OutgoingLinks": links, "Fields": {"Title": if id == 0 { "START" } else { "line" }, "Actor": "1", "Dialogue Text": text}})
+        };
+        let project = serde_json::json!({"Title": "Gate and vault", "Assets": {
+            "Actors": [{"ID": 1, "Fields": {"Name": "Keeper"}}],
+            "UserVariables": [{"Fields": {"Name": "has_key", "Initial Value": "False"}}],
+            "Conversations": [
+                {"ID": 1, "Fields": {"Title": "Gate"}, "DialogNodes": [
+                    entry(1, 0, "", "", "", &[1]),
+                    entry(1, 1, "Take the key.", "", "Variable[\"has_key\"] = true", &[])]},
+                {"ID": 2, "Fields": {"Title": "Vault"}, "DialogNodes": [
+                    entry(2, 0, "", "Variable[\"has_key\"] == true", "", &[1]),
+                    entry(2, 1, "The vault opens.", "", "", &[])]}]}});
+        ChatMapperRun::open(project.to_string().as_bytes(), "gate.json", Options::seeded(0)).expect("it opens")
+    }
+
+    #[test]
+    fn another_conversation_starts_in_the_same_playthrough_and_replays() {
+        let mut run = gate_and_vault();
+        assert_eq!(said(&run.send(Command::start(), &mut NoWorld)), ["Take the key."]);
+        run.send(Command::Next, &mut NoWorld);
+        assert_eq!(run.waiting(), Waiting::Ended);
+        let vault = run.send(Command::start_at("Vault"), &mut NoWorld);
+        assert_eq!(said(&vault), ["The vault opens."], "the key from the gate counts: {vault:?}");
+
+        let saved = run.save_json();
+        let mut again = gate_and_vault();
+        assert_eq!(again.load_json(&saved, &mut NoWorld), Ok(Loaded::Restored));
+        assert_eq!(again.waiting(), Waiting::Next);
+        assert_eq!(again.history(), run.history());
+
+        assert_eq!(run.undo(&mut NoWorld), Ok(true), "the second start is a move like any other");
+        assert_eq!(run.waiting(), Waiting::Ended);
+        assert_eq!(said(&run.send(Command::start_at("2"), &mut NoWorld)), ["The vault opens."]);
+
+        run.restart(&mut NoWorld).expect("it restarts");
+        assert_eq!(run.history().len(), 1, "a restart is a fresh playthrough with a fresh journal");
+        assert_eq!(run.waiting(), Waiting::Next);
     }
 
     #[test]

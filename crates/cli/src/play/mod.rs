@@ -55,6 +55,7 @@ Enter moves on; a number picks an option. Commands:
   :why          where the run stands, and why each way out is open or closed
   :skip         carry on without a command the world could not carry out
   :restart      read the story and its world again (picking up edits) and start again
+  :start NAME   start another conversation (ChatMapper: by ID or Title, keeping variables and statuses)
   :quit         stop";
 
 /// How the player paces a story.
@@ -80,6 +81,8 @@ pub struct PlayOptions {
     pub conversation: Option<String>,
     /// For a ChatMapper project: the player actor's entries without Menu Text are choices.
     pub player_lines_as_choices: bool,
+    /// For a ChatMapper project: the MiB its Lua may use beyond the project's own tables (0: no cap).
+    pub lua_memory: usize,
     /// How a script is compiled.
     pub settings: Settings,
     /// The pace, if asked for; else [`Pace::Enter`] in a terminal and [`Pace::Choices`] piped.
@@ -92,14 +95,6 @@ pub struct PlayOptions {
 pub fn run(options: PlayOptions) -> ExitCode {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let colour = interactive && std::env::var_os("NO_COLOR").is_none();
-    let (story, opening) = match choose_story(&options) {
-        Ok(chosen) => chosen,
-        Err(message) => return fail(&message),
-    };
-    let mut playable = match story.open() {
-        Ok(playable) => playable,
-        Err(message) => return fail(&message),
-    };
     let world = match options.world.clone() {
         Some(path) => Some(path),
         None => match discover_world(&options.file) {
@@ -109,6 +104,14 @@ pub fn run(options: PlayOptions) -> ExitCode {
             }
             None => None,
         },
+    };
+    let (story, opening) = match choose_story(&options, world.as_deref()) {
+        Ok(chosen) => chosen,
+        Err(message) => return fail(&message),
+    };
+    let mut playable = match story.open() {
+        Ok(playable) => playable,
+        Err(message) => return fail(&message),
     };
     let inner = match &world {
         Some(path) => match open_world(path, options.seed) {
@@ -146,7 +149,7 @@ pub fn run(options: PlayOptions) -> ExitCode {
 }
 
 /// The story the file holds, and the command that opens it.
-fn choose_story(options: &PlayOptions) -> Result<(Box<dyn Story>, Command<'static>), String> {
+fn choose_story(options: &PlayOptions, world: Option<&Path>) -> Result<(Box<dyn Story>, Command<'static>), String> {
     let name = options.file.display();
     match kind_of(&options.file)? {
         Kind::ChatMapper => {
@@ -159,11 +162,14 @@ fn choose_story(options: &PlayOptions) -> Result<(Box<dyn Story>, Command<'stati
                 Some(conversation) => Command::start_at(conversation.clone()),
                 None => Command::start(),
             };
-            let engine = stagehand_chatmapper::Options {
+            let mut engine = stagehand_chatmapper::Options {
                 player_lines_as_choices: options.player_lines_as_choices,
                 ..stagehand_chatmapper::Options::seeded(options.seed)
             };
-            Ok((Box::new(ChatMapperStory { path: options.file.clone(), options: engine }), opening))
+            engine.limits.memory_bytes = options.lua_memory.saturating_mul(1 << 20);
+            let story =
+                ChatMapperStory { path: options.file.clone(), options: engine, world: world.map(Path::to_path_buf) };
+            Ok((Box::new(story), opening))
         }
         Kind::Script | Kind::Playbook => {
             if options.conversation.is_some() {
@@ -432,6 +438,14 @@ impl Player<'_> {
                 }
                 Err(message) => self.say(&self.painter.warning(&message)),
             },
+            "start" => {
+                let command = match argument {
+                    "" => Command::start(),
+                    name => Command::start_at(name.to_owned()),
+                };
+                let happenings = playable.send(command, &mut self.world);
+                self.show(&happenings);
+            }
             "save" | "save!" => {
                 if argument.is_empty() {
                     return Outcome::Invalid("usage: :save FILE".into());
