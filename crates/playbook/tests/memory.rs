@@ -42,7 +42,7 @@ fn peak_above<T>(run: impl FnOnce() -> T) -> (usize, T) {
 }
 
 #[test]
-fn writing_and_fingerprinting_hold_no_tree_and_no_copy() {
+fn writing_fingerprinting_and_reading_hold_no_tree_of_the_document() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let book = playbook(20_000);
     // Smallest peak first, so an earlier, higher one cannot hide it.
@@ -58,4 +58,15 @@ fn writing_and_fingerprinting_hold_no_tree_and_no_copy() {
     // A string of the document is all `write` holds beyond the playbook (growing by doubling).
     let (held, text) = peak_above(|| write(&book));
     assert!(held <= 3 * text.len(), "writing a {}-byte string held {held} bytes", text.len());
+    drop(text);
+
+    // Reading holds the playbook it builds and little else: no tree of the document.
+    let text = write_compact(&book);
+    drop(book);
+    let live = dhat::HeapStats::get().curr_bytes;
+    let (held, read) = peak_above(|| stagehand_playbook::read(&text));
+    let kept = dhat::HeapStats::get().curr_bytes - live;
+    assert!(read.is_ok());
+    eprintln!("reading {} bytes held {held} bytes at most and kept {kept}", text.len());
+    assert!(held <= 2 * kept, "reading a {}-byte document held {held} bytes for a {kept}-byte playbook", text.len());
 }
