@@ -104,8 +104,8 @@ enum Commands {
         /// playbook goes to standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Indent the playbook for reading; by default it is written on one line, the canonical
-        /// form (the same document, a third of the size).
+        /// Indent the playbook for reading; by default it is written on one line, in the canonical
+        /// form (the same document, about half the size).
         #[arg(long)]
         pretty: bool,
         #[command(flatten)]

@@ -68,5 +68,11 @@ fn writing_fingerprinting_and_reading_hold_no_tree_of_the_document() {
     let kept = dhat::HeapStats::get().curr_bytes - live;
     assert!(read.is_ok());
     eprintln!("reading {} bytes held {held} bytes at most and kept {kept}", text.len());
-    assert!(held <= 2 * kept, "reading a {}-byte document held {held} bytes for a {kept}-byte playbook", text.len());
+    // The playbook it builds is the most of it (its node table grows by doubling, then gives the
+    // slack back); the tree reader held sixteen times the text.
+    assert!(
+        held <= 3 * text.len(),
+        "reading a {}-byte document held {held} bytes for a {kept}-byte playbook",
+        text.len()
+    );
 }

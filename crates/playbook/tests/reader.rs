@@ -183,3 +183,22 @@ fn a_syntax_error_outranks_a_refusal_before_it() {
     let text = r#"{"format":{"version":9,"requires":[]},"nodes":[1,2"#;
     assert!(matches!(read(text), Err(ReadError::Syntax { .. })), "{:?}", read(text));
 }
+
+#[test]
+fn a_playbook_in_memory_is_checked_as_its_written_form_would_be() {
+    use stagehand_playbook::{smallvec, Edge, Node, Playbook, Reader, Speaker};
+    let mut playbook = Playbook::new("m.dialogue.md");
+    playbook.speakers.push(Speaker::named("A"));
+    playbook.nodes = vec![
+        Node::Line { speaker: 0, speech: Vec::new(), condition: None, out: smallvec![Edge::Succession { target: 1 }] },
+        Node::End,
+    ];
+    assert_eq!(Reader::new().check_playbook(&playbook), Ok(()));
+    playbook.nodes[0].out_mut().expect("a line has ways out")[0].set_target(7);
+    let in_memory = Reader::new().check_playbook(&playbook).expect_err("a dangling target");
+    match read(&write(&playbook)) {
+        Err(ReadError::Refused(written)) => assert_eq!(in_memory, written),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!((in_memory.rule, in_memory.path.to_string().as_str()), (Rule::Reference, "$.nodes[0].out[0].target"));
+}

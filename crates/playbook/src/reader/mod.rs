@@ -180,6 +180,19 @@ impl Reader {
         }
     }
 
+    /// Runs every checker over a playbook built in memory (a compiler's output), as the reader
+    /// would over its written form: the header rules, then the structural ones, each node
+    /// claiming its own position. Nothing is written or read, so it costs no copy of the
+    /// playbook; the writer's output reading back as the same playbook is this crate's promise.
+    pub fn check_playbook(&self, playbook: &Playbook) -> Result<(), Refusal> {
+        for checker in &self.checkers {
+            checker.check_header(&playbook.format)?;
+        }
+        let claimed_ids: Vec<u64> = (0..playbook.nodes.len() as u64).collect();
+        let document = Document { playbook, claimed_ids: &claimed_ids };
+        self.checkers.iter().try_for_each(|checker| checker.check(&document))
+    }
+
     /// Runs every checker's structural rule over a document as read.
     fn check(&self, playbook: Playbook, claimed_ids: &[u64]) -> Result<Playbook, ReadError> {
         let document = Document { playbook: &playbook, claimed_ids };

@@ -11,6 +11,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use super::{Checker, JsonPath, Refusal, Rule};
 
@@ -295,7 +296,7 @@ impl<'a, I, C> List<'a, I, C> {
     }
 }
 
-impl<'de, I: Item, C: Default + Extend<I::Out>> Expect<'de> for List<'_, I, C> {
+impl<'de, I: Item, C: Gather<I::Out>> Expect<'de> for List<'_, I, C> {
     type Out = C;
     fn at(&self) -> At<'_> {
         self.0
@@ -304,15 +305,39 @@ impl<'de, I: Item, C: Default + Extend<I::Out>> Expect<'de> for List<'_, I, C> {
         "an array".into()
     }
     fn on_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<C, A::Error> {
-        let mut out = C::default();
+        // Most lists are short (a line's one fragment, a node's one or two edges): gathered on
+        // the stack first, each is then allocated once, at its exact length.
+        let mut items: SmallVec<[I::Out; 4]> = SmallVec::new();
         for i in 0.. {
             let here = Here::Index(self.0.here, i);
             match seq.next_element_seed(Element::<I>(At { ctx: self.0.ctx, here: &here }, PhantomData))? {
-                Some(item) => out.extend(std::iter::once(item)),
+                Some(item) => items.push(item),
                 None => break,
             }
         }
-        Ok(out)
+        Ok(C::gather(items))
+    }
+}
+
+/// A collection a list is read into, allocated at its exact length (collecting into a `Vec`
+/// would reserve room for four).
+pub(super) trait Gather<T> {
+    fn gather(items: SmallVec<[T; 4]>) -> Self;
+}
+
+impl<T> Gather<T> for Vec<T> {
+    fn gather(items: SmallVec<[T; 4]>) -> Self {
+        let mut out = Vec::with_capacity(items.len());
+        out.extend(items);
+        out
+    }
+}
+
+impl<T> Gather<T> for SmallVec<[T; 1]> {
+    fn gather(items: SmallVec<[T; 4]>) -> Self {
+        let mut out = SmallVec::with_capacity(items.len());
+        out.extend(items);
+        out
     }
 }
 

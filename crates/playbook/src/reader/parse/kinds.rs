@@ -97,6 +97,8 @@ impl<'de> Expect<'de> for Nodes<'_> {
                 None => break,
             }
         }
+        // The slack of growing by doubling, given back (a large block shrinks in place).
+        nodes.shrink_to_fit();
         Ok((nodes, ids))
     }
 }
