@@ -202,3 +202,13 @@ fn a_playbook_in_memory_is_checked_as_its_written_form_would_be() {
     }
     assert_eq!((in_memory.rule, in_memory.path.to_string().as_str()), (Rule::Reference, "$.nodes[0].out[0].target"));
 }
+
+#[test]
+fn deep_nesting_after_a_refusal_is_still_a_syntax_error() {
+    // A refusal makes the reader scan the rest of the text for syntax errors: that scan must not
+    // overflow either.
+    let depth = 100_000;
+    let text =
+        format!(r#"{{"format":{{"version":9,"requires":[]}},"nodes":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+    assert!(matches!(read(&text), Err(ReadError::Syntax { .. })), "{:?}", read(&text));
+}

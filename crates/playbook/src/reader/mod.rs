@@ -162,7 +162,7 @@ impl Reader {
             Err(error) => match ctx.take() {
                 // The text must be JSON before any rule is applied: a syntax error further on
                 // outranks a refusal found before it.
-                Some(refusal) => match serde_json::from_str::<serde::de::IgnoredAny>(json) {
+                Some(refusal) => match serde_json::from_str::<value::Skip>(json) {
                     Err(error) => Err(syntax(&error)),
                     Ok(_) => Err(refusal.into()),
                 },
