@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use smallvec::SmallVec;
 
@@ -360,9 +360,10 @@ pub(super) trait Builder {
     fn property<'de, D: Deserializer<'de>>(&mut self, key: &str, d: D, at: At<'_>) -> Result<(), D::Error>;
 }
 
-/// Skips a value this reader does not read.
+/// Skips a value this reader does not read, checking it as [`Skip`] does (serde's `IgnoredAny`
+/// would place a bad string a character earlier than reading it does).
 pub(super) fn skip<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-    d.deserialize_ignored_any(IgnoredAny).map(drop)
+    d.deserialize_any(Skip).map(drop)
 }
 
 struct Property<'b, 'a, B> {
