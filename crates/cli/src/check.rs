@@ -111,7 +111,9 @@ fn check_script(
     let mut count = Count { errors, warnings };
     let Some(playbook) = compilation.playbook else { return count };
     // What the compiler wrote must read back through the reader a runtime uses.
-    if let Err(refusal) = stagehand_playbook::read(&stagehand_playbook::write(&playbook)) {
+    // What the compiler built must pass the reader a runtime uses: its rules, run on the playbook
+    // in memory (the writer's output reads back as the same playbook: the playbook crate's promise).
+    if let Err(refusal) = stagehand_playbook::Reader::new().check_playbook(&playbook) {
         count.errors += 1;
         let message = format!("the compiled playbook does not read back: {refusal}");
         match format {

@@ -110,7 +110,26 @@ pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
     (errors, warnings)
 }
 
-pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format: MessageFormat) -> ExitCode {
+/// Writes a playbook to a file, or to standard output, as it is serialised (never held as text).
+fn put(playbook: &stagehand_playbook::Playbook, path: Option<&Path>, pretty: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let out: Box<dyn Write> = match path {
+        Some(path) => Box::new(std::fs::File::create(path)?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    stagehand_playbook::write_to(playbook, &mut out, pretty)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+pub fn run(
+    files: &[PathBuf],
+    output: Option<&Path>,
+    pretty: bool,
+    settings: &Settings,
+    format: MessageFormat,
+) -> ExitCode {
     if files.len() > 1 && output.is_some_and(|o| !o.is_dir()) {
         errln!("error: with several scripts, -o must name an existing folder");
         return ExitCode::from(2);
@@ -133,22 +152,24 @@ pub fn run(files: &[PathBuf], output: Option<&Path>, settings: &Settings, format
             failed = true;
             continue;
         };
-        let json = stagehand_playbook::write(&playbook);
         let destination = match output {
             None => None,
             Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script))),
             Some(file) => Some(file.to_path_buf()),
         };
-        match destination {
-            None => crate::out::line(&json),
-            Some(path) => {
-                if let Err(e) = std::fs::write(&path, format!("{json}\n")) {
-                    errln!("error: {}: {e}", path.display());
-                    failed = true;
-                    continue;
-                }
-                errln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
+        drop(source);
+        if let Err(e) = put(&playbook, destination.as_deref(), pretty) {
+            if destination.is_none() && e.kind() == std::io::ErrorKind::BrokenPipe {
+                // Standard output's reader has gone: end quietly, as `out::write` does (P6).
+                std::process::exit(0);
             }
+            let place = destination.as_ref().map_or("standard output".into(), |path| path.display().to_string());
+            errln!("error: {place}: {e}");
+            failed = true;
+            continue;
+        }
+        if let Some(path) = &destination {
+            errln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
         }
     }
     if failed {

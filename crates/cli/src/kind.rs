@@ -95,15 +95,9 @@ fn by_content(bytes: &[u8]) -> Kind {
         return Kind::ChatMapper;
     }
     if content.starts_with('{') || content.starts_with('[') {
-        // Only the top-level keys are kept: the values are skipped as they are read, so telling
-        // a big file's kind costs no more memory than its keys.
-        type Keys = std::collections::BTreeMap<String, serde::de::IgnoredAny>;
-        if content.starts_with('[') && serde_json::from_str::<serde::de::IgnoredAny>(content).is_ok() {
-            return Kind::Playbook;
-        }
-        return match serde_json::from_str::<Keys>(content) {
-            Ok(keys) if keys.contains_key("format") && keys.contains_key("nodes") => Kind::Playbook,
-            Ok(keys) if keys.contains_key("Assets") => Kind::ChatMapper,
+        return match serde_json::from_str::<TopLevel>(content) {
+            Ok(top) if top.format && top.nodes => Kind::Playbook,
+            Ok(top) if top.assets => Kind::ChatMapper,
             Ok(_) => Kind::Playbook,
             // Malformed: whichever reader it was meant for says where.
             Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,
@@ -114,6 +108,50 @@ fn by_content(bytes: &[u8]) -> Kind {
         Kind::ChatMapper
     } else {
         Kind::Playbook
+    }
+}
+
+/// Which of the properties that tell the kinds apart a JSON document has at its top level, read
+/// without building the document (a tree of a large playbook costs several times its size).
+#[derive(Default)]
+struct TopLevel {
+    format: bool,
+    nodes: bool,
+    assets: bool,
+}
+
+impl<'de> serde::Deserialize<'de> for TopLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TopLevelVisitor)
+    }
+}
+
+struct TopLevelVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
+    type Value = TopLevel;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON document")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+        let mut top = TopLevel::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "format" => top.format = true,
+                "nodes" => top.nodes = true,
+                "Assets" => top.assets = true,
+                _ => {}
+            }
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        Ok(top)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(TopLevel::default())
     }
 }
 

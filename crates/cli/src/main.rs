@@ -110,6 +110,10 @@ enum Commands {
         /// playbook goes to standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Indent the playbook for reading; by default it is written on one line, in the canonical
+        /// form (the same document, about half the size).
+        #[arg(long)]
+        pretty: bool,
         #[command(flatten)]
         settings: compile::Settings,
         /// How diagnostics are written.
@@ -173,8 +177,8 @@ fn main() -> ExitCode {
             pace,
             strict,
         }),
-        Commands::Compile { files, output, settings, message_format } => {
-            compile::run(&files, output.as_deref(), &settings, message_format)
+        Commands::Compile { files, output, pretty, settings, message_format } => {
+            compile::run(&files, output.as_deref(), pretty, &settings, message_format)
         }
         Commands::Check { files, settings, message_format } => check::run(&files, &settings, message_format),
         Commands::Graph { file, format, settings } => graph::run(&file, format, &settings),

@@ -242,3 +242,19 @@ fn help_comes_in_short_paragraphs_and_short_lines() {
         }
     }
 }
+
+#[test]
+fn compile_writes_the_canonical_form_unless_asked_to_indent() {
+    let compact = stagehand(&["compile", "examples/club-fair.dialogue.md"]);
+    let pretty = stagehand(&["compile", "--pretty", "examples/club-fair.dialogue.md"]);
+    assert!(compact.status.success() && pretty.status.success(), "{}", stderr(&compact));
+    let (compact, pretty) = (stdout(&compact), stdout(&pretty));
+    assert_eq!(compact.lines().count(), 1, "the canonical form is one line");
+    assert!(pretty.lines().count() > 1, "--pretty indents");
+    let compact = stagehand_playbook::read(&compact).expect("the compact playbook reads");
+    assert_eq!(stagehand_playbook::read(&pretty).expect("the pretty playbook reads"), compact);
+    assert_eq!(
+        stagehand_playbook::write_compact(&compact).len() + 1,
+        stdout(&stagehand(&["compile", "examples/club-fair.dialogue.md"])).len()
+    );
+}

@@ -1,15 +1,16 @@
 //! The playbook fingerprint: which compiled script a save belongs to.
 
 use std::fmt;
+use std::io;
 
 use sha2::{Digest, Sha256};
 
 use crate::document::Playbook;
-use crate::writer::write_compact;
+use crate::writer::write_to;
 
 /// SHA-256 of a playbook's canonical form.
 ///
-/// The canonical form is the writer's compact output ([`write_compact`]): keys in the documented
+/// The canonical form is the writer's compact output ([`write_compact`](crate::write_compact)): keys in the documented
 /// order, defaults left out, no insignificant whitespace. Two documents that read as equal
 /// playbooks therefore share a fingerprint, whatever their formatting or unknown properties.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -46,9 +47,27 @@ impl fmt::Debug for Fingerprint {
     }
 }
 
-/// The fingerprint of a playbook.
+/// The fingerprint of a playbook. The canonical form is hashed as it is written, never held:
+/// this costs no more memory than the playbook itself.
 pub fn fingerprint(playbook: &Playbook) -> Fingerprint {
-    Fingerprint(Sha256::digest(write_compact(playbook).as_bytes()).into())
+    let mut hasher = Hashing(Sha256::new());
+    // Writing into a hasher cannot fail: the only errors `write_to` reports are the writer's.
+    let _ = write_to(playbook, &mut hasher, false);
+    Fingerprint(hasher.0.finalize().into())
+}
+
+/// An [`io::Write`] that hashes what it is given.
+struct Hashing(Sha256);
+
+impl io::Write for Hashing {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

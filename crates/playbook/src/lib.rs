@@ -7,7 +7,8 @@
 //!   [`Condition`]s and [`Weight`]s — one Rust type per kind in `playbook-0.schema.json`;
 //! - a [`Reader`] that parses a document and runs the checkers of "Playbook Reader Rules" in
 //!   order, refusing with a [`ReadError`] that names the offending value by its JSON path;
-//! - a writer ([`write()`], [`write_compact`], [`to_json`]) whose output reads back equal;
+//! - a writer ([`write()`], [`write_compact`], [`write_to`], [`to_json`]) whose output reads back
+//!   equal, serialised straight from the types;
 //! - a [`fingerprint`]: SHA-256 of the canonical form, so a save can tell which playbook it
 //!   belongs to;
 //! - the reading helpers every consumer needs: the plain-text flattening of speech
@@ -64,4 +65,4 @@ pub use smallvec::smallvec;
 pub use speech::{Fragment, Speech, Style};
 pub use template::{for_each_key, has_keys, segments, Segment, Segments};
 pub use text::{placeholder_for, plain_text, plain_text_with};
-pub use writer::{speech_to_json, to_json, write, write_compact};
+pub use writer::{speech_to_json, to_json, write, write_compact, write_to};

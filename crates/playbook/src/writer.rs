@@ -3,215 +3,305 @@
 //! A field whose value is its default is left out (`ordered: false`, `default: false`,
 //! `reserved: false`, no condition, no tag value), so absent and default mean the same thing
 //! everywhere. A percentage with no fractional part is written as an integer (`60`, not `60.0`).
+//!
+//! The document is serialised straight from the types (`serde::Serialize` on borrowed views), so
+//! writing to an [`io::Write`](std::io::Write) holds nothing but the playbook itself; [`to_json`]
+//! builds a tree only for callers who ask for one.
 
-use serde_json::{Map, Number, Value};
+use std::io;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
 
 use crate::condition::{Condition, Weight};
-use crate::document::{Playbook, Speaker, SCHEMA_URL};
+use crate::document::{Playbook, Speaker, SpeakerTag, SCHEMA_URL};
 use crate::edge::Edge;
 use crate::node::Node;
 use crate::speech::Fragment;
 
 /// The document as a JSON value, with its keys in the documented order.
 pub fn to_json(playbook: &Playbook) -> Value {
-    let mut root = Map::new();
-    root.insert("$schema".into(), SCHEMA_URL.into());
-    let mut format = Map::new();
-    format.insert("version".into(), playbook.format.version.into());
-    format.insert("requires".into(), strings(&playbook.format.requires));
-    format.insert("uses".into(), strings(&playbook.format.uses));
-    root.insert("format".into(), Value::Object(format));
-    root.insert("script".into(), playbook.script.clone().into());
-    root.insert("entry".into(), playbook.entry.into());
-    root.insert(
-        "anchors".into(),
-        Value::Object(playbook.anchors.iter().map(|(slug, &node)| (slug.clone(), node.into())).collect()),
-    );
-    root.insert("speakers".into(), Value::Array(playbook.speakers.iter().map(speaker).collect()));
-    root.insert("nodes".into(), Value::Array(playbook.nodes.iter().enumerate().map(|(id, n)| node(id, n)).collect()));
-    Value::Object(root)
+    serde_json::to_value(Document(playbook)).unwrap_or(Value::Null)
 }
 
 /// The document, pretty-printed with two-space indentation, as a playbook is meant to be read.
 pub fn write(playbook: &Playbook) -> String {
-    serde_json::to_string_pretty(&to_json(playbook)).unwrap_or_default()
+    serde_json::to_string_pretty(&Document(playbook)).unwrap_or_default()
 }
 
-/// The document on one line, with no insignificant whitespace.
+/// The document on one line, with no insignificant whitespace: the canonical form.
 pub fn write_compact(playbook: &Playbook) -> String {
-    serde_json::to_string(&to_json(playbook)).unwrap_or_default()
+    serde_json::to_string(&Document(playbook)).unwrap_or_default()
 }
 
-fn strings<S: AsRef<str>>(items: &[S]) -> Value {
-    Value::Array(items.iter().map(|item| Value::from(item.as_ref())).collect())
-}
-
-fn speaker(speaker: &Speaker) -> Value {
-    let mut map = Map::new();
-    if let Some(id) = &speaker.id {
-        map.insert("id".into(), id.clone().into());
-    }
-    if let Some(name) = &speaker.name {
-        map.insert("name".into(), name.clone().into());
-    }
-    if speaker.default {
-        map.insert("default".into(), true.into());
-    }
-    let tags = speaker
-        .tags
-        .iter()
-        .map(|tag| {
-            let mut map = Map::new();
-            map.insert("name".into(), tag.name.clone().into());
-            if let Some(value) = &tag.value {
-                map.insert("value".into(), value.clone().into());
-            }
-            if tag.reserved {
-                map.insert("reserved".into(), true.into());
-            }
-            Value::Object(map)
-        })
-        .collect();
-    map.insert("tags".into(), Value::Array(tags));
-    Value::Object(map)
-}
-
-fn tagged(kind: &str) -> Map<String, Value> {
-    let mut map = Map::new();
-    map.insert("kind".into(), kind.into());
-    map
-}
-
-fn node(id: usize, node: &Node) -> Value {
-    let mut map = tagged(node.kind().as_str());
-    map.insert("id".into(), id.into());
-    match node {
-        Node::Line { speaker, speech: words, condition: guard, .. } => {
-            map.insert("speaker".into(), (*speaker).into());
-            map.insert("speech".into(), speech(words));
-            insert_condition(&mut map, guard.as_ref());
-        }
-        Node::Choice { ordered, .. } => {
-            if *ordered {
-                map.insert("ordered".into(), true.into());
-            }
-        }
-        Node::Control { effects, condition: guard, .. } => {
-            map.insert("effects".into(), speech(effects));
-            insert_condition(&mut map, guard.as_ref());
-        }
-        Node::RandomChoice { .. } | Node::Branch { .. } | Node::End => {}
-    }
-    map.insert("out".into(), Value::Array(node.out().iter().map(edge).collect()));
-    Value::Object(map)
-}
-
-fn insert_condition(map: &mut Map<String, Value>, guard: Option<&Condition>) {
-    if let Some(guard) = guard {
-        map.insert("condition".into(), condition(guard));
-    }
-}
-
-fn condition(condition: &Condition) -> Value {
-    match condition {
-        Condition::Key { key } => {
-            let mut map = tagged("key");
-            map.insert("key".into(), key.as_str().into());
-            Value::Object(map)
-        }
-    }
-}
-
-/// A percentage as JSON: an integer when it has no fractional part, so `60` stays `60`.
-fn number(value: f64) -> Value {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
-        Value::Number(Number::from(value as i64))
+/// Writes the document to `out` as it is serialised, pretty-printed like [`write()`] when
+/// `pretty`, else compact like [`write_compact`]; nothing but the playbook is held in memory.
+/// Wrap a file in a [`BufWriter`](std::io::BufWriter): the writer makes many small writes.
+pub fn write_to<W: io::Write>(playbook: &Playbook, out: W, pretty: bool) -> io::Result<()> {
+    let written = if pretty {
+        serde_json::to_writer_pretty(out, &Document(playbook))
     } else {
-        Number::from_f64(value).map_or(Value::Null, Value::Number)
-    }
-}
-
-fn weight(weight: &Weight) -> Value {
-    match weight {
-        Weight::Auto => Value::Object(tagged("auto")),
-        Weight::Number { percentage } => {
-            let mut map = tagged("number");
-            map.insert("percentage".into(), number(*percentage));
-            Value::Object(map)
-        }
-        Weight::Query { key } => {
-            let mut map = tagged("query");
-            map.insert("key".into(), key.as_str().into());
-            Value::Object(map)
-        }
-    }
-}
-
-fn edge(edge: &Edge) -> Value {
-    let mut map = tagged(edge.kind().as_str());
-    map.insert("target".into(), edge.target().into());
-    match edge {
-        Edge::Succession { .. } => {}
-        Edge::Option { label, condition: guard, .. } | Edge::Divert { label, condition: guard, .. } => {
-            map.insert("label".into(), speech(label));
-            insert_condition(&mut map, guard.as_ref());
-        }
-        Edge::RandomOption { weight: share, condition: guard, .. } => {
-            map.insert("weight".into(), weight(share));
-            insert_condition(&mut map, guard.as_ref());
-        }
-        Edge::Branch { condition: guard, .. } => insert_condition(&mut map, guard.as_ref()),
-    }
-    Value::Object(map)
+        serde_json::to_writer(out, &Document(playbook))
+    };
+    written.map_err(io::Error::from)
 }
 
 /// Speech as JSON: the fragments, each a tagged object, as the playbook writes them.
 pub fn speech_to_json(fragments: &[Fragment]) -> Value {
-    speech(fragments)
+    serde_json::to_value(Fragments(fragments)).unwrap_or(Value::Null)
 }
 
-fn speech(fragments: &[Fragment]) -> Value {
-    Value::Array(fragments.iter().map(fragment).collect())
+/// The whole document.
+struct Document<'a>(&'a Playbook);
+
+impl Serialize for Document<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let playbook = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("$schema", SCHEMA_URL)?;
+        map.serialize_entry("format", &FormatHeader(playbook))?;
+        map.serialize_entry("script", &playbook.script)?;
+        map.serialize_entry("entry", &playbook.entry)?;
+        map.serialize_entry("anchors", &playbook.anchors)?;
+        map.serialize_entry("speakers", &List(&playbook.speakers, SpeakerView))?;
+        map.serialize_entry("nodes", &Nodes(&playbook.nodes))?;
+        map.end()
+    }
 }
 
-fn fragment(fragment: &Fragment) -> Value {
-    let mut map = tagged(fragment.kind_name());
-    match fragment {
-        Fragment::Text { text } => {
-            map.insert("text".into(), text.as_str().into());
+struct FormatHeader<'a>(&'a Playbook);
+
+impl Serialize for FormatHeader<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let format = &self.0.format;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("version", &format.version)?;
+        map.serialize_entry("requires", &format.requires)?;
+        map.serialize_entry("uses", &format.uses)?;
+        map.end()
+    }
+}
+
+/// A list written item by item through a view of each.
+struct List<'a, T, F>(&'a [T], F);
+
+impl<'a, T, V: Serialize, F: Fn(&'a T) -> V> Serialize for List<'a, T, F> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(&(self.1)(item))?;
         }
-        Fragment::Styled { style, children } => {
-            map.insert("style".into(), style.as_str().into());
-            map.insert("children".into(), speech(children));
+        seq.end()
+    }
+}
+
+struct SpeakerView<'a>(&'a Speaker);
+
+impl Serialize for SpeakerView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let speaker = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(id) = &speaker.id {
+            map.serialize_entry("id", id)?;
         }
-        Fragment::Link { target, label } => {
-            map.insert("target".into(), target.as_str().into());
-            map.insert("label".into(), speech(label));
+        if let Some(name) = &speaker.name {
+            map.serialize_entry("name", name)?;
         }
-        Fragment::Image { source, alt } => {
-            map.insert("source".into(), source.as_str().into());
-            map.insert("alt".into(), speech(alt));
+        if speaker.default {
+            map.serialize_entry("default", &true)?;
         }
-        Fragment::Break => {}
-        Fragment::Query { key } => {
-            map.insert("key".into(), key.as_str().into());
+        map.serialize_entry("tags", &List(&speaker.tags, TagView))?;
+        map.end()
+    }
+}
+
+struct TagView<'a>(&'a SpeakerTag);
+
+impl Serialize for TagView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tag = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &tag.name)?;
+        if let Some(value) = &tag.value {
+            map.serialize_entry("value", value)?;
         }
-        Fragment::DefaultCommand { action } => {
-            map.insert("action".into(), action.as_str().into());
+        if tag.reserved {
+            map.serialize_entry("reserved", &true)?;
         }
-        Fragment::CustomCommand { name, args } => {
-            map.insert("name".into(), name.as_str().into());
-            map.insert("args".into(), strings(args));
+        map.end()
+    }
+}
+
+struct Nodes<'a>(&'a [Node]);
+
+impl Serialize for Nodes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for (id, node) in self.0.iter().enumerate() {
+            seq.serialize_element(&NodeView(id, node))?;
         }
-        Fragment::Tag { name, value, reserved } => {
-            map.insert("name".into(), name.as_str().into());
-            if let Some(value) = value {
-                map.insert("value".into(), value.as_str().into());
+        seq.end()
+    }
+}
+
+struct NodeView<'a>(usize, &'a Node);
+
+impl Serialize for NodeView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let NodeView(id, node) = *self;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", node.kind().as_str())?;
+        map.serialize_entry("id", &id)?;
+        match node {
+            Node::Line { speaker, speech, condition, .. } => {
+                map.serialize_entry("speaker", speaker)?;
+                map.serialize_entry("speech", &Fragments(speech))?;
+                condition_entry(&mut map, condition.as_ref())?;
             }
-            if *reserved {
-                map.insert("reserved".into(), true.into());
+            Node::Choice { ordered, .. } => {
+                if *ordered {
+                    map.serialize_entry("ordered", &true)?;
+                }
             }
+            Node::Control { effects, condition, .. } => {
+                map.serialize_entry("effects", &Fragments(effects))?;
+                condition_entry(&mut map, condition.as_ref())?;
+            }
+            Node::RandomChoice { .. } | Node::Branch { .. } | Node::End => {}
+        }
+        map.serialize_entry("out", &List(node.out(), EdgeView))?;
+        map.end()
+    }
+}
+
+fn condition_entry<M: SerializeMap>(map: &mut M, condition: Option<&Condition>) -> Result<(), M::Error> {
+    match condition {
+        Some(condition) => map.serialize_entry("condition", &ConditionView(condition)),
+        None => Ok(()),
+    }
+}
+
+struct ConditionView<'a>(&'a Condition);
+
+impl Serialize for ConditionView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.0 {
+            Condition::Key { key } => {
+                map.serialize_entry("kind", "key")?;
+                map.serialize_entry("key", key.as_str())?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A percentage: an integer when it has no fractional part, so `60` stays `60`.
+struct Percentage(f64);
+
+impl Serialize for Percentage {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let value = self.0;
+        if value.fract() == 0.0 && value.abs() < 9.0e15 {
+            serializer.serialize_i64(value as i64)
+        } else if value.is_finite() {
+            serializer.serialize_f64(value)
+        } else {
+            serializer.serialize_unit()
         }
     }
-    Value::Object(map)
+}
+
+struct WeightView<'a>(&'a Weight);
+
+impl Serialize for WeightView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.0 {
+            Weight::Auto => map.serialize_entry("kind", "auto")?,
+            Weight::Number { percentage } => {
+                map.serialize_entry("kind", "number")?;
+                map.serialize_entry("percentage", &Percentage(*percentage))?;
+            }
+            Weight::Query { key } => {
+                map.serialize_entry("kind", "query")?;
+                map.serialize_entry("key", key.as_str())?;
+            }
+        }
+        map.end()
+    }
+}
+
+struct EdgeView<'a>(&'a Edge);
+
+impl Serialize for EdgeView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let edge = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", edge.kind().as_str())?;
+        map.serialize_entry("target", &edge.target())?;
+        match edge {
+            Edge::Succession { .. } => {}
+            Edge::Option { label, condition, .. } | Edge::Divert { label, condition, .. } => {
+                map.serialize_entry("label", &Fragments(label))?;
+                condition_entry(&mut map, condition.as_ref())?;
+            }
+            Edge::RandomOption { weight, condition, .. } => {
+                map.serialize_entry("weight", &WeightView(weight))?;
+                condition_entry(&mut map, condition.as_ref())?;
+            }
+            Edge::Branch { condition, .. } => condition_entry(&mut map, condition.as_ref())?,
+        }
+        map.end()
+    }
+}
+
+struct Fragments<'a>(&'a [Fragment]);
+
+impl Serialize for Fragments<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        List(self.0, FragmentView).serialize(serializer)
+    }
+}
+
+struct FragmentView<'a>(&'a Fragment);
+
+impl Serialize for FragmentView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fragment = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", fragment.kind_name())?;
+        match fragment {
+            Fragment::Text { text } => map.serialize_entry("text", text.as_str())?,
+            Fragment::Styled { style, children } => {
+                map.serialize_entry("style", style.as_str())?;
+                map.serialize_entry("children", &Fragments(children))?;
+            }
+            Fragment::Link { target, label } => {
+                map.serialize_entry("target", target.as_str())?;
+                map.serialize_entry("label", &Fragments(label))?;
+            }
+            Fragment::Image { source, alt } => {
+                map.serialize_entry("source", source.as_str())?;
+                map.serialize_entry("alt", &Fragments(alt))?;
+            }
+            Fragment::Break => {}
+            Fragment::Query { key } => map.serialize_entry("key", key.as_str())?,
+            Fragment::DefaultCommand { action } => map.serialize_entry("action", action.as_str())?,
+            Fragment::CustomCommand { name, args } => {
+                map.serialize_entry("name", name.as_str())?;
+                map.serialize_entry("args", &List(args, compact_str::CompactString::as_str))?;
+            }
+            Fragment::Tag { name, value, reserved } => {
+                map.serialize_entry("name", name.as_str())?;
+                if let Some(value) = value {
+                    map.serialize_entry("value", value.as_str())?;
+                }
+                if *reserved {
+                    map.serialize_entry("reserved", &true)?;
+                }
+            }
+        }
+        map.end()
+    }
 }

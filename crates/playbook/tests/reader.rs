@@ -146,3 +146,69 @@ fn deeply_nested_speech_is_refused_not_overflowed() {
     // serde_json stops at its recursion limit, so this is a syntax error, not a stack overflow.
     assert!(matches!(read(&text), Err(ReadError::Syntax { .. })));
 }
+
+/// The document with every object's properties in reverse order.
+fn reversed(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(map.iter().rev().map(|(k, v)| (k.clone(), reversed(v))).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(reversed).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn properties_are_read_in_any_order() {
+    // The reader streams a document written in the documented order; a `kind` or the `format`
+    // header that comes last must still decide how what came before it is read.
+    for path in accepted_documents() {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        let backwards = read(&reversed(&value).to_string()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(backwards, read(&text).expect("accepted"), "{}", path.display());
+    }
+    let newer_last = json!({ "nodes": "a different shape", "format": { "version": 7, "requires": [] } });
+    assert_eq!(refusal(newer_last).0, Rule::Version);
+    let bad_style_first = document(json!([
+        { "out": [{ "target": 1, "kind": "succession" }], "speech": [{ "children": [], "style": "shouting", "kind": "styled" }],
+          "speaker": 0, "id": 0, "kind": "line" },
+        { "kind": "end", "id": 1, "out": [] }
+    ]));
+    let (rule, path, message) = refusal(bad_style_first);
+    assert_eq!((rule, path.as_str()), (Rule::Shape, "$.nodes[0].speech[0].style"));
+    assert_eq!(message, "expected italic, bold or strikethrough, found the text \"shouting\"");
+}
+
+#[test]
+fn a_syntax_error_outranks_a_refusal_before_it() {
+    let text = r#"{"format":{"version":9,"requires":[]},"nodes":[1,2"#;
+    assert!(matches!(read(text), Err(ReadError::Syntax { .. })), "{:?}", read(text));
+}
+
+#[test]
+fn a_playbook_in_memory_is_checked_as_its_written_form_would_be() {
+    use stagehand_playbook::{smallvec, Edge, Node, Playbook, Reader, Speaker};
+    let mut playbook = Playbook::new("m.dialogue.md");
+    playbook.speakers.push(Speaker::named("A"));
+    playbook.nodes = vec![
+        Node::Line { speaker: 0, speech: Vec::new(), condition: None, out: smallvec![Edge::Succession { target: 1 }] },
+        Node::End,
+    ];
+    assert_eq!(Reader::new().check_playbook(&playbook), Ok(()));
+    playbook.nodes[0].out_mut().expect("a line has ways out")[0].set_target(7);
+    let in_memory = Reader::new().check_playbook(&playbook).expect_err("a dangling target");
+    match read(&write(&playbook)) {
+        Err(ReadError::Refused(written)) => assert_eq!(in_memory, written),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!((in_memory.rule, in_memory.path.to_string().as_str()), (Rule::Reference, "$.nodes[0].out[0].target"));
+}
+
+#[test]
+fn deep_nesting_after_a_refusal_is_still_a_syntax_error() {
+    // A refusal makes the reader scan the rest of the text for syntax errors: that scan must not
+    // overflow either.
+    let depth = 100_000;
+    let text =
+        format!(r#"{{"format":{{"version":9,"requires":[]}},"nodes":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+    assert!(matches!(read(&text), Err(ReadError::Syntax { .. })), "{:?}", read(&text));
+}

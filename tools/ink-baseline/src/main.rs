@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use stagehand_dialoguedown::{compile, Options};
 
+mod load;
+
 #[path = "../../../crates/dialoguedown/benches/support/script.rs"]
 mod script;
 
@@ -60,7 +62,7 @@ VAR has_key = false\nVAR rainy = false\nVAR brave = true\nVAR rich = false\nVAR 
 VAR armed = false\n-> scene_0\n\n";
 
 /// An ink story of at least `bytes` bytes: knots chained by diverts, then a last one.
-fn ink(bytes: usize) -> String {
+pub(crate) fn ink(bytes: usize) -> String {
     script::chained(GLOBALS, KNOT, bytes, |n| format!("=== scene_{n} ===\nAlice: The end.\n-> END\n"))
 }
 
@@ -88,12 +90,19 @@ fn prose(bytes: usize) -> (String, String) {
 }
 
 /// The fastest and the median of some timings.
-fn summary(mut times: Vec<Duration>) -> (Duration, Duration) {
+pub(crate) fn summary(mut times: Vec<Duration>) -> (Duration, Duration) {
     times.sort();
     (times[0], times[times.len() / 2])
 }
 
 fn main() {
+    match std::env::args().nth(1).as_deref() {
+        Some("--load") => return load::main(),
+        Some("--write") => return load::write_files(),
+        Some("--compile-ink") => return load::compile_ink(),
+        Some("--load-file") => return load::load_file(),
+        _ => {}
+    }
     let prose_only = std::env::args().any(|arg| arg == "--prose");
     let mut args = std::env::args().skip(1).filter(|arg| arg != "--prose");
     let mib: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(10);

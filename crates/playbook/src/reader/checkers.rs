@@ -96,20 +96,21 @@ impl Checker for ReferenceChecker {
     fn check(&self, document: &Document<'_>) -> Result<(), Refusal> {
         let playbook = document.playbook;
         let nodes = playbook.nodes.len();
-        let lands = |target: usize, path: JsonPath, what: &str| {
+        // The path is built only for a refusal: most references land.
+        let lands = |target: usize, path: &dyn Fn() -> JsonPath, what: &str| {
             if target < nodes {
                 Ok(())
             } else {
                 Err(Refusal::new(
                     Rule::Reference,
-                    path,
+                    path(),
                     format!("{what} {target} lands nowhere: the playbook has {nodes} node(s), numbered from 0"),
                 ))
             }
         };
-        lands(playbook.entry, JsonPath::root().key("entry"), "the entry")?;
+        lands(playbook.entry, &|| JsonPath::root().key("entry"), "the entry")?;
         for (slug, &target) in &playbook.anchors {
-            lands(target, JsonPath::root().key("anchors").key(slug.as_str()), "the anchor's node")?;
+            lands(target, &|| JsonPath::root().key("anchors").key(slug.as_str()), "the anchor's node")?;
         }
         for (position, node) in playbook.nodes.iter().enumerate() {
             let node_path = || JsonPath::root().key("nodes").index(position);
@@ -126,7 +127,7 @@ impl Checker for ReferenceChecker {
                 }
             }
             for (i, edge) in node.out().iter().enumerate() {
-                lands(edge.target(), node_path().key("out").index(i).key("target"), "the edge's target")?;
+                lands(edge.target(), &|| node_path().key("out").index(i).key("target"), "the edge's target")?;
             }
         }
         let mut ids = HashSet::new();

@@ -16,6 +16,7 @@
 mod checkers;
 mod parse;
 mod path;
+mod value;
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -149,29 +150,61 @@ impl Reader {
         ]
     }
 
-    /// Reads and checks a document.
+    /// Reads and checks a document, straight from the text into the typed model (no tree of the
+    /// document is built).
     pub fn read(&self, json: &str) -> Result<Playbook, ReadError> {
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|error| ReadError::Syntax {
-            message: syntax_message(&error),
-            line: error.line(),
-            column: error.column(),
-        })?;
-        self.read_value(&value)
+        let ctx = value::Ctx::new(&self.checkers);
+        let mut deserializer = serde_json::Deserializer::from_str(json);
+        let read = parse::document(&mut deserializer, value::At { ctx: &ctx, here: &value::Here::Root })
+            .and_then(|document| deserializer.end().map(|()| document));
+        match read {
+            Ok((playbook, claimed_ids)) => self.check(playbook, &claimed_ids),
+            Err(error) => match ctx.take() {
+                // The text must be JSON before any rule is applied: a syntax error further on
+                // outranks a refusal found before it.
+                Some(refusal) => match serde_json::from_str::<value::Skip>(json) {
+                    Err(error) => Err(syntax(&error)),
+                    Ok(_) => Err(refusal.into()),
+                },
+                None => Err(syntax(&error)),
+            },
+        }
     }
 
     /// Reads and checks a document already parsed as JSON.
-    pub fn read_value(&self, value: &serde_json::Value) -> Result<Playbook, ReadError> {
-        let format = parse::format_header(value)?;
-        for checker in &self.checkers {
-            checker.check_header(&format)?;
+    pub fn read_value(&self, json: &serde_json::Value) -> Result<Playbook, ReadError> {
+        let ctx = value::Ctx::new(&self.checkers);
+        match parse::document(json, value::At { ctx: &ctx, here: &value::Here::Root }) {
+            Ok((playbook, claimed_ids)) => self.check(playbook, &claimed_ids),
+            Err(error) => Err(ctx.take().map_or_else(|| syntax(&error), ReadError::Refused)),
         }
-        let (playbook, claimed_ids) = parse::document(value, format)?;
-        let document = Document { playbook: &playbook, claimed_ids: &claimed_ids };
+    }
+
+    /// Runs every checker over a playbook built in memory (a compiler's output), as the reader
+    /// would over its written form: the header rules, then the structural ones, each node
+    /// claiming its own position. Nothing is written or read, so it costs no copy of the
+    /// playbook; the writer's output reading back as the same playbook is this crate's promise.
+    pub fn check_playbook(&self, playbook: &Playbook) -> Result<(), Refusal> {
+        for checker in &self.checkers {
+            checker.check_header(&playbook.format)?;
+        }
+        let claimed_ids: Vec<u64> = (0..playbook.nodes.len() as u64).collect();
+        let document = Document { playbook, claimed_ids: &claimed_ids };
+        self.checkers.iter().try_for_each(|checker| checker.check(&document))
+    }
+
+    /// Runs every checker's structural rule over a document as read.
+    fn check(&self, playbook: Playbook, claimed_ids: &[u64]) -> Result<Playbook, ReadError> {
+        let document = Document { playbook: &playbook, claimed_ids };
         for checker in &self.checkers {
             checker.check(&document)?;
         }
         Ok(playbook)
     }
+}
+
+fn syntax(error: &serde_json::Error) -> ReadError {
+    ReadError::Syntax { message: syntax_message(error), line: error.line(), column: error.column() }
 }
 
 fn syntax_message(error: &serde_json::Error) -> String {
@@ -185,8 +218,10 @@ fn syntax_message(error: &serde_json::Error) -> String {
 
 /// Reads a piece of speech (a JSON array of fragments) on its own, as fixtures and saves write
 /// it. Paths in a refusal are relative to the array (`$[2].children[0]`).
-pub fn speech_from_json(value: &serde_json::Value) -> Result<crate::Speech, Refusal> {
-    parse::speech_alone(value)
+pub fn speech_from_json(json: &serde_json::Value) -> Result<crate::Speech, Refusal> {
+    let ctx = value::Ctx::new(&[]);
+    parse::speech_alone(json, value::At { ctx: &ctx, here: &value::Here::Root })
+        .map_err(|error| ctx.take().unwrap_or_else(|| Refusal::new(Rule::Shape, JsonPath::root(), error.to_string())))
 }
 
 /// Reads and checks a document with the standard [`Reader`].

@@ -1,337 +1,239 @@
-//! Reading JSON into the typed model. Unknown properties are ignored; a missing field that has a
-//! default (`ordered`, `default`, `reserved`, `condition`, a tag's `value`, `requires`, `uses`)
-//! reads as that default. Everything else is refused as [`Rule::Shape`], naming the value.
+//! Reading JSON straight into the typed model, as the text is parsed: no tree of the document is
+//! built. Unknown properties are ignored; a missing field that has a default (`ordered`,
+//! `default`, `reserved`, `condition`, a tag's `value`, `requires`, `uses`) reads as that default.
+//! Everything else is refused as [`Rule::Shape`](super::Rule::Shape), naming the value.
+//!
+//! The `format` header is judged by every checker's `check_header` as soon as it is read, before
+//! anything after it; properties that come before it (or, in an object with a `kind`, before the
+//! kind) are held back until it is known. Where a document has several faults, the first in
+//! document order is the one refused.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
-use serde_json::{Map, Value};
+use compact_str::CompactString;
+use serde::de::{self, Deserializer, MapAccess};
+use serde_json::Value;
 
-use super::{JsonPath, Refusal, Rule};
-use crate::condition::{Condition, Weight};
-use crate::document::{Format, Playbook, Speaker, SpeakerTag};
-use crate::edge::{Edge, EdgeKind, Edges};
-use crate::node::{Node, NodeKind};
-use crate::speech::{Fragment, Speech, Style};
+mod kinds;
 
-/// A path built on the stack as the reader descends, turned into a [`JsonPath`] only on refusal.
-#[derive(Clone, Copy)]
-enum Here<'p> {
-    Root,
-    Key(&'p Here<'p>, &'p str),
-    Index(&'p Here<'p>, usize),
+use super::value::{index, read, read_object, skip, At, Builder, Expect, Here, Item, List, Text, TextItem, Whole};
+use crate::document::{Format, Playbook, Speaker};
+use crate::node::Node;
+use crate::speech::Speech;
+use kinds::{FragmentItem, Nodes, SpeakerB};
+
+fn missing(key: &str) -> String {
+    format!("the required property `{key}` is missing")
 }
 
-impl Here<'_> {
-    fn path(&self) -> JsonPath {
-        match self {
-            Here::Root => JsonPath::root(),
-            Here::Key(parent, key) => parent.path().key(*key),
-            Here::Index(parent, index) => parent.path().index(*index),
-        }
+/// Reads a child property `key` of the value at `at` with `f`.
+fn child<'de, D: Deserializer<'de>, T>(
+    at: At<'_>,
+    key: &str,
+    d: D,
+    f: impl FnOnce(D, At<'_>) -> Result<T, D::Error>,
+) -> Result<T, D::Error> {
+    let here = Here::Key(at.here, key);
+    f(d, At { ctx: at.ctx, here: &here })
+}
+
+fn text<'de, D: Deserializer<'de>, S: for<'s> From<&'s str>>(d: D, at: At<'_>) -> Result<S, D::Error> {
+    read(d, Text(at, PhantomData))
+}
+
+fn speech<'de, D: Deserializer<'de>>(d: D, at: At<'_>) -> Result<Speech, D::Error> {
+    read(d, List::<FragmentItem, Speech>::new(at))
+}
+
+fn require<T>(value: Option<T>, key: &str, at: At<'_>) -> Result<T, super::Refusal> {
+    value.ok_or_else(|| at.refusal(missing(key)))
+}
+
+/// An object read through a [`Builder`], finished into its value.
+pub(super) trait Object: Builder + Default {
+    type Out;
+    fn finish(self, at: At<'_>) -> Result<Self::Out, super::Refusal>;
+}
+
+struct ObjectOf<'a, B>(At<'a>, PhantomData<B>);
+
+impl<'de, B: Object> Expect<'de> for ObjectOf<'_, B> {
+    type Out = B::Out;
+    fn at(&self) -> At<'_> {
+        self.0
     }
-
-    fn refuse(&self, message: impl Into<String>) -> Refusal {
-        Refusal::new(Rule::Shape, self.path(), message)
+    fn expected(&self) -> String {
+        "an object".into()
     }
-}
-
-type Read<T> = Result<T, Refusal>;
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("the text {}", Value::String(s.clone())),
-        Value::Array(_) => "an array".to_owned(),
-        Value::Object(_) => "an object".to_owned(),
-    }
-}
-
-fn object<'v>(value: &'v Value, here: &Here<'_>) -> Read<&'v Map<String, Value>> {
-    value.as_object().ok_or_else(|| here.refuse(format!("expected an object, found {}", describe(value))))
-}
-
-fn array<'v>(value: &'v Value, here: &Here<'_>) -> Read<&'v [Value]> {
-    match value {
-        Value::Array(items) => Ok(items),
-        other => Err(here.refuse(format!("expected an array, found {}", describe(other)))),
-    }
-}
-
-fn string<S: for<'a> From<&'a str>>(value: &Value, here: &Here<'_>) -> Read<S> {
-    value.as_str().map(S::from).ok_or_else(|| here.refuse(format!("expected a string, found {}", describe(value))))
-}
-
-fn boolean(value: &Value, here: &Here<'_>) -> Read<bool> {
-    value.as_bool().ok_or_else(|| here.refuse(format!("expected true or false, found {}", describe(value))))
-}
-
-fn index(value: &Value, here: &Here<'_>, what: &str) -> Read<usize> {
-    match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
-        Some(n) => Ok(n),
-        None => Err(here.refuse(format!("expected {what} (a non-negative integer), found {}", describe(value)))),
+    fn on_map<A: MapAccess<'de>>(self, map: A) -> Result<B::Out, A::Error> {
+        let mut builder = B::default();
+        read_object(map, &mut builder, self.0)?;
+        builder.finish(self.0).map_err(|refusal| self.0.ctx.refuse(refusal))
     }
 }
 
-fn required<'v>(map: &'v Map<String, Value>, key: &'static str, here: &Here<'_>) -> Read<&'v Value> {
-    map.get(key).ok_or_else(|| here.refuse(format!("the required property `{key}` is missing")))
+fn object<'de, B: Object, D: Deserializer<'de>>(d: D, at: At<'_>) -> Result<B::Out, D::Error> {
+    read(d, ObjectOf::<B>(at, PhantomData))
 }
 
-/// Reads `format` alone, so the version and capabilities can be judged before anything else.
-pub(super) fn format_header(root: &Value) -> Read<Format> {
-    let here = Here::Root;
-    let map = object(root, &here)?;
-    let value = required(map, "format", &here)?;
-    let here = Here::Key(&here, "format");
-    let map = object(value, &here)?;
-    let version_value = required(map, "version", &here)?;
-    let version = version_value.as_u64().ok_or_else(|| {
-        Here::Key(&here, "version")
-            .refuse(format!("expected a format version (a non-negative integer), found {}", describe(version_value)))
-    })?;
-    let names = |key: &'static str| -> Read<Vec<String>> {
-        match map.get(key) {
-            None => Ok(Vec::new()),
-            Some(value) => {
-                let here = Here::Key(&here, key);
-                array(value, &here)?.iter().enumerate().map(|(i, item)| string(item, &Here::Index(&here, i))).collect()
-            }
-        }
-    };
-    Ok(Format { version, requires: names("requires")?, uses: names("uses")? })
-}
-
-/// Reads the whole document, returning the ids the nodes claimed beside it.
-pub(super) fn document(root: &Value, format: Format) -> Read<(Playbook, Vec<u64>)> {
-    let here = Here::Root;
-    let map = object(root, &here)?;
-    let script = string(required(map, "script", &here)?, &Here::Key(&here, "script"))?;
-    let entry = index(required(map, "entry", &here)?, &Here::Key(&here, "entry"), "a node reference")?;
-
-    let anchors_here = Here::Key(&here, "anchors");
-    let mut anchors = BTreeMap::new();
-    for (slug, value) in object(required(map, "anchors", &here)?, &anchors_here)? {
-        anchors.insert(slug.clone(), index(value, &Here::Key(&anchors_here, slug), "a node reference")?);
+impl<B: Object> Item for B {
+    type Out = <B as Object>::Out;
+    fn read<'de, D: Deserializer<'de>>(d: D, at: At<'_>) -> Result<Self::Out, D::Error> {
+        object::<B, D>(d, at)
     }
-
-    let speakers_here = Here::Key(&here, "speakers");
-    let speakers = array(required(map, "speakers", &here)?, &speakers_here)?
-        .iter()
-        .enumerate()
-        .map(|(i, value)| speaker(value, &Here::Index(&speakers_here, i)))
-        .collect::<Read<Vec<_>>>()?;
-
-    let nodes_here = Here::Key(&here, "nodes");
-    let items = array(required(map, "nodes", &here)?, &nodes_here)?;
-    let mut nodes = Vec::with_capacity(items.len());
-    let mut claimed_ids = Vec::with_capacity(items.len());
-    for (i, value) in items.iter().enumerate() {
-        let (id, node) = node(value, &Here::Index(&nodes_here, i))?;
-        claimed_ids.push(id);
-        nodes.push(node);
-    }
-
-    Ok((Playbook { format, script, entry, anchors, speakers, nodes }, claimed_ids))
 }
 
-fn optional_string<S: for<'a> From<&'a str>>(
-    map: &Map<String, Value>,
-    key: &'static str,
-    here: &Here<'_>,
-) -> Read<Option<S>> {
-    map.get(key).map(|value| string(value, &Here::Key(here, key))).transpose()
-}
-
-fn flag(map: &Map<String, Value>, key: &'static str, here: &Here<'_>) -> Read<bool> {
-    map.get(key).map_or(Ok(false), |value| boolean(value, &Here::Key(here, key)))
-}
-
-fn speaker(value: &Value, here: &Here<'_>) -> Read<Speaker> {
-    let map = object(value, here)?;
-    let tags_here = Here::Key(here, "tags");
-    let tags = array(required(map, "tags", here)?, &tags_here)?
-        .iter()
-        .enumerate()
-        .map(|(i, value)| {
-            let here = Here::Index(&tags_here, i);
-            let map = object(value, &here)?;
-            Ok(SpeakerTag {
-                name: string(required(map, "name", &here)?, &Here::Key(&here, "name"))?,
-                value: optional_string(map, "value", &here)?,
-                reserved: flag(map, "reserved", &here)?,
-            })
-        })
-        .collect::<Read<Vec<_>>>()?;
-    Ok(Speaker {
-        id: optional_string(map, "id", here)?,
-        name: optional_string(map, "name", here)?,
-        default: flag(map, "default", here)?,
-        tags,
+/// Reads a `kind`: a string naming one of the kinds `parse` knows.
+fn kind<'de, D: Deserializer<'de>, K>(
+    d: D,
+    at: At<'_>,
+    parse: impl FnOnce(&str) -> Option<K>,
+    unknown: impl FnOnce(&str) -> String,
+) -> Result<K, D::Error> {
+    child(at, "kind", d, |d, at| {
+        let name: CompactString = read(d, KindName(at))?;
+        parse(&name).ok_or_else(|| at.refuse(unknown(&name)))
     })
 }
 
-fn kind<'v>(map: &'v Map<String, Value>, here: &Here<'_>) -> Read<&'v str> {
-    let value = required(map, "kind", here)?;
-    value
-        .as_str()
-        .ok_or_else(|| Here::Key(here, "kind").refuse(format!("expected a kind name, found {}", describe(value))))
-}
+struct KindName<'a>(At<'a>);
 
-fn node(value: &Value, here: &Here<'_>) -> Read<(u64, Node)> {
-    let map = object(value, here)?;
-    let name = kind(map, here)?;
-    let kind = NodeKind::parse(name).ok_or_else(|| {
-        Here::Key(here, "kind").refuse(format!(
-            "unknown node kind {}; expected line, choice, random-choice, branch, control or end",
-            Value::String(name.to_owned())
-        ))
-    })?;
-    let id_value = required(map, "id", here)?;
-    let id = id_value.as_u64().ok_or_else(|| {
-        Here::Key(here, "id")
-            .refuse(format!("expected a node id (a non-negative integer), found {}", describe(id_value)))
-    })?;
-    let out_here = Here::Key(here, "out");
-    let out = || -> Read<Edges> {
-        array(required(map, "out", here)?, &out_here)?
-            .iter()
-            .enumerate()
-            .map(|(i, value)| edge(value, &Here::Index(&out_here, i)))
-            .collect()
-    };
-    let node = match kind {
-        NodeKind::Line => Node::Line {
-            speaker: index(required(map, "speaker", here)?, &Here::Key(here, "speaker"), "a speaker reference")?,
-            speech: speech(required(map, "speech", here)?, &Here::Key(here, "speech"))?,
-            condition: optional_condition(map, here)?,
-            out: out()?,
-        },
-        NodeKind::Choice => Node::Choice { ordered: flag(map, "ordered", here)?, out: out()? },
-        NodeKind::RandomChoice => Node::RandomChoice { out: out()? },
-        NodeKind::Branch => Node::Branch { out: out()? },
-        NodeKind::Control => Node::Control {
-            effects: speech(required(map, "effects", here)?, &Here::Key(here, "effects"))?,
-            condition: optional_condition(map, here)?,
-            out: out()?,
-        },
-        NodeKind::End => {
-            if !out()?.is_empty() {
-                return Err(out_here.refuse("an end leads nowhere, so its `out` must be empty"));
-            }
-            Node::End
-        }
-    };
-    Ok((id, node))
-}
-
-fn optional_condition(map: &Map<String, Value>, here: &Here<'_>) -> Read<Option<Condition>> {
-    map.get("condition").map(|value| condition(value, &Here::Key(here, "condition"))).transpose()
-}
-
-fn condition(value: &Value, here: &Here<'_>) -> Read<Condition> {
-    let map = object(value, here)?;
-    match kind(map, here)? {
-        "key" => Ok(Condition::Key { key: string(required(map, "key", here)?, &Here::Key(here, "key"))? }),
-        other => Err(Here::Key(here, "kind")
-            .refuse(format!("unknown condition kind {}; expected key", Value::String(other.to_owned())))),
+impl<'de> Expect<'de> for KindName<'_> {
+    type Out = CompactString;
+    fn at(&self) -> At<'_> {
+        self.0
+    }
+    fn expected(&self) -> String {
+        "a kind name".into()
+    }
+    fn on_str<E: de::Error>(self, text: &str) -> Result<CompactString, E> {
+        Ok(text.into())
     }
 }
 
-fn weight(value: &Value, here: &Here<'_>) -> Read<Weight> {
-    let map = object(value, here)?;
-    match kind(map, here)? {
-        "auto" => Ok(Weight::Auto),
-        "number" => {
-            let value = required(map, "percentage", here)?;
-            let percentage = value.as_f64().ok_or_else(|| {
-                Here::Key(here, "percentage").refuse(format!("expected a number, found {}", describe(value)))
-            })?;
-            Ok(Weight::Number { percentage })
-        }
-        "query" => Ok(Weight::Query { key: string(required(map, "key", here)?, &Here::Key(here, "key"))? }),
-        other => Err(Here::Key(here, "kind").refuse(format!(
-            "unknown weight kind {}; expected auto, number or query",
-            Value::String(other.to_owned())
-        ))),
-    }
+fn quoted(name: &str) -> Value {
+    Value::from(name)
 }
 
-fn edge(value: &Value, here: &Here<'_>) -> Read<Edge> {
-    let map = object(value, here)?;
-    let name = kind(map, here)?;
-    let kind = EdgeKind::parse(name).ok_or_else(|| {
-        Here::Key(here, "kind").refuse(format!(
-            "unknown edge kind {}; expected succession, option, random-option, branch or divert",
-            Value::String(name.to_owned())
-        ))
-    })?;
-    let target = index(required(map, "target", here)?, &Here::Key(here, "target"), "a node reference")?;
-    let label = || speech(required(map, "label", here)?, &Here::Key(here, "label"));
-    Ok(match kind {
-        EdgeKind::Succession => Edge::Succession { target },
-        EdgeKind::Option => Edge::Option { target, label: label()?, condition: optional_condition(map, here)? },
-        EdgeKind::RandomOption => Edge::RandomOption {
-            target,
-            weight: weight(required(map, "weight", here)?, &Here::Key(here, "weight"))?,
-            condition: optional_condition(map, here)?,
-        },
-        EdgeKind::Branch => Edge::Branch { target, condition: optional_condition(map, here)? },
-        EdgeKind::Divert => Edge::Divert { target, label: label()?, condition: optional_condition(map, here)? },
-    })
+/// Reads and checks a whole document from `d`, returning the ids the nodes claimed beside it.
+pub(super) fn document<'de, D: Deserializer<'de>>(d: D, at: At<'_>) -> Result<(Playbook, Vec<u64>), D::Error> {
+    object::<Root, D>(d, at)
 }
 
 /// Reads speech (a fragment list) on its own, as fixtures and saves write it.
-pub(crate) fn speech_alone(value: &Value) -> Read<Speech> {
-    speech(value, &Here::Root)
+pub(super) fn speech_alone<'de, D: Deserializer<'de>>(d: D, at: At<'_>) -> Result<Speech, D::Error> {
+    speech(d, at)
 }
 
-fn speech(value: &Value, here: &Here<'_>) -> Read<Speech> {
-    array(value, here)?.iter().enumerate().map(|(i, value)| fragment(value, &Here::Index(here, i))).collect()
+#[derive(Default)]
+struct Root {
+    format: Option<Format>,
+    script: Option<String>,
+    entry: Option<usize>,
+    anchors: Option<BTreeMap<String, usize>>,
+    speakers: Option<Vec<Speaker>>,
+    nodes: Option<(Vec<Node>, Vec<u64>)>,
 }
 
-fn fragment(value: &Value, here: &Here<'_>) -> Read<Fragment> {
-    let map = object(value, here)?;
-    let text = |key: &'static str| string(required(map, key, here)?, &Here::Key(here, key));
-    let nested = |key: &'static str| speech(required(map, key, here)?, &Here::Key(here, key));
-    Ok(match kind(map, here)? {
-        "text" => Fragment::Text { text: text("text")? },
-        "styled" => {
-            let value = required(map, "style", here)?;
-            let style = value.as_str().and_then(Style::parse).ok_or_else(|| {
-                Here::Key(here, "style")
-                    .refuse(format!("expected italic, bold or strikethrough, found {}", describe(value)))
-            })?;
-            Fragment::Styled { style, children: nested("children")? }
+impl Builder for Root {
+    fn ready(&self, key: &str) -> bool {
+        self.format.is_some() || !matches!(key, "script" | "entry" | "anchors" | "speakers" | "nodes")
+    }
+
+    fn property<'de, D: Deserializer<'de>>(&mut self, key: &str, d: D, at: At<'_>) -> Result<(), D::Error> {
+        match key {
+            "format" => {
+                let format = child(at, key, d, object::<Header, D>)?;
+                for checker in at.ctx.checkers {
+                    checker.check_header(&format).map_err(|refusal| at.ctx.refuse(refusal))?;
+                }
+                self.format = Some(format);
+            }
+            "script" => self.script = Some(child(at, key, d, text)?),
+            "entry" => self.entry = Some(child(at, key, d, |d, at| index(d, at, "a node reference"))?),
+            "anchors" => self.anchors = Some(child(at, key, d, |d, at| read(d, Anchors(at)))?),
+            "speakers" => {
+                self.speakers = Some(child(at, key, d, |d, at| read(d, List::<SpeakerB, Vec<Speaker>>::new(at)))?)
+            }
+            "nodes" => self.nodes = Some(child(at, key, d, |d, at| read(d, Nodes(at)))?),
+            _ => skip(d)?,
         }
-        "link" => Fragment::Link { target: text("target")?, label: nested("label")? },
-        "image" => Fragment::Image { source: text("source")?, alt: nested("alt")? },
-        "break" => Fragment::Break,
-        "query" => Fragment::Query { key: text("key")? },
-        "default-command" => Fragment::DefaultCommand { action: text("action")? },
-        "custom-command" => {
-            let args_here = Here::Key(here, "args");
-            let args = match map.get("args") {
-                None => Vec::new(),
-                Some(value) => array(value, &args_here)?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, value)| string(value, &Here::Index(&args_here, i)))
-                    .collect::<Read<Vec<_>>>()?,
-            };
-            Fragment::CustomCommand { name: text("name")?, args }
+        Ok(())
+    }
+}
+
+impl Object for Root {
+    type Out = (Playbook, Vec<u64>);
+    fn finish(self, at: At<'_>) -> Result<Self::Out, super::Refusal> {
+        let format = require(self.format, "format", at)?;
+        let script = require(self.script, "script", at)?;
+        let entry = require(self.entry, "entry", at)?;
+        let anchors = require(self.anchors, "anchors", at)?;
+        let speakers = require(self.speakers, "speakers", at)?;
+        let (nodes, claimed_ids) = require(self.nodes, "nodes", at)?;
+        Ok((Playbook { format, script, entry, anchors, speakers, nodes }, claimed_ids))
+    }
+}
+
+#[derive(Default)]
+struct Header {
+    version: Option<u64>,
+    requires: Vec<String>,
+    uses: Vec<String>,
+}
+
+impl Builder for Header {
+    fn ready(&self, _key: &str) -> bool {
+        true
+    }
+    fn property<'de, D: Deserializer<'de>>(&mut self, key: &str, d: D, at: At<'_>) -> Result<(), D::Error> {
+        let names = |d: D, at: At<'_>| read(d, List::<TextItem<String>, Vec<String>>::new(at));
+        match key {
+            "version" => self.version = Some(child(at, key, d, |d, at| read(d, Whole(at, "a format version")))?),
+            "requires" => self.requires = child(at, key, d, names)?,
+            "uses" => self.uses = child(at, key, d, names)?,
+            _ => skip(d)?,
         }
-        "tag" => Fragment::Tag {
-            name: text("name")?,
-            value: optional_string(map, "value", here)?,
-            reserved: flag(map, "reserved", here)?,
-        },
-        other => {
-            return Err(Here::Key(here, "kind").refuse(format!(
-                "unknown fragment kind {}; expected text, styled, link, image, break, query, default-command, \
-                 custom-command or tag",
-                Value::String(other.to_owned())
-            )))
+        Ok(())
+    }
+}
+
+impl Object for Header {
+    type Out = Format;
+    fn finish(self, at: At<'_>) -> Result<Format, super::Refusal> {
+        Ok(Format { version: require(self.version, "version", at)?, requires: self.requires, uses: self.uses })
+    }
+}
+
+struct Anchors<'a>(At<'a>);
+
+impl<'de> Expect<'de> for Anchors<'_> {
+    type Out = BTreeMap<String, usize>;
+    fn at(&self) -> At<'_> {
+        self.0
+    }
+    fn expected(&self) -> String {
+        "an object".into()
+    }
+    fn on_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Out, A::Error> {
+        let mut anchors = BTreeMap::new();
+        while let Some(slug) = map.next_key::<String>()? {
+            let here = Here::Key(self.0.here, &slug);
+            let at = At { ctx: self.0.ctx, here: &here };
+            let node = map.next_value_seed(IndexSeed(at, "a node reference"))?;
+            anchors.insert(slug, node);
         }
-    })
+        Ok(anchors)
+    }
+}
+
+/// A node or speaker reference, as a seed.
+struct IndexSeed<'a>(At<'a>, &'static str);
+
+impl<'de> de::DeserializeSeed<'de> for IndexSeed<'_> {
+    type Value = usize;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        index(d, self.0, self.1)
+    }
 }

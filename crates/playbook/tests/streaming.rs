@@ -1,0 +1,65 @@
+//! The streaming reader against the tree reader it replaced: on corpus documents damaged at
+//! random, both accept the same playbook or refuse by the same rule, at the same path, with the
+//! same words; and a syntax error is the same syntax error, at the same place, to both.
+
+use std::sync::LazyLock;
+
+use proptest::prelude::*;
+use stagehand_playbook::{read, ReadError};
+
+#[path = "support/tree_reader.rs"]
+mod tree_reader;
+
+static DOCS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/dialoguedown/goldens");
+    let mut paths: Vec<_> =
+        std::fs::read_dir(root).expect("the goldens").map(|e| e.expect("an entry").path()).collect();
+    paths.sort();
+    paths.iter().map(|path| std::fs::read_to_string(path).expect("a golden")).collect()
+});
+
+fn same(text: &str) -> Result<(), TestCaseError> {
+    match (read(text), tree_reader::read(text)) {
+        (Ok(streamed), Ok(tree)) => prop_assert_eq!(streamed, tree),
+        (Err(ReadError::Refused(streamed)), Err(ReadError::Refused(tree))) => {
+            prop_assert_eq!(
+                (streamed.rule, streamed.path.to_string(), streamed.message),
+                (tree.rule, tree.path.to_string(), tree.message)
+            )
+        }
+        (Err(ReadError::Syntax { line, column, .. }), Err(ReadError::Syntax { line: l, column: c, .. })) => {
+            prop_assert_eq!((line, column), (l, c))
+        }
+        (streamed, tree) => prop_assert!(false, "streamed {:?}, but the tree reader {:?}", streamed, tree),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn a_damaged_document_reads_as_the_tree_reader_read_it(doc in 0usize..4, at in 0usize..1 << 20, byte in any::<u8>(), cut in any::<bool>()) {
+        let mut bytes = DOCS[doc % DOCS.len()].as_bytes().to_vec();
+        let at = at % bytes.len();
+        if cut {
+            bytes.truncate(at);
+        } else {
+            bytes[at] = byte;
+        }
+        same(&String::from_utf8_lossy(&bytes))?;
+    }
+
+    #[test]
+    fn a_value_swapped_for_another_reads_as_the_tree_reader_read_it(
+        doc in 0usize..4,
+        nth in 0usize..4000,
+        replacement in prop::sample::select(vec!["-1", "1e300", "0.5", "null", "\"7\"", "[]", "{}", "18446744073709551616", "true", "\"teleport\"", "[{}]"]),
+    ) {
+        let text = &DOCS[doc % DOCS.len()];
+        let positions: Vec<usize> = text.match_indices(": ").map(|(i, _)| i + 2).collect();
+        let start = positions[nth % positions.len()];
+        let end = text[start..].find([',', '\n']).map_or(text.len(), |n| start + n);
+        same(&format!("{}{}{}", &text[..start], replacement, &text[end..]))?;
+    }
+}
