@@ -1,6 +1,6 @@
 //! How a line's text is read into tokens: tags and escapes in speech, the shape of a speaker
 //! prefix and of a styled one, what a link label keeps, and a condition before a `=>` that has
-//! no link (decisions C1, C3, C4 and C14).
+//! no link, and characters written as entities (decisions C1, C3, C4, C14 and C16).
 
 use serde_json::{json, Value};
 use stagehand_dialoguedown::{compile, Code, Compilation, Options};
@@ -75,6 +75,30 @@ fn an_escaped_arrow_is_literal_text_and_not_warned() {
     assert_eq!(book["nodes"][0]["speech"][1], text("=> "));
     assert_eq!(book["nodes"][0]["speech"][2]["kind"], "link");
     assert!(!codes("Alice: a \\=> b\n").contains(&Code::DanglingArrow));
+}
+
+#[test]
+fn a_character_written_as_an_entity_is_literal_text() {
+    // An entity is read as itself, like a backslash escape (C16): no tag, no arrow, no prefix.
+    assert_eq!(speech("Alice: I feel &#35;happy today\n"), json!([text("I feel "), text("#happy today")]));
+    assert_eq!(speech("Alice: I feel &num;happy\n"), json!([text("I feel "), text("#happy")]));
+    assert_eq!(speech("Alice: I feel &#x23;happy\n"), json!([text("I feel "), text("#happy")]));
+    assert_eq!(speech("Alice: &#35;one #two\n"), json!([text("#one "), tag("two")]));
+    // The dangling-arrow note: the entity `&#61;>` stays quiet.
+    let source = "# Start\n\nAlice: Go &#61;> [there](#start)\n";
+    assert!(!codes(source).contains(&Code::DanglingArrow), "{:#?}", compiled(source).diagnostics);
+    let book = playbook(source);
+    assert_eq!(book["nodes"][0]["out"], json!([{ "kind": "succession", "target": 1 }]));
+    assert_eq!(book["nodes"][0]["speech"][1], text("=> "));
+    assert!(!codes("Alice: a &#61;> b\n").contains(&Code::DanglingArrow));
+    assert!(!codes("Alice: a =&gt; b\n").contains(&Code::DanglingArrow));
+    assert_eq!(speech("Alice: a =&gt; b\n"), json!([text("a ="), text("> b")]));
+    // Entities for characters that are never syntax join the words around them.
+    assert_eq!(speech("Alice: salt &amp; pepper\n"), json!([text("salt & pepper")]));
+    let prefix = "&#35;excited: we made it\n";
+    assert!(!codes(prefix).contains(&Code::TagsWithoutSpeaker));
+    assert!(narrated(prefix));
+    assert_eq!(speech(prefix), json!([text("#excited: we made it")]));
 }
 
 #[test]
