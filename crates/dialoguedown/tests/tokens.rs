@@ -164,3 +164,25 @@ fn a_condition_before_an_arrow_without_a_link_guards_nothing_at_the_arrow() {
         assert!(!compilation.diagnostics.iter().any(|d| d.code == Code::DanglingArrow), "{source}");
     }
 }
+
+/// Where each `DLG1101` points, `(line, column)`.
+fn tags_without_speaker(source: &str) -> Vec<(usize, usize)> {
+    let compilation = compiled(source);
+    let found = compilation.diagnostics.iter().filter(|d| d.code == Code::TagsWithoutSpeaker);
+    found.map(|d| (d.line, d.column)).collect()
+}
+
+#[test]
+fn a_tag_never_starts_a_line() {
+    // The guide: a tag must never start a line; it rides along with what it annotates (C17).
+    assert_eq!(tags_without_speaker("# Scene\n\n#happy We made it!\n"), [(3, 1)]);
+    assert_eq!(tags_without_speaker("# Scene\n\n#happy #mood=calm\n"), [(3, 1)]);
+    assert_eq!(tags_without_speaker("# Scene\n\nAlice: Hi.\n\n##default Hello.\n"), [(5, 1)]);
+    assert_eq!(tags_without_speaker("# Scene\n\n- #sly Go left\n  Alice: Fine.\n"), [(3, 3)]);
+    // Riding along with a speaker, or after words, a tag is fine; so is an escaped hash.
+    for fine in ["Alice: #happy We made it!\n", "We made it #happy\n", "\\#happy We made it!\n", "a # b\n"] {
+        assert_eq!(tags_without_speaker(fine), [], "{fine}");
+    }
+    // Tags in a prefix with no name are reported once, as before.
+    assert_eq!(tags_without_speaker("#excited: We made it!\n"), [(1, 1)]);
+}
