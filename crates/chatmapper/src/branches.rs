@@ -1,10 +1,11 @@
 //! What `check` reads off the shape of a project's links, without playing it: rings of groups
-//! (groups that expand into each other, decision M10) and player lines standing at a branch
-//! (decision M11). Each pass is linear in the number of entries and links.
+//! (groups that expand into each other, decision M10), rings of Passthrough entries (M18) and
+//! player lines standing at a branch (decision M11). Each pass is linear in the number of entries
+//! and links.
 
 use std::collections::HashMap;
 
-use crate::model::{Id, Project};
+use crate::model::{DialogEntry, FalseConditionAction, Id, Project};
 
 /// An entry's place: `(conversation ID, entry ID)`.
 pub(crate) type Place = (Id, Id);
@@ -53,21 +54,40 @@ impl Graph {
 /// group linking to itself), its members in document order; the rings in the order of their
 /// first members.
 pub(crate) fn group_rings(project: &Project) -> Vec<Vec<Place>> {
+    rings(project, |entry| entry.is_group)
+}
+
+/// Every ring of Passthrough entries (M18): entries that put their children in their own place
+/// when their conditions are false (a condition written, Passthrough, not a root: M9), linking to
+/// each other or one to itself. Conditions are not evaluated: such a ring loops only when all of
+/// its conditions are false at once, so it is a warning, and play refuses it when it happens.
+pub(crate) fn passthrough_rings(project: &Project) -> Vec<Vec<Place>> {
+    rings(project, |entry| {
+        entry.false_condition_action == FalseConditionAction::Passthrough
+            && !entry.is_root
+            && !entry.conditions.trim().is_empty()
+    })
+}
+
+/// Every strongly connected set of `member` entries linking to each other only through members
+/// (or one member linking to itself), as for [`group_rings`].
+fn rings(project: &Project, member: impl Fn(&DialogEntry) -> bool) -> Vec<Vec<Place>> {
     let graph = Graph::new(project);
     let count = graph.places.len();
-    let group_links = |n: usize| graph.links[n].iter().copied().filter(|&m| graph.is_group[m]);
-    // Tarjan's strongly connected components over the groups, iteratively.
+    let is_member: Vec<bool> = project.conversations.iter().flat_map(|c| &c.entries).map(member).collect();
+    let member_links = |n: usize| graph.links[n].iter().copied().filter(|&m| is_member[m]);
+    // Tarjan's strongly connected components over the members, iteratively.
     let mut order = vec![usize::MAX; count];
     let mut low = vec![0; count];
     let mut on_stack = vec![false; count];
     let mut stack = Vec::new();
     let mut next = 0;
     let mut rings = Vec::new();
-    for root in (0..count).filter(|&n| graph.is_group[n]) {
+    for root in (0..count).filter(|&n| is_member[n]) {
         if order[root] != usize::MAX {
             continue;
         }
-        let mut frames: Vec<(usize, Vec<usize>)> = vec![(root, group_links(root).collect())];
+        let mut frames: Vec<(usize, Vec<usize>)> = vec![(root, member_links(root).collect())];
         order[root] = next;
         low[root] = next;
         next += 1;
@@ -82,7 +102,7 @@ pub(crate) fn group_rings(project: &Project) -> Vec<Vec<Place>> {
                     next += 1;
                     stack.push(child);
                     on_stack[child] = true;
-                    frames.push((child, group_links(child).collect()));
+                    frames.push((child, member_links(child).collect()));
                 } else if on_stack[child] {
                     low[node] = low[node].min(order[child]);
                 }

@@ -7,6 +7,7 @@
 //! - variables read (`Variable["x"]`, `Variable['x']`, `Variable.x`, `[var=x]`) but never declared:
 //!   not a user variable, and never assigned by any script;
 //! - rings of groups that expand into each other (play refuses them as a possible loop);
+//! - rings of Passthrough entries that, their conditions false, stand in for each other (the same);
 //! - player lines (the player actor's entries with Dialogue Text and no Menu Text) at a branch,
 //!   which play by themselves unless the engine's `player_lines_as_choices` option is on.
 //! - globals a condition or script reads that nothing defines (see `globals` for how reads are
@@ -58,6 +59,13 @@ pub enum FindingKind {
     /// expanding them never ends, so play refuses the offered set as a possible loop (M10).
     GroupRing {
         /// The groups of the ring, `(conversation, entry)`, in document order.
+        members: Vec<(Id, Id)>,
+    },
+    /// Passthrough entries with conditions link to each other in a ring (reported at the first of
+    /// them, in document order): when all their conditions are false, each puts the next in its
+    /// place and the offered set never closes, so play refuses it as a possible loop (M18).
+    PassthroughRing {
+        /// The entries of the ring, `(conversation, entry)`, in document order.
         members: Vec<(Id, Id)>,
     },
     /// An entry of the player actor with Dialogue Text and no Menu Text stands among other
@@ -113,6 +121,16 @@ impl fmt::Display for Finding {
                     members.join(", ")
                 )
             }
+            FindingKind::PassthroughRing { members } => {
+                let members: Vec<String> =
+                    members.iter().map(|(c, e)| format!("entry {e} of conversation {c}")).collect();
+                write!(
+                    f,
+                    "the Passthrough entries {} lead to each other (a ring of Passthrough entries): when their \
+                     conditions are all false, play stops there as a possible loop",
+                    members.join(", ")
+                )
+            }
             FindingKind::PlayerLineWithoutMenuText => f.write_str(
                 "the player actor's line has no Menu Text at a branch, so it plays by itself and never forms a \
                  menu; if it is meant as a choice, give it Menu Text or play with --player-lines-as-choices",
@@ -160,6 +178,8 @@ pub fn check(project: &Project) -> Vec<Finding> {
     let reached = reachable(project);
     let mut rings: HashMap<(Id, Id), Vec<(Id, Id)>> =
         crate::branches::group_rings(project).into_iter().map(|ring| (ring[0], ring)).collect();
+    let mut passthrough_rings: HashMap<(Id, Id), Vec<(Id, Id)>> =
+        crate::branches::passthrough_rings(project).into_iter().map(|ring| (ring[0], ring)).collect();
     let player_lines: HashSet<(Id, Id)> = crate::branches::player_lines_at_branches(project).into_iter().collect();
     let conversations: HashMap<Id, HashSet<Id>> =
         project.conversations.iter().map(|c| (c.id, c.entries.iter().map(|e| e.id).collect())).collect();
@@ -217,6 +237,9 @@ pub fn check(project: &Project) -> Vec<Finding> {
             }
             if let Some(members) = rings.remove(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::GroupRing { members }));
+            }
+            if let Some(members) = passthrough_rings.remove(&(conversation.id, entry.id)) {
+                findings.push(here(FindingKind::PassthroughRing { members }));
             }
             if player_lines.contains(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PlayerLineWithoutMenuText));

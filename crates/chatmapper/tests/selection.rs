@@ -264,3 +264,57 @@ fn a_failing_script_or_condition_is_logged_under_its_own_entry() {
         assert!(line.contains("entry 2") && !line.contains("entry 1"), "{line}");
     }
 }
+
+#[test]
+fn a_ring_of_false_passthrough_entries_is_refused_as_a_possible_loop() {
+    // Each false Passthrough entry puts its children in its place, and each is the other's
+    // child: the offered set never closes (M18).
+    let closed = json!({"ConditionsString": "false", "FalseConditionAction": 1});
+    let ring = project(vec![(
+        1,
+        vec![
+            node(1, 0, json!({"Title": "START"}), &[(1, 1)], json!({})),
+            node(1, 1, line(2, "Hello."), &[(1, 2)], json!({})),
+            node(1, 2, line(2, "First."), &[(1, 3)], closed.clone()),
+            node(1, 3, line(2, "Second."), &[(1, 2)], closed.clone()),
+        ],
+    )]);
+    let mut engine = ChatMapperEngine::new(ring.clone(), Options::default()).unwrap();
+    assert_eq!(send(&mut engine, Command::start()), ["said Keeper: Hello."]);
+    let events = engine.send(Command::Next);
+    let [OwnedEvent::Refused { reason: RefusalReason::EndlessLoop, explanation }] = &events[..] else {
+        panic!("a refusal, not {events:?}");
+    };
+    assert!(explanation.contains("ring of Passthrough entries"), "{explanation}");
+    assert!(explanation.contains("entry 2") && explanation.contains("entry 3"), "{explanation}");
+    assert!(engine.is_finished());
+
+    let findings = check(&ring);
+    let rings: Vec<_> = findings
+        .iter()
+        .filter(|f| matches!(f.kind, FindingKind::PassthroughRing { .. }))
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(rings.len(), 1, "{findings:?}");
+    assert!(rings[0].contains("entry 2") && rings[0].contains("entry 3"), "{}", rings[0]);
+}
+
+#[test]
+fn passthrough_entries_sharing_a_child_are_not_a_ring() {
+    let closed = json!({"ConditionsString": "false", "FalseConditionAction": 1});
+    let diamond = project(vec![(
+        1,
+        vec![
+            node(1, 0, json!({"Title": "START"}), &[(1, 1)], json!({})),
+            node(1, 1, line(2, "Hello."), &[(1, 2), (1, 3)], json!({})),
+            node(1, 2, line(2, "A."), &[(1, 4)], closed.clone()),
+            node(1, 3, line(2, "B."), &[(1, 4)], closed.clone()),
+            node(1, 4, line(2, "Shared."), &[(1, 1)], json!({})),
+        ],
+    )]);
+    assert!(check(&diamond).iter().all(|f| !matches!(f.kind, FindingKind::PassthroughRing { .. })));
+    let mut engine = ChatMapperEngine::new(diamond, Options::default()).unwrap();
+    send(&mut engine, Command::start());
+    assert_eq!(send(&mut engine, Command::Next), ["said Keeper: Shared."]);
+    assert_eq!(send(&mut engine, Command::Next), ["said Keeper: Hello."]);
+}

@@ -40,7 +40,8 @@ impl std::fmt::Display for Severity {
 pub enum Code {
     /// `DLG1003`: content after a jump on the same line can never play.
     UnreachableAfterJump,
-    /// `DLG1101`: tags in a speaker prefix with neither a name nor an `@id`.
+    /// `DLG1101`: tags in a speaker prefix with neither a name nor an `@id`, or tags that open a
+    /// line with no speaker prefix (C17).
     TagsWithoutSpeaker,
     /// `DLG1102`: a code span that is not a query or a command.
     NotAGameCall,

@@ -86,12 +86,16 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 }
             }
         }
+        let at_start = parts.condition.is_none() && parts.weight.is_none();
         let speaker = self.speaker(&mut items);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
         let mut condition = if lead == Lead::Line { parts.condition.take() } else { None };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, &mut pieces);
+        if at_start && !has_speaker {
+            self.leading_tags(&mut pieces);
+        }
         // A line's own condition may stand right before its jump (`` `Ready?` => [Go](#go) ``).
         let leading = if has_speaker { None } else { Some(&mut condition) };
         let jump = self.assemble(&mut pieces, &mut speech, leading);
@@ -194,6 +198,50 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     "tags without a speaker",
                 );
                 SpeakerSyntax::Default
+            }
+        }
+    }
+
+    /// Reports (DLG1101) tags that open a line with no speaker prefix, and drops them (C17): a tag
+    /// never starts a line, it rides along with what it annotates. The line, if words follow, is
+    /// the default speaker's, as the recovery for tags in a prefix with no name.
+    fn leading_tags(&mut self, pieces: &mut Vec<Piece>) {
+        let tags = pieces
+            .iter()
+            .take_while(|piece| match piece {
+                Piece::Fragment(Fragment::Tag { .. }, _) => true,
+                Piece::Fragment(fragment @ Fragment::Text { .. }, _) => is_blank_text(fragment),
+                _ => false,
+            })
+            .enumerate()
+            .filter(|(_, piece)| matches!(piece, Piece::Fragment(Fragment::Tag { .. }, _)))
+            .map(|(at, piece)| match piece {
+                Piece::Fragment(_, span) => (at, span.clone()),
+                _ => (at, 0..0),
+            });
+        let (mut first, mut last) = (None, None);
+        for (at, span) in tags {
+            first.get_or_insert_with(|| span.clone());
+            last = Some((at, span));
+        }
+        let (Some(first), Some((end, last))) = (first, last) else { return };
+        let span = first.start..last.end.max(first.start);
+        let shown = self.tree.written(&span).trim().to_owned();
+        self.sink.push(
+            Code::TagsWithoutSpeaker,
+            span,
+            format!(
+                "\"{shown}\" starts a line, but a tag never stands first: it needs a speaker to attach to. Begin \
+                 the line with a name to declare a speaker (Alice #excited:), or with an @id to add tags to one \
+                 already declared (@alice #excited:)."
+            ),
+            "tags without a speaker",
+        );
+        pieces.drain(..=end);
+        if let Some(Piece::Fragment(Fragment::Text { text }, _)) = pieces.first_mut() {
+            let trimmed = text.trim_start();
+            if trimmed.len() < text.len() {
+                *text = CompactString::from(trimmed);
             }
         }
     }

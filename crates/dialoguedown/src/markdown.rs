@@ -98,9 +98,10 @@ pub(crate) struct MdItem {
 #[derive(Debug, Clone)]
 pub(crate) enum MdInline<'s> {
     /// Plain text (entities and escapes already decoded), borrowed from the source when it can be.
-    /// `escaped` says its first character was written backslash-escaped (`\#`, `\=`): it is read
-    /// as itself, never as the start of a tag, an arrow or a speaker prefix. Markdown ends a text
-    /// before each escape, so an escaped character only ever stands first.
+    /// `escaped` says its first character was written backslash-escaped (`\#`, `\=`) or as an
+    /// entity (`&#35;`, `&#61;`, C16): it is read as itself, never as the start of a tag, an arrow
+    /// or a speaker prefix. Markdown ends a text before each escape and entity, so an escaped
+    /// character only ever stands first.
     Text { text: Cow<'s, str>, span: Range<usize>, escaped: bool },
     /// A code span's content, backticks stripped.
     Code { text: Cow<'s, str>, span: Range<usize> },
@@ -436,7 +437,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             Event::Start(tag) => self.start(tag, range),
             Event::End(_) => self.end(range),
             Event::Text(text) => {
-                let escaped = escaped_at(self.source, range.start);
+                let escaped = escaped_at(self.source, range.start) || entity_at(self.source, &range, &text);
                 self.inline(MdInline::Text { text: cow(text), span: range, escaped })
             }
             Event::Code(text) => self.inline(MdInline::Code { text: cow(text), span: range }),
@@ -768,6 +769,20 @@ fn escaped_at(source: &str, at: usize) -> bool {
     let bytes = source.as_bytes();
     let slashes = bytes[..at.min(bytes.len())].iter().rev().take_while(|&&byte| byte == b'\\').count();
     slashes % 2 == 1 && bytes.get(at).is_some_and(u8::is_ascii_punctuation)
+}
+
+/// Whether `text` is an entity written at `range` (`&#35;`, `&num;`, `&#61;`, `&gt;`, `&#64;`)
+/// for a character DialogueDown reads as syntax in text (a tag's `#`, an arrow's `=` or `>`, an
+/// id's `@`): it is read as itself, as a backslash escape is (C16). Markdown hands each entity
+/// over as a text run of its own, so the character stands first. Other entities (`&amp;`) join
+/// the words around them as before.
+fn entity_at(source: &str, range: &Range<usize>, text: &str) -> bool {
+    let written = source.get(range.clone()).unwrap_or_default();
+    written.len() > 2
+        && written.starts_with('&')
+        && written.ends_with(';')
+        && written != text
+        && matches!(text.as_bytes().first(), Some(b'#' | b'=' | b'>' | b'@'))
 }
 
 fn is_comment(html: &str) -> bool {

@@ -1,6 +1,6 @@
 //! How a line's text is read into tokens: tags and escapes in speech, the shape of a speaker
 //! prefix and of a styled one, what a link label keeps, and a condition before a `=>` that has
-//! no link (decisions C1, C3, C4 and C14).
+//! no link, and characters written as entities (decisions C1, C3, C4, C14 and C16).
 
 use serde_json::{json, Value};
 use stagehand_dialoguedown::{compile, Code, Compilation, Options};
@@ -78,6 +78,30 @@ fn an_escaped_arrow_is_literal_text_and_not_warned() {
 }
 
 #[test]
+fn a_character_written_as_an_entity_is_literal_text() {
+    // An entity is read as itself, like a backslash escape (C16): no tag, no arrow, no prefix.
+    assert_eq!(speech("Alice: I feel &#35;happy today\n"), json!([text("I feel "), text("#happy today")]));
+    assert_eq!(speech("Alice: I feel &num;happy\n"), json!([text("I feel "), text("#happy")]));
+    assert_eq!(speech("Alice: I feel &#x23;happy\n"), json!([text("I feel "), text("#happy")]));
+    assert_eq!(speech("Alice: &#35;one #two\n"), json!([text("#one "), tag("two")]));
+    // The dangling-arrow note: the entity `&#61;>` stays quiet.
+    let source = "# Start\n\nAlice: Go &#61;> [there](#start)\n";
+    assert!(!codes(source).contains(&Code::DanglingArrow), "{:#?}", compiled(source).diagnostics);
+    let book = playbook(source);
+    assert_eq!(book["nodes"][0]["out"], json!([{ "kind": "succession", "target": 1 }]));
+    assert_eq!(book["nodes"][0]["speech"][1], text("=> "));
+    assert!(!codes("Alice: a &#61;> b\n").contains(&Code::DanglingArrow));
+    assert!(!codes("Alice: a =&gt; b\n").contains(&Code::DanglingArrow));
+    assert_eq!(speech("Alice: a =&gt; b\n"), json!([text("a ="), text("> b")]));
+    // Entities for characters that are never syntax join the words around them.
+    assert_eq!(speech("Alice: salt &amp; pepper\n"), json!([text("salt & pepper")]));
+    let prefix = "&#35;excited: we made it\n";
+    assert!(!codes(prefix).contains(&Code::TagsWithoutSpeaker));
+    assert!(narrated(prefix));
+    assert_eq!(speech(prefix), json!([text("#excited: we made it")]));
+}
+
+#[test]
 fn a_lone_hash_or_equals_sign_stays_in_one_run_of_text() {
     assert_eq!(speech("Alice: a # b = c\n"), json!([text("a # b = c")]));
     assert_eq!(speech("Alice: 3 ## 4 == 7 ### x\n"), json!([text("3 ## 4 == 7 ### x")]));
@@ -139,4 +163,26 @@ fn a_condition_before_an_arrow_without_a_link_guards_nothing_at_the_arrow() {
         assert!(compilation.playbook.is_none(), "{source}");
         assert!(!compilation.diagnostics.iter().any(|d| d.code == Code::DanglingArrow), "{source}");
     }
+}
+
+/// Where each `DLG1101` points, `(line, column)`.
+fn tags_without_speaker(source: &str) -> Vec<(usize, usize)> {
+    let compilation = compiled(source);
+    let found = compilation.diagnostics.iter().filter(|d| d.code == Code::TagsWithoutSpeaker);
+    found.map(|d| (d.line, d.column)).collect()
+}
+
+#[test]
+fn a_tag_never_starts_a_line() {
+    // The guide: a tag must never start a line; it rides along with what it annotates (C17).
+    assert_eq!(tags_without_speaker("# Scene\n\n#happy We made it!\n"), [(3, 1)]);
+    assert_eq!(tags_without_speaker("# Scene\n\n#happy #mood=calm\n"), [(3, 1)]);
+    assert_eq!(tags_without_speaker("# Scene\n\nAlice: Hi.\n\n##default Hello.\n"), [(5, 1)]);
+    assert_eq!(tags_without_speaker("# Scene\n\n- #sly Go left\n  Alice: Fine.\n"), [(3, 3)]);
+    // Riding along with a speaker, or after words, a tag is fine; so is an escaped hash.
+    for fine in ["Alice: #happy We made it!\n", "We made it #happy\n", "\\#happy We made it!\n", "a # b\n"] {
+        assert_eq!(tags_without_speaker(fine), [], "{fine}");
+    }
+    // Tags in a prefix with no name are reported once, as before.
+    assert_eq!(tags_without_speaker("#excited: We made it!\n"), [(1, 1)]);
 }

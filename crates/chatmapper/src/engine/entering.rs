@@ -5,7 +5,7 @@ use stagehand_lua::Value;
 use stagehand_playbook::{Fragment, Style};
 use stagehand_runner::{OwnedEvent, RefusalReason};
 
-use super::offered::{self, Offered};
+use super::offered::{self, Offered, Ring};
 use super::state::Situation;
 use super::status::{self, SimStatus};
 use super::{environment, ChatMapperEngine};
@@ -123,16 +123,28 @@ impl ChatMapperEngine {
         }
     }
 
-    /// Why a ring of groups stops the conversation (M10).
-    fn ring(&self, ring: &[usize]) -> String {
-        let labels: Vec<&str> = ring.iter().map(|&g| self.index.nodes[g].label.as_str()).collect();
-        let groups = match labels.as_slice() {
-            [one] => format!("the group {one} expands into itself"),
-            [rest @ .., last] => format!("the groups {} and {last} expand into each other", rest.join(", ")),
-            [] => "groups expand into each other".to_owned(),
+    /// Why a ring of groups (M10) or of false Passthrough entries (M18) stops the conversation.
+    fn ring(&self, ring: &Ring) -> String {
+        let (members, kind) = match ring {
+            Ring::Groups(members) => (members, "groups"),
+            Ring::Passthrough(members) => (members, "Passthrough entries"),
+        };
+        let labels: Vec<&str> = members.iter().map(|&g| self.index.nodes[g].label.as_str()).collect();
+        let what = match (ring, labels.as_slice()) {
+            (Ring::Groups(_), [one]) => format!("the group {one} expands into itself"),
+            (Ring::Groups(_), [rest @ .., last]) => {
+                format!("the groups {} and {last} expand into each other", rest.join(", "))
+            }
+            (Ring::Passthrough(_), [one]) => {
+                format!("the false Passthrough entry {one} puts itself in its own place")
+            }
+            (Ring::Passthrough(_), [rest @ .., last]) => {
+                format!("the false Passthrough entries {} and {last} put each other in their place", rest.join(", "))
+            }
+            (_, []) => format!("{kind} lead to each other"),
         };
         format!(
-            "{groups} (a ring of groups), so the offered set never closes and this may be a loop; the conversation \
+            "{what} (a ring of {kind}), so the offered set never closes and this may be a loop; the conversation \
              stops here"
         )
     }

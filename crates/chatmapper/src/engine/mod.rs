@@ -32,7 +32,8 @@
 //! - The runaway guard: more than [`Options::max_automatic_advances`] entries entered without a
 //!   player decision (`choose`, `supply` or `start`) is refused `endless-loop`, and the
 //!   conversation stops there ([`ChatMapperEngine::is_finished`] is then true). A ring of groups
-//!   (groups that expand into each other) is refused `endless-loop` the same way (decision M10).
+//!   (groups that expand into each other) is refused `endless-loop` the same way (decision M10),
+//!   and so is a ring of false Passthrough entries that put each other in their place (M18).
 //! - Everything else is refused: `next` before `start` (`not-started`), after the end
 //!   (`already-ended`), anything out of place (`misplaced`), a `choose` outside the menu
 //!   (`no-such-option`), a `supply` missing or adding keys or giving a non-text answer

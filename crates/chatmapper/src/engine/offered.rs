@@ -11,8 +11,8 @@ use super::index::{Index, Node};
 use super::{environment, Log};
 use crate::model::ConditionPriority;
 
-/// How deep Passthrough and group expansion may nest before the engine stops following (a loop of
-/// false Passthrough entries, or groups linking to each other).
+/// How deep Passthrough and group expansion may nest before the engine stops following (rings are
+/// caught before this; a chain this long is only followed no further).
 const MAX_DEPTH: usize = 64;
 
 /// One member of an offered set: the entry, and the groups whose scripts run before its own
@@ -45,8 +45,18 @@ pub(crate) fn holds(node: &Node, host: &mut dyn ScriptHost, log: &mut Log) -> bo
     }
 }
 
+/// A ring met while computing an offered set: its members, the one met again first, then those
+/// that led back to it. The ring was not followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ring {
+    /// Groups met again inside their own expansion (decision M10).
+    Groups(Vec<usize>),
+    /// False Passthrough entries met again while their own children stood in their place (M18).
+    Passthrough(Vec<usize>),
+}
+
 /// An offered set, with what the way to it met: the candidates its conditions closed, and a ring
-/// of groups if one was found.
+/// of groups or of Passthrough entries if one was found.
 #[derive(Debug, Default)]
 pub(crate) struct OfferedSet {
     /// The offered set, in link order.
@@ -54,9 +64,8 @@ pub(crate) struct OfferedSet {
     /// The candidates dropped because their conditions were false (Passthrough ones included:
     /// their children were considered in their place), in the order they were met, each once.
     pub closed: Vec<usize>,
-    /// A ring of groups met while expanding: the group met again inside its own expansion, then
-    /// the groups that led back to it (decision M10). The ring was not followed.
-    pub ring: Option<Vec<usize>>,
+    /// The first ring met (decisions M10, M18).
+    pub ring: Option<Ring>,
 }
 
 /// The offered set from `from` (steps 1–4).
@@ -68,6 +77,7 @@ pub(crate) fn offered(index: &Index, host: &mut dyn ScriptHost, log: &mut Log, f
         set: OfferedSet::default(),
         closed: HashSet::new(),
         carried: Vec::new(),
+        passing: Vec::new(),
         expanded: HashSet::new(),
     };
     let mut pool = Vec::new();
@@ -78,8 +88,9 @@ pub(crate) fn offered(index: &Index, host: &mut dyn ScriptHost, log: &mut Log, f
 }
 
 /// One computation of an offered set: the project and the host, what it has found so far, and
-/// step 4's bookkeeping (the groups on the way down, and the groups already expanded, each once,
-/// so groups reached along many paths cost nothing more).
+/// step 2's and step 4's bookkeeping (the false Passthrough entries and the groups on the way
+/// down, and the groups already expanded, each once, so groups reached along many paths cost
+/// nothing more).
 struct Selection<'a> {
     index: &'a Index,
     host: &'a mut dyn ScriptHost,
@@ -87,14 +98,17 @@ struct Selection<'a> {
     set: OfferedSet,
     closed: HashSet<usize>,
     carried: Vec<usize>,
+    passing: Vec<usize>,
     expanded: HashSet<usize>,
 }
 
 impl Selection<'_> {
     /// Step 2 over `origin`'s links, appending survivors to `pool`. Each candidate is considered
     /// once per pool (`seen`), so links reached twice, or Passthrough entries sharing children, are
-    /// not evaluated again. A root whose condition is false is dropped whatever its
-    /// FalseConditionAction: its condition says whether its conversation may be entered (M9).
+    /// not evaluated again; but a false Passthrough entry met again among the children standing in
+    /// its own place is a ring (M18): it is recorded, not followed. A root whose condition is false
+    /// is dropped whatever its FalseConditionAction: its condition says whether its conversation
+    /// may be entered (M9).
     fn filter(&mut self, origin: usize, depth: usize, pool: &mut Vec<usize>, seen: &mut HashSet<usize>) {
         let nodes = &self.index.nodes;
         for (position, link) in nodes[origin].links.iter().enumerate() {
@@ -106,6 +120,10 @@ impl Selection<'_> {
                 ));
                 continue;
             };
+            if let Some(at) = self.passing.iter().position(|&p| p == candidate) {
+                self.set.ring.get_or_insert_with(|| Ring::Passthrough(self.passing[at..].to_vec()));
+                continue;
+            }
             if !seen.insert(candidate) {
                 continue;
             }
@@ -122,7 +140,9 @@ impl Selection<'_> {
                     self.log
                         .push(format!("{}: Passthrough nests too deep (a loop?), so it is not followed", node.label));
                 } else {
+                    self.passing.push(candidate);
                     self.filter(candidate, depth + 1, pool, seen);
+                    self.passing.pop();
                 }
             }
         }
@@ -140,7 +160,7 @@ impl Selection<'_> {
                 continue;
             }
             if let Some(at) = self.carried.iter().position(|&g| g == node) {
-                self.set.ring.get_or_insert_with(|| self.carried[at..].to_vec());
+                self.set.ring.get_or_insert_with(|| Ring::Groups(self.carried[at..].to_vec()));
                 continue;
             }
             if self.carried.len() >= MAX_DEPTH || !self.expanded.insert(node) {
