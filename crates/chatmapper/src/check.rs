@@ -156,7 +156,7 @@ pub fn check(project: &Project) -> Vec<Finding> {
         }
     }
     declared.extend(assigned(&project.user_script));
-    let mut defined: HashSet<String> = globals::PREDEFINED.iter().map(|&n| n.to_owned()).collect();
+    let mut defined: HashSet<String> = globals::predefined().map(str::to_owned).collect();
     for source in project.conversations.iter().flat_map(|c| &c.entries).map(|e| &e.user_script) {
         defined.extend(globals::globals(source).assigned);
     }

@@ -12,31 +12,9 @@
 //! (scopes are not tracked), and in `a, b = 1, 2` only the last name counts as assigned (the
 //! others count as reads). Names built at run time (`_G["x"]`, `rawget(_G, "x")`) are not seen.
 
-/// The globals every chunk sees: the sandbox's libraries and the ChatMapper surface (FORMAT.md §6).
-pub(crate) const PREDEFINED: &[&str] = &[
-    "_G",
-    "_VERSION",
-    "assert",
-    "error",
-    "getmetatable",
-    "ipairs",
-    "next",
-    "pairs",
-    "pcall",
-    "print",
-    "rawequal",
-    "rawget",
-    "rawset",
-    "select",
-    "setmetatable",
-    "tonumber",
-    "tostring",
-    "type",
-    "unpack",
-    "xpcall",
-    "string",
-    "table",
-    "math",
+/// The ChatMapper surface every chunk sees besides the sandbox's own globals
+/// ([`stagehand_lua::SANDBOX_GLOBALS`]): the tables and functions of FORMAT.md §6.
+pub(crate) const CHATMAPPER_SURFACE: &[&str] = &[
     "Actor",
     "Item",
     "Location",
@@ -52,6 +30,11 @@ pub(crate) const PREDEFINED: &[&str] = &[
     "IncRelationship",
     "DecRelationship",
 ];
+
+/// Every global a chunk sees before anything is defined: the sandbox's and the ChatMapper surface.
+pub(crate) fn predefined() -> impl Iterator<Item = &'static str> {
+    stagehand_lua::SANDBOX_GLOBALS.iter().chain(CHATMAPPER_SURFACE).copied()
+}
 
 const KEYWORDS: &[&str] = &[
     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "if", "in", "local", "nil", "not", "or",

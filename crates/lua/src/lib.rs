@@ -129,7 +129,9 @@ use serde::{Deserialize, Serialize};
 pub use error::{ErrorKind, ScriptError};
 pub use number::format_number;
 pub use rng::SplitMix64;
-pub use sandbox::{Sandbox, MAX_LOG_BYTES, MAX_PATTERN_BYTES, MAX_SNAPSHOT_DEPTH, MAX_SNAPSHOT_VALUES};
+pub use sandbox::{
+    Sandbox, MAX_LOG_BYTES, MAX_PATTERN_BYTES, MAX_SNAPSHOT_DEPTH, MAX_SNAPSHOT_VALUES, SANDBOX_GLOBALS,
+};
 pub use snapshot::{Snapshot, SnapshotEntry, SnapshotKey, SnapshotValue};
 
 /// What a chunk's source is.

@@ -13,8 +13,10 @@ use crate::snapshot::{Snapshot, SnapshotEntry, SnapshotKey, SnapshotValue};
 use crate::strlib::{self, Budget};
 use crate::{ChunkId, ChunkKind, Key, Limits, ScriptHost, Value};
 
-/// The globals scripts can see. Everything else the standard libraries define is removed.
-const ALLOWED_GLOBALS: &[&str] = &[
+/// The globals scripts can see: the sandbox keeps these of the standard libraries and removes
+/// everything else (`io`, `os`, `debug`, `package`, the loaders). `check`s that ask which names a
+/// chunk can read without defining them start from this list.
+pub const SANDBOX_GLOBALS: &[&str] = &[
     "_G",
     "_VERSION",
     "assert",
@@ -248,7 +250,7 @@ impl Sandbox {
         for pair in globals.pairs::<mlua::Value, mlua::Value>() {
             let (key, _) = pair?;
             let allowed = match &key {
-                mlua::Value::String(s) => ALLOWED_GLOBALS.iter().any(|name| s.as_bytes().as_ref() == name.as_bytes()),
+                mlua::Value::String(s) => SANDBOX_GLOBALS.iter().any(|name| s.as_bytes().as_ref() == name.as_bytes()),
                 _ => false,
             };
             if !allowed {

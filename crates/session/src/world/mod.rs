@@ -14,7 +14,7 @@
 mod facts;
 mod lua;
 
-use stagehand_playbook::{plain_text, Fragment};
+use stagehand_playbook::Fragment;
 use stagehand_runner::{Answer, AnswerKind};
 
 pub use facts::FactsWorld;
@@ -96,20 +96,10 @@ pub fn default_answer(kind: AnswerKind) -> Answer<'static> {
     }
 }
 
-/// A command fragment as its author wrote it: `("Alice joins Art")` or `JoinClub("Alice", "Art")`.
+/// A command fragment as its author wrote it: `("Alice joins Art")` or `JoinClub("Alice", "Art")`
+/// (the protocol spells it, for the view and for worlds alike).
 pub fn command_text(effect: &Fragment) -> String {
-    match effect {
-        Fragment::DefaultCommand { action } => format!("({})", quote(action)),
-        Fragment::CustomCommand { name, args } => {
-            let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
-            format!("{name}({})", args.join(", "))
-        }
-        other => plain_text(std::slice::from_ref(other)),
-    }
-}
-
-fn quote(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    stagehand_protocol::effect_text(effect)
 }
 
 /// Reads a text as the kind of answer asked for: `true`/`yes`/`y`/`1` and `false`/`no`/`n`/`0`
