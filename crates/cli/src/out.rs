@@ -25,7 +25,7 @@ pub fn write(text: &str) {
     }
 }
 
-/// `println!` through [`line`]: a closed pipe ends the process quietly instead of panicking.
+/// `println!` through [`line()`]: a closed pipe ends the process quietly instead of panicking.
 macro_rules! outln {
     ($($argument:tt)*) => {
         $crate::out::line(&format!($($argument)*))
