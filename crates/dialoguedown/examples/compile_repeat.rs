@@ -1,7 +1,9 @@
 //! Compiles a script several times in one process, as the criterion bench does, and prints the
 //! fastest and the median time with and without dropping the result:
 //! `compile_repeat <script.dialogue.md | --generated MiB> [times] [--one-thread]`. With
-//! `--generated`, the script is the compile bench's own generated one, of about that many MiB.
+//! `--generated`, the script is the compile bench's own generated one, of about that many MiB
+//! (a fraction allowed); `compile_repeat --generated MiB --write FILE` writes it to a file
+//! instead, for measuring the `stagehand` binary on it.
 //! On a machine whose timings wander, the fastest of many runs is the steadiest figure.
 
 use std::time::{Duration, Instant};
@@ -16,8 +18,16 @@ fn main() {
     let mut args = std::env::args().skip(1).filter(|arg| arg != "--one-thread");
     let (name, source) = match args.next().as_deref() {
         Some("--generated") => {
-            let mib: usize = args.next().and_then(|mib| mib.parse().ok()).unwrap_or(10);
-            ("generated.dialogue.md".to_owned(), script::script(mib * 1024 * 1024))
+            let mib: f64 = args.next().and_then(|mib| mib.parse().ok()).unwrap_or(10.0);
+            let source = script::script((mib * 1024.0 * 1024.0) as usize);
+            if args.next().as_deref() == Some("--write") {
+                let path = args.next().unwrap_or_else(|| "generated.dialogue.md".to_owned());
+                if let Err(error) = std::fs::write(&path, &source) {
+                    eprintln!("{path}: {error}");
+                }
+                return;
+            }
+            ("generated.dialogue.md".to_owned(), source)
         }
         Some(path) => match std::fs::read_to_string(path) {
             Ok(source) => (path.to_owned(), source),

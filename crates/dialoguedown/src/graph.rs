@@ -56,9 +56,19 @@ pub(crate) struct Lowering {
     pub emptied: Spare,
     /// Where in the source each node was written (a byte offset), by node.
     offsets: Vec<usize>,
+    /// The script's length, from which the node table's final size is projected.
+    source_len: usize,
 }
 
+/// Nodes the table holds before its growth is projected from the script read so far.
+const PROJECT_AFTER: usize = 4096;
+
 impl Lowering {
+    /// A graph for a script of `source_len` bytes.
+    pub fn new(source_len: usize) -> Lowering {
+        Lowering { source_len, ..Lowering::default() }
+    }
+
     /// Lowers the analyzed blocks of one top-level block, in reading order.
     pub fn blocks(&mut self, blocks: impl IntoIterator<Item = Block>) {
         let open = std::mem::take(&mut self.open);
@@ -80,7 +90,10 @@ impl Lowering {
         self.nodes.push(Node::End);
         self.offsets.push(source_len);
         self.fill(&mut open, end);
-        let Lowering { mut nodes, anchors, late, defaulted, offsets, .. } = self;
+        let Lowering { mut nodes, anchors, late, defaulted, mut offsets, .. } = self;
+        // The table was grown to a projection of its size: give back what it did not use.
+        nodes.shrink_to_fit();
+        offsets.shrink_to_fit();
         for (node, edge, what) in late {
             let target = match what {
                 Late::End => end,
@@ -131,10 +144,35 @@ fn condition(cond: &Option<Cond>) -> Option<Condition> {
 impl Lowering {
     fn add(&mut self, node: Node, at: usize, open: &mut Vec<Hole>) -> usize {
         let id = self.nodes.len();
+        if id == self.nodes.capacity() {
+            self.grow(at);
+        }
         self.nodes.push(node);
         self.offsets.push(at);
         self.fill(open, id);
         id
+    }
+
+    /// Makes room for more nodes, the next node being written at byte `at`. Once the table is
+    /// past its first few thousand nodes it grows to the size the script read so far projects
+    /// (nodes so far, scaled by the bytes left), and at least by a quarter, rather than by
+    /// doubling: a doubled table of a third of a million 128-byte nodes leaves tens of
+    /// megabytes reserved and unused, and each doubling briefly holds the old table beside the
+    /// new one (issue 11, item 11). Growth stays geometric, so adding a node stays amortised
+    /// constant time however wrong the projection is.
+    fn grow(&mut self, at: usize) {
+        let len = self.nodes.len();
+        let projected = if len < PROJECT_AFTER || at == 0 {
+            2 * len
+        } else {
+            // A sixteenth more than the projection, so a script denser at its end than at its
+            // start seldom grows a second time; never more than four times the table.
+            let projected = len.saturating_mul(self.source_len) / at;
+            projected.saturating_add(projected / 16).min(4 * len)
+        };
+        let wanted = projected.max(len + len / 4).max(64);
+        self.nodes.reserve_exact(wanted - len);
+        self.offsets.reserve_exact(wanted.saturating_sub(self.offsets.len()));
     }
 
     /// Points every open hole at `id`, leaving `open` empty for reuse.
@@ -239,13 +277,13 @@ impl Lowering {
             }
             Block::Choices(mut choices) => {
                 let random = choices.is_random();
-                // An edge per option and at most a succession.
-                let out = Edges::with_capacity(choices.options.len() + 1);
+                let all_gated = choices.options.iter().all(|option| option.condition.is_some());
+                // An edge per option, and a succession only when every option is gated.
+                let out = Edges::with_capacity(choices.options.len() + usize::from(all_gated));
                 let node =
                     if random { Node::RandomChoice { out } } else { Node::Choice { ordered: choices.ordered, out } };
                 let id = self.add(node, choices.span.start, &mut open);
                 let mut exits = open;
-                let all_gated = choices.options.iter().all(|option| option.condition.is_some());
                 for (index, option) in choices.options.drain(..).enumerate() {
                     let edge = if random {
                         let weight = match &option.weight {
@@ -274,13 +312,11 @@ impl Lowering {
                 exits
             }
             Block::Branches(mut control) => {
-                let id = self.add(
-                    Node::Branch { out: Edges::with_capacity(control.arms.len() + 1) },
-                    control.start,
-                    &mut open,
-                );
-                let mut exits = open;
                 let has_else = control.arms.iter().any(|arm| arm.condition.is_none());
+                // An edge per arm, and a succession only when there is no else.
+                let out = Edges::with_capacity(control.arms.len() + usize::from(!has_else));
+                let id = self.add(Node::Branch { out }, control.start, &mut open);
+                let mut exits = open;
                 for (index, arm) in control.arms.drain(..).enumerate() {
                     if let Some(out) = self.nodes[id].out_mut() {
                         out.push(Edge::Branch { target: OPEN, condition: condition(&arm.condition) });

@@ -114,7 +114,7 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     // parsed, so no stage holds more than a few pieces of the script, besides the playbook.
     let mut sink = diagnostics::Sink::default();
     let mut analyzer = analysis::Analyzer::new(options);
-    let mut lowering = graph::Lowering::default();
+    let mut lowering = graph::Lowering::new(source.len());
     let mut blocks = Vec::new();
     let mut room = line::LineRoom::default();
     pipeline::parse_script(source, &options.unmodeled, !options.one_thread, &mut sink, |tree, block, sink| {
