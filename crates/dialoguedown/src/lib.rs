@@ -78,7 +78,7 @@ mod transpile;
 
 pub use config::{script_name, ConfigError, ConfiguredSpeaker, Handling, Mode, Options, Unmodeled};
 pub use diagnostics::{line_columns, Code, Diagnostic, Severity};
-pub use render::{render_human, render_human_with, render_json, render_json_values};
+pub use render::{render_human, render_human_with, render_json, render_json_values, write_human};
 pub use stagehand_playbook::Playbook;
 
 /// How many containers (blockquotes, lists, items, emphasis, links) may nest inside each other

@@ -1,6 +1,7 @@
 //! Rendering diagnostics for people (rustc-like, through `ariadne`) and for tools (JSON).
 
 use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
+
 use serde_json::{json, Value};
 
 use crate::diagnostics::{Diagnostic, Severity};
@@ -26,17 +27,32 @@ pub fn render_human(diagnostics: &[Diagnostic], source: &str, file_name: &str) -
 
 /// Renders diagnostics for people, with ANSI colour when `color` is set.
 pub fn render_human_with(diagnostics: &[Diagnostic], source: &str, file_name: &str, color: bool) -> String {
-    if diagnostics.is_empty() {
-        return String::new();
-    }
     let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_human(diagnostics, source, file_name, color, &mut out);
+    // Each report is UTF-8 (ariadne writes `str`s), so this takes the buffer without a copy.
+    String::from_utf8(out).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// [`render_human_with`], written to `out` one report at a time, so the rendering of many
+/// diagnostics is never held whole (a big script's advice alone can run to megabytes). Stops
+/// at the first failure to write, and returns it.
+pub fn write_human(
+    diagnostics: &[Diagnostic],
+    source: &str,
+    file_name: &str,
+    color: bool,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    if diagnostics.is_empty() {
+        return Ok(());
+    }
     // A byte-order mark is no column of the first line (the spans count it; the report does not).
     let skip = source.len() - crate::pipeline::without_bom(source).len();
     let source = &source[skip..];
     // One line index for the whole script, shared by every report.
     let mut cache = (file_name, Source::from(source));
-    let mut line_starts = vec![0];
-    line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
+    let mut rendered = Vec::new();
     for diagnostic in diagnostics {
         let kind = match diagnostic.severity {
             Severity::Error => ReportKind::Error,
@@ -53,28 +69,42 @@ pub fn render_human_with(diagnostics: &[Diagnostic], source: &str, file_name: &s
             .with_message(&diagnostic.message)
             .with_label(Label::new((file_name, start..end)).with_message(&diagnostic.label))
             .finish();
-        let line = line_starts.partition_point(|&at| at <= start).max(1);
-        let line_length = line_starts.get(line).map_or(source.len(), |&next| next) - line_starts[line - 1];
-        let mut rendered = Vec::new();
-        if line_length <= LONGEST_QUOTED_LINE && report.write(&mut cache, &mut rendered).is_ok() {
-            out.extend(rendered);
+        rendered.clear();
+        if line_is_quoted(source.as_bytes(), start) && report.write(&mut cache, &mut rendered).is_ok() {
+            out.write_all(&rendered)?;
         } else {
-            out.extend(
-                format!(
-                    "[{}] {}: {}\n   --> {}:{}:{}: {}\n",
-                    diagnostic.code,
-                    diagnostic.severity,
-                    diagnostic.message,
-                    file_name,
-                    diagnostic.line,
-                    diagnostic.column,
-                    diagnostic.label
-                )
-                .into_bytes(),
-            );
+            writeln!(
+                out,
+                "[{}] {}: {}\n   --> {}:{}:{}: {}",
+                diagnostic.code,
+                diagnostic.severity,
+                diagnostic.message,
+                file_name,
+                diagnostic.line,
+                diagnostic.column,
+                diagnostic.label
+            )?;
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    Ok(())
+}
+
+/// Whether the line holding byte `at` (its line break included) is at most
+/// [`LONGEST_QUOTED_LINE`] bytes long. Only that many bytes either side are looked at, so a
+/// megabyte-long line with many diagnostics costs no more than a short one.
+fn line_is_quoted(bytes: &[u8], at: usize) -> bool {
+    let from = at.saturating_sub(LONGEST_QUOTED_LINE);
+    let line_start = match memchr::memrchr(b'\n', &bytes[from..at]) {
+        Some(found) => from + found + 1,
+        None if from == 0 => 0,
+        // No line break within reach behind: the line is longer than that.
+        None => return false,
+    };
+    let reach = (line_start + LONGEST_QUOTED_LINE).min(bytes.len());
+    match memchr::memchr(b'\n', &bytes[at..reach]) {
+        Some(found) => at + found + 1 - line_start <= LONGEST_QUOTED_LINE,
+        None => reach == bytes.len(),
+    }
 }
 
 /// The diagnostics as a JSON array: one object per diagnostic with `code`, `severity`,
@@ -102,4 +132,30 @@ pub fn render_json_values(diagnostics: &[Diagnostic]) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The length of the line holding `at`, its break included, found the long way.
+    fn line_length(bytes: &[u8], at: usize) -> usize {
+        let start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |found| found + 1);
+        let next = bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |found| at + found + 1);
+        next - start
+    }
+
+    #[test]
+    fn a_line_is_quoted_up_to_the_longest_length_and_no_further() {
+        for length in [0, 1, 998, 999, 1000, 1001, 2500] {
+            for text in [format!("a\n{}\nb", "x".repeat(length)), "x".repeat(length), format!("{}\n", "x".repeat(length))] {
+                let bytes = text.as_bytes();
+                for at in [0, 1, 2, length / 2, length, length + 1, length + 2, bytes.len()] {
+                    let at = at.min(bytes.len());
+                    let expected = line_length(bytes, at) <= LONGEST_QUOTED_LINE;
+                    assert_eq!(line_is_quoted(bytes, at), expected, "length {length}, at {at}");
+                }
+            }
+        }
+    }
 }

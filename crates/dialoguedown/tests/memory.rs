@@ -1,7 +1,7 @@
-//! What compiling a big script costs in memory, counted by dhat's heap profiler (bytes, never
-//! time). One test, because a process holds one profiler at a time.
+//! What compiling a big script, and rendering its diagnostics, cost in memory, counted by dhat's heap profiler (bytes, never
+//! time). One test, because a process holds one profiler at a time (two, one after the other).
 
-use stagehand_dialoguedown::{compile, Options};
+use stagehand_dialoguedown::{compile, write_human, Options};
 
 #[path = "../benches/support/script.rs"]
 #[allow(dead_code)]
@@ -12,7 +12,7 @@ static HEAP: dhat::Alloc = dhat::Alloc;
 
 #[test]
 fn compiling_holds_a_small_multiple_of_the_script() {
-    let _profiler = dhat::Profiler::builder().testing().build();
+    let profiler = dhat::Profiler::builder().testing().build();
     // About 4.8 MiB: a little over 2^17 nodes, where a table grown by doubling is at its
     // emptiest (almost half of it reserved and unused).
     let source = script::script(5_000_000);
@@ -33,4 +33,36 @@ fn compiling_holds_a_small_multiple_of_the_script() {
         source.len(),
         peak as f64 / source.len() as f64
     );
+
+    drop(playbook);
+
+    // Rendering its diagnostics for people, written out as they are rendered, holds the line
+    // index ariadne quotes from (32 bytes a line, grown by doubling) and one report at a time,
+    // never the whole rendering.
+    let lines = source.lines().count();
+    let diagnostics = &compilation.diagnostics;
+    let mut written = Counted(0);
+    // A fresh profiler, so the compile's peak above does not hide the rendering's.
+    drop(profiler);
+    let profiler = dhat::Profiler::builder().testing().build();
+    write_human(diagnostics, &source, "memory.dialogue.md", false, &mut written).expect("counting cannot fail");
+    let held = dhat::HeapStats::get().max_bytes;
+    drop(profiler);
+    let bound = 32 * lines.next_power_of_two() + (256 << 10);
+    assert!(written.0 > 1 << 20, "{} diagnostics rendered to only {} bytes", diagnostics.len(), written.0);
+    assert!(held <= bound, "rendering {} bytes of diagnostics held {held} bytes, over the {bound} allowed", written.0);
+}
+
+/// A writer that only counts what it is given.
+struct Counted(usize);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
