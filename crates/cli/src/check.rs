@@ -9,7 +9,7 @@ use crate::lint::{lint, Lint};
 use serde_json::json;
 use stagehand_dialoguedown::Severity;
 
-use crate::compile::{compile_file, report, tally, MessageFormat, Settings};
+use crate::compile::{compile_bytes, report, tally, MessageFormat, Settings};
 use crate::kind::{kind, Kind};
 
 /// Errors and warnings found in one file.
@@ -30,7 +30,7 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
                 Count { errors: 1, warnings: 0 }
             }
             Ok(bytes) => match kind(file, &bytes) {
-                Kind::Script => check_script(file, settings, format, &mut json_findings),
+                Kind::Script => check_script(file, bytes, settings, format, &mut json_findings),
                 Kind::Playbook => check_playbook(&name, &bytes, format, &mut json_findings),
                 Kind::ChatMapper => check_project(&name, &bytes, format, &mut json_findings),
             },
@@ -85,51 +85,67 @@ fn report_lints(
 
 fn check_script(
     file: &Path,
+    bytes: Vec<u8>,
     settings: &Settings,
     format: MessageFormat,
     json_findings: &mut Vec<serde_json::Value>,
 ) -> Count {
     let name = file.to_string_lossy().into_owned();
-    let (source, compilation) = match compile_file(file, settings) {
+    // The bytes read to tell the file's kind are the script: it is not read a second time.
+    let (source, mut compilation) = match compile_bytes(file, bytes, settings) {
         Ok(done) => done,
         Err(message) => {
             errln!("error: {message}");
             return Count { errors: 1, warnings: 0 };
         }
     };
-    match format {
-        MessageFormat::Human => {
-            if !compilation.diagnostics.is_empty() {
-                report(&compilation.diagnostics, &source, &name, format);
-            }
-        }
-        MessageFormat::Json => {
-            json_findings.extend(stagehand_dialoguedown::render_json_values(&compilation.diagnostics));
-        }
+    if format == MessageFormat::Json {
+        json_findings.extend(stagehand_dialoguedown::render_json_values(&compilation.diagnostics));
     }
     let (errors, warnings) = tally(&compilation.diagnostics);
     let mut count = Count { errors, warnings };
-    let Some(playbook) = compilation.playbook else { return count };
-    // What the compiler wrote must read back through the reader a runtime uses.
+    // The playbook is checked, and dropped, before the diagnostics are rendered for people:
+    // rendering indexes every line of the script, and a big playbook need not wait beside that.
+    let found = compilation.playbook.take().map(|playbook| graph_findings(&playbook, &source, &compilation.node_offsets));
+    drop(compilation.node_offsets);
+    if format == MessageFormat::Human && !compilation.diagnostics.is_empty() {
+        report(&compilation.diagnostics, &source, &name, format);
+    }
+    drop(source);
+    match found {
+        None => {}
+        Some(Err(refusal)) => {
+            count.errors += 1;
+            let message = format!("the compiled playbook does not read back: {refusal}");
+            match format {
+                MessageFormat::Human => outln!("error[reader]: {message}\n  --> {name}"),
+                MessageFormat::Json => json_findings.push(json!({
+                    "file": name, "severity": "error", "code": "reader", "message": message,
+                })),
+            }
+        }
+        Some(Ok(lints)) => {
+            let more = report_lints(&name, &lints, format, json_findings);
+            count.errors += more.errors;
+            count.warnings += more.warnings;
+        }
+    }
+    count
+}
+
+/// What the compiled playbook's graph shows: the reader's refusal, if it refuses it, else the
+/// lints, each placed in the script.
+fn graph_findings(
+    playbook: &stagehand_playbook::Playbook,
+    source: &str,
+    node_offsets: &[usize],
+) -> Result<Vec<Lint>, String> {
     // What the compiler built must pass the reader a runtime uses: its rules, run on the playbook
     // in memory (the writer's output reads back as the same playbook: the playbook crate's promise).
-    if let Err(refusal) = stagehand_playbook::Reader::new().check_playbook(&playbook) {
-        count.errors += 1;
-        let message = format!("the compiled playbook does not read back: {refusal}");
-        match format {
-            MessageFormat::Human => outln!("error[reader]: {message}\n  --> {name}"),
-            MessageFormat::Json => json_findings.push(json!({
-                "file": name, "severity": "error", "code": "reader", "message": message,
-            })),
-        }
-        return count;
-    }
+    stagehand_playbook::Reader::new().check_playbook(playbook).map_err(|refusal| refusal.to_string())?;
     // The playbook carries no positions; the compiler says where each node was written.
-    let places = stagehand_dialoguedown::line_columns(&source, &compilation.node_offsets);
-    let more = report_lints(&name, &lint(&playbook, &places), format, json_findings);
-    count.errors += more.errors;
-    count.warnings += more.warnings;
-    count
+    let places = stagehand_dialoguedown::line_columns(source, node_offsets);
+    Ok(lint(playbook, &places))
 }
 
 fn check_playbook(

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stagehand_dialoguedown::{
-    compile, render_human_with, render_json, Compilation, Diagnostic, Mode, Options, Severity,
+    compile, render_json, write_human, Compilation, Diagnostic, Mode, Options, Severity,
 };
 
 /// How diagnostics are written.
@@ -74,7 +74,19 @@ fn nearest_config(script: &Path) -> Option<PathBuf> {
 
 /// Compiles one script, returning its source (for rendering) and what the compile produced.
 pub fn compile_file(script: &Path, settings: &Settings) -> Result<(String, Compilation), String> {
-    let (source, _loading) = crate::read::text_to_load(script)?;
+    compile_loaded(script, crate::read::text_to_load(script)?, settings)
+}
+
+/// [`compile_file`] for a script already read as `bytes`.
+pub fn compile_bytes(script: &Path, bytes: Vec<u8>, settings: &Settings) -> Result<(String, Compilation), String> {
+    compile_loaded(script, crate::read::bytes_to_load(script, bytes)?, settings)
+}
+
+fn compile_loaded(
+    script: &Path,
+    (source, _loading): (String, crate::read::Loading),
+    settings: &Settings,
+) -> Result<(String, Compilation), String> {
     if let Some(kind) = crate::kind::recognised(source.as_bytes()) {
         let name = script.display();
         return Err(format!(
@@ -97,7 +109,11 @@ pub fn report(diagnostics: &[Diagnostic], source: &str, file: &str, format: Mess
         MessageFormat::Human => {
             use std::io::IsTerminal;
             let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            crate::out::err(&render_human_with(diagnostics, source, file, colour));
+            // Written as rendered, report by report: a big script's advice can run to megabytes.
+            use std::io::Write;
+            let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+            // A failure to write to standard error is dropped, as `out::err` drops it.
+            let _ = write_human(diagnostics, source, file, colour, &mut err).and_then(|()| err.flush());
         }
         MessageFormat::Json => errln!("{}", render_json(diagnostics)),
     }
@@ -145,9 +161,10 @@ pub fn run(
             }
         };
         let name = script.to_string_lossy();
-        report(&compilation.diagnostics, &source, &name, format);
         let (errors, warnings) = tally(&compilation.diagnostics);
-        let Some(playbook) = compilation.playbook.filter(|_| errors == 0) else {
+        let Compilation { playbook, diagnostics, .. } = compilation;
+        let Some(playbook) = playbook.filter(|_| errors == 0) else {
+            report(&diagnostics, &source, &name, format);
             errln!("{name}: {errors} error(s), {warnings} warning(s); no playbook written");
             failed = true;
             continue;
@@ -157,8 +174,13 @@ pub fn run(
             Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script))),
             Some(file) => Some(file.to_path_buf()),
         };
+        // The playbook is written, and dropped, before the diagnostics are rendered: rendering
+        // indexes every line of the script, and a big playbook need not wait beside that.
+        let written = put(&playbook, destination.as_deref(), pretty);
+        drop(playbook);
+        report(&diagnostics, &source, &name, format);
         drop(source);
-        if let Err(e) = put(&playbook, destination.as_deref(), pretty) {
+        if let Err(e) = written {
             if destination.is_none() && e.kind() == std::io::ErrorKind::BrokenPipe {
                 // Standard output's reader has gone: end quietly, as `out::write` does (P6).
                 std::process::exit(0);

@@ -24,13 +24,28 @@ pub fn text(path: &Path) -> Result<String, String> {
 /// returned is dropped.
 pub fn text_to_load(path: &Path) -> Result<(String, Loading), String> {
     let text = text(path)?;
+    Ok(loading(path, text))
+}
+
+/// [`text_to_load`] for a file already read as `bytes` (to tell its kind): the bytes become the
+/// text without a copy, so a large script is never held twice.
+pub fn bytes_to_load(path: &Path, bytes: Vec<u8>) -> Result<(String, Loading), String> {
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let error = files::ReadError::NotUtf8 { offset: e.utf8_error().valid_up_to() };
+        format!("{}: {error}", path.display())
+    })?;
+    Ok(loading(path, text))
+}
+
+/// Shows, for a large file in a terminal, that `text` is being loaded.
+fn loading(path: &Path, text: String) -> (String, Loading) {
     let shown = std::io::stderr().is_terminal() && text.len() as u64 >= SHOW_PROGRESS_FROM;
     if shown {
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[Kloading {} ({})…", path.display(), Size(text.len() as u64));
         let _ = err.flush();
     }
-    Ok((text, Loading { shown }))
+    (text, Loading { shown })
 }
 
 /// The `loading …` line of [`text_to_load`]: cleared when this is dropped.
