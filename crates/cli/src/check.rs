@@ -106,7 +106,8 @@ fn check_script(
     let mut count = Count { errors, warnings };
     // The playbook is checked, and dropped, before the diagnostics are rendered for people:
     // rendering indexes every line of the script, and a big playbook need not wait beside that.
-    let found = compilation.playbook.take().map(|playbook| graph_findings(&playbook, &source, &compilation.node_offsets));
+    let found =
+        compilation.playbook.take().map(|playbook| graph_findings(&playbook, &source, &compilation.node_offsets));
     drop(compilation.node_offsets);
     if format == MessageFormat::Human && !compilation.diagnostics.is_empty() {
         report(&compilation.diagnostics, &source, &name, format);

@@ -3,9 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stagehand_dialoguedown::{
-    compile, render_json, write_human, Compilation, Diagnostic, Mode, Options, Severity,
-};
+use stagehand_dialoguedown::{compile, render_json, write_human, Compilation, Diagnostic, Mode, Options, Severity};
 
 /// How diagnostics are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -148,7 +148,9 @@ mod tests {
     #[test]
     fn a_line_is_quoted_up_to_the_longest_length_and_no_further() {
         for length in [0, 1, 998, 999, 1000, 1001, 2500] {
-            for text in [format!("a\n{}\nb", "x".repeat(length)), "x".repeat(length), format!("{}\n", "x".repeat(length))] {
+            for text in
+                [format!("a\n{}\nb", "x".repeat(length)), "x".repeat(length), format!("{}\n", "x".repeat(length))]
+            {
                 let bytes = text.as_bytes();
                 for at in [0, 1, 2, length / 2, length, length + 1, length + 2, bytes.len()] {
                     let at = at.min(bytes.len());
