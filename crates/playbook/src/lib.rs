@@ -34,6 +34,7 @@
 //! assert_eq!(playbook, again);
 //! ```
 
+mod binary;
 mod condition;
 mod document;
 mod edge;
@@ -45,6 +46,7 @@ mod template;
 mod text;
 mod writer;
 
+pub use binary::{is_binary, read_binary, write_binary, BinaryReadError, BINARY_ENCODING, BINARY_MAGIC};
 /// The string type of the playbook's fragment words, keys, and command and tag names (every
 /// string in a [`Fragment`], and the keys of a [`Condition`] and a [`Weight`]): a `String` that
 /// keeps up to 24 bytes inline, so the many short pieces of a playbook cost no allocation of
