@@ -22,9 +22,13 @@ use crate::speech::{Fragment, Speech, Style};
 /// reader's nesting limit stops a JSON playbook at about 60 levels, so every JSON playbook fits.
 pub(super) const MAX_SPEECH_DEPTH: u32 = 64;
 
+/// How many bytes of list room a read may reserve ahead, per byte of input.
+const RESERVE_PER_INPUT_BYTE: usize = 8;
+
 thread_local! {
-    /// The read in progress on this thread: how deep speech nests now, and how many bytes the
-    /// input holds (no sequence can hold more items than that, each taking a byte at least).
+    /// The read in progress on this thread: how deep speech nests now, and how many bytes of
+    /// room lists may still reserve ahead of their items (a few times the input's length:
+    /// honest lengths then cost no regrowth, and lengths the input cannot back cost no more).
     static READING: Cell<(u32, usize)> = const { Cell::new((0, 0)) };
     /// Whether the read on this thread stopped at the nesting limit (postcard's errors carry no
     /// message of their own).
@@ -33,7 +37,7 @@ thread_local! {
 
 /// Sets up [`READING`] for one read of `input_len` bytes.
 pub(super) fn begin(input_len: usize) {
-    READING.with(|reading| reading.set((0, input_len)));
+    READING.with(|reading| reading.set((0, input_len.saturating_mul(RESERVE_PER_INPUT_BYTE))));
     TOO_DEEP.with(|too_deep| too_deep.set(false));
 }
 
@@ -263,7 +267,7 @@ sequence!(nodes, Vec<Node>, Node, NodeDef);
 sequence!(edges, Edges, Edge, EdgeDef);
 sequence!(fragments, Speech, Fragment, FragmentDef);
 
-/// Reads a sequence into any list, reserving no more room than the input could fill.
+/// Reads a sequence into any list, reserving room for its items out of the read's budget.
 struct Items<L, R, T, F>(PhantomData<fn(R) -> (L, T)>, F);
 
 impl<'de, L, R, T, F> Visitor<'de> for Items<L, R, T, F>
@@ -280,9 +284,15 @@ where
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<L, A::Error> {
         let mut list = L::default();
-        let input_len = READING.with(|reading| reading.get().1);
-        let room = (1 << 20) / std::mem::size_of::<T>().max(1);
-        list.reserve_up_to(seq.size_hint().unwrap_or(0).min(input_len).min(room));
+        let size = std::mem::size_of::<T>().max(1);
+        let wanted = seq.size_hint().unwrap_or(0);
+        let granted = READING.with(|reading| {
+            let (depth, budget) = reading.get();
+            let granted = wanted.min(budget / size);
+            reading.set((depth, budget - granted * size));
+            granted
+        });
+        list.reserve_up_to(granted);
         while let Some(item) = seq.next_element::<R>()? {
             list.extend(std::iter::once((self.1)(item)));
         }
@@ -297,13 +307,13 @@ trait Reserve {
 
 impl<T> Reserve for Vec<T> {
     fn reserve_up_to(&mut self, additional: usize) {
-        self.reserve(additional);
+        self.reserve_exact(additional);
     }
 }
 
 impl Reserve for Edges {
     fn reserve_up_to(&mut self, additional: usize) {
-        self.reserve(additional);
+        self.reserve_exact(additional);
     }
 }
 
@@ -317,8 +327,8 @@ mod speech {
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Speech, D::Error> {
         let depth = READING.with(|reading| {
-            let (depth, input_len) = reading.get();
-            reading.set((depth + 1, input_len));
+            let (depth, budget) = reading.get();
+            reading.set((depth + 1, budget));
             depth + 1
         });
         // Leaves the level however the read ends.
@@ -326,8 +336,8 @@ mod speech {
         impl Drop for Leave {
             fn drop(&mut self) {
                 READING.with(|reading| {
-                    let (depth, input_len) = reading.get();
-                    reading.set((depth.saturating_sub(1), input_len));
+                    let (depth, budget) = reading.get();
+                    reading.set((depth.saturating_sub(1), budget));
                 });
             }
         }
