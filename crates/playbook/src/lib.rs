@@ -9,6 +9,8 @@
 //!   order, refusing with a [`ReadError`] that names the offending value by its JSON path;
 //! - a writer ([`write()`], [`write_compact`], [`write_to`], [`to_json`]) whose output reads back
 //!   equal, serialised straight from the types;
+//! - a binary form of the same playbook ([`write_binary`], [`read_binary`], [`is_binary`];
+//!   `docs/playbook-binary.md`), smaller and faster to load, read through the same checkers;
 //! - a [`fingerprint`]: SHA-256 of the canonical form, so a save can tell which playbook it
 //!   belongs to;
 //! - the reading helpers every consumer needs: the plain-text flattening of speech
