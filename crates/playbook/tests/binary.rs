@@ -129,7 +129,11 @@ fn the_header_is_checked_before_the_body_is_decoded() {
 fn a_weight_json_cannot_spell_is_refused_at_its_json_path() {
     let mut playbook = small();
     playbook.nodes[1] = Node::RandomChoice {
-        out: smallvec![Edge::RandomOption { target: 2, weight: Weight::Number { percentage: f64::NAN }, condition: None }],
+        out: smallvec![Edge::RandomOption {
+            target: 2,
+            weight: Weight::Number { percentage: f64::NAN },
+            condition: None
+        }],
     };
     playbook.nodes.push(Node::End);
     let (rule, path, _) = binary_refusal(&playbook);

@@ -9,10 +9,10 @@
 
 mod wire;
 
-use crate::document::{Format, Playbook};
-use crate::reader::{JsonPath, Reader, Refusal, Rule};
-use crate::edge::Edge;
 use crate::condition::Weight;
+use crate::document::{Format, Playbook};
+use crate::edge::Edge;
+use crate::reader::{JsonPath, Reader, Refusal, Rule};
 
 /// The eight bytes every binary playbook begins with. The first is not ASCII and the sequence
 /// holds a CR LF and a Ctrl-Z, so text-mode transfers that mangle line ends are caught, and no
@@ -154,7 +154,8 @@ fn finite_weights(playbook: &Playbook) -> Result<(), Refusal> {
         for (e, edge) in node.out().iter().enumerate() {
             if let Edge::RandomOption { weight: Weight::Number { percentage }, .. } = edge {
                 if !percentage.is_finite() {
-                    let path = JsonPath::root().key("nodes").index(n).key("out").index(e).key("weight").key("percentage");
+                    let path =
+                        JsonPath::root().key("nodes").index(n).key("out").index(e).key("weight").key("percentage");
                     return Err(Refusal::new(Rule::Shape, path, format!("expected a number, found {percentage}")));
                 }
             }

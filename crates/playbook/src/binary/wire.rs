@@ -250,7 +250,7 @@ macro_rules! sequence {
                 }
             }
 
-            pub(super) fn serialize<S: Serializer>(list: &$list, serializer: S) -> Result<S::Ok, S::Error> {
+            pub(super) fn serialize<S: Serializer>(list: &[$item], serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.collect_seq(list.iter().map(Write))
             }
 
