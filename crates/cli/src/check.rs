@@ -155,13 +155,18 @@ fn check_playbook(
     format: MessageFormat,
     json_findings: &mut Vec<serde_json::Value>,
 ) -> Count {
-    match stagehand_playbook::read(&String::from_utf8_lossy(bytes)) {
+    let read = if stagehand_playbook::is_binary(bytes) {
+        stagehand_playbook::read_binary(bytes).map_err(|e| e.to_string())
+    } else {
+        stagehand_playbook::read(&String::from_utf8_lossy(bytes)).map_err(|e| e.to_string())
+    };
+    match read {
         Ok(playbook) => report_lints(name, &lint(&playbook, &[]), format, json_findings),
         Err(error) => {
             match format {
                 MessageFormat::Human => outln!("error[reader]: {error}\n  --> {name}"),
                 MessageFormat::Json => json_findings.push(json!({
-                    "file": name, "severity": "error", "code": "reader", "message": error.to_string(),
+                    "file": name, "severity": "error", "code": "reader", "message": error,
                 })),
             }
             Count { errors: 1, warnings: 0 }

@@ -124,23 +124,40 @@ pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
     (errors, warnings)
 }
 
-/// Writes a playbook to a file, or to standard output, as it is serialised (never held as text).
-fn put(playbook: &stagehand_playbook::Playbook, path: Option<&Path>, pretty: bool) -> std::io::Result<()> {
+/// How `compile` spells the playbook it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// The canonical JSON form, on one line.
+    Compact,
+    /// The indented JSON form.
+    Pretty,
+    /// The binary form (`docs/playbook-binary.md`).
+    Binary,
+}
+
+/// Writes a playbook to a file, or to standard output, as it is serialised (JSON is never held
+/// as text).
+fn put(playbook: &stagehand_playbook::Playbook, path: Option<&Path>, spelling: Spelling) -> std::io::Result<()> {
     use std::io::Write;
     let out: Box<dyn Write> = match path {
         Some(path) => Box::new(std::fs::File::create(path)?),
         None => Box::new(std::io::stdout().lock()),
     };
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    stagehand_playbook::write_to(playbook, &mut out, pretty)?;
-    out.write_all(b"\n")?;
+    match spelling {
+        Spelling::Binary => out.write_all(&stagehand_playbook::write_binary(playbook))?,
+        Spelling::Compact | Spelling::Pretty => {
+            stagehand_playbook::write_to(playbook, &mut out, spelling == Spelling::Pretty)?;
+            out.write_all(b"\n")?;
+        }
+    }
     out.flush()
 }
 
 pub fn run(
     files: &[PathBuf],
     output: Option<&Path>,
-    pretty: bool,
+    spelling: Spelling,
     settings: &Settings,
     format: MessageFormat,
 ) -> ExitCode {
@@ -169,12 +186,12 @@ pub fn run(
         };
         let destination = match output {
             None => None,
-            Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script))),
+            Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script, spelling))),
             Some(file) => Some(file.to_path_buf()),
         };
         // The playbook is written, and dropped, before the diagnostics are rendered: rendering
         // indexes every line of the script, and a big playbook need not wait beside that.
-        let written = put(&playbook, destination.as_deref(), pretty);
+        let written = put(&playbook, destination.as_deref(), spelling);
         drop(playbook);
         report(&diagnostics, &source, &name, format);
         drop(source);
@@ -199,9 +216,10 @@ pub fn run(
     }
 }
 
-/// `story.dialogue.md` → `story.playbook.json`.
-fn playbook_name(script: &Path) -> String {
+/// `story.dialogue.md` → `story.playbook.json` (`story.playbook.bin` in the binary form).
+fn playbook_name(script: &Path, spelling: Spelling) -> String {
     let name = script.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = name.strip_suffix(".dialogue.md").or_else(|| name.strip_suffix(".md")).unwrap_or(&name);
-    format!("{stem}.playbook.json")
+    let extension = if spelling == Spelling::Binary { "bin" } else { "json" };
+    format!("{stem}.playbook.{extension}")
 }

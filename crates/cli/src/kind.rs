@@ -8,7 +8,8 @@ use std::path::Path;
 pub enum Kind {
     /// A DialogueDown script (`*.dialogue.md`, `*.md`).
     Script,
-    /// A DialogueDown playbook (JSON with `format` and `nodes`).
+    /// A DialogueDown playbook (JSON with `format` and `nodes`, or the binary form, known by its
+    /// magic bytes).
     Playbook,
     /// A ChatMapper project: an XML export, a JSON export (with `Assets`), or a native `.cmp`
     /// file (which the loader refuses, naming the exports).
@@ -18,7 +19,7 @@ pub enum Kind {
 /// Decides what a file holds, by its name where that settles it (`.md` is a script, `.cmp` a
 /// native ChatMapper project) and otherwise by its content: XML is a ChatMapper export; JSON
 /// with `format` and `nodes` is a playbook and JSON with `Assets` a ChatMapper export; a native
-/// ChatMapper project is known by its bytes. Anything else is read as a playbook, whose reader
+/// ChatMapper project is known by its bytes, and so is a binary playbook. Anything else is read as a playbook, whose reader
 /// says what is wrong with it.
 pub fn kind(path: &Path, bytes: &[u8]) -> Kind {
     by_name(path).unwrap_or_else(|| by_content(bytes))
@@ -45,6 +46,9 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
         nodes: Option<serde::de::IgnoredAny>,
         #[serde(rename = "Assets")]
         assets: Option<serde::de::IgnoredAny>,
+    }
+    if stagehand_playbook::is_binary(bytes) {
+        return Some(Kind::Playbook);
     }
     if stagehand_chatmapper::is_native(bytes) {
         return Some(Kind::ChatMapper);
@@ -89,6 +93,9 @@ fn by_name(path: &Path) -> Option<Kind> {
 }
 
 fn by_content(bytes: &[u8]) -> Kind {
+    if stagehand_playbook::is_binary(bytes) {
+        return Kind::Playbook;
+    }
     let text = String::from_utf8_lossy(bytes);
     let content = text.trim_start_matches('\u{feff}').trim_start();
     if content.starts_with('<') {
@@ -198,5 +205,13 @@ mod tests {
         assert_eq!(json("{ Alice: Hi. }"), None);
         assert_eq!(json("{\"name\": \"neither\"}"), None);
         assert_eq!(json("# A scene\n\nAlice: Hi."), None);
+    }
+
+    #[test]
+    fn a_binary_playbook_is_known_by_its_magic_bytes_whatever_its_name() {
+        let bytes = stagehand_playbook::write_binary(&stagehand_playbook::Playbook::new("x.dialogue.md"));
+        assert_eq!(recognised(&bytes), Some(Kind::Playbook));
+        assert_eq!(kind(Path::new("story.bin"), &bytes), Kind::Playbook);
+        assert_eq!(kind(Path::new("story.json"), &bytes), Kind::Playbook);
     }
 }

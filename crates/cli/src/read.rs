@@ -63,6 +63,14 @@ impl Drop for Loading {
     }
 }
 
+/// Whether a file begins with these bytes (false when it cannot be read, or is shorter): a
+/// peek at its head, so a large file is not read twice.
+pub fn starts_with(path: &Path, head: &[u8]) -> bool {
+    use std::io::Read;
+    let mut found = vec![0; head.len()];
+    std::fs::File::open(path).and_then(|mut file| file.read_exact(&mut found)).is_ok() && found == head
+}
+
 /// Reads a file's bytes; the error names the file.
 pub fn bytes(path: &Path) -> Result<Vec<u8>, String> {
     let mut progress = Progress::new(path);

@@ -251,3 +251,39 @@ fn a_script_named_in_capitals_plays_as_a_script() {
     let transcript = run_in(dir.path(), &["play", "SHOUT.MD"], &lines(&["", ""]));
     assert!(transcript.contains("Hello."), "{transcript}");
 }
+
+#[test]
+fn a_binary_playbook_plays_as_its_json_form_does() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    common::copy(dir.path(), &["club-fair.dialogue.md", "club-fair.world.lua"]);
+    let json = run_in(dir.path(), &["compile", "club-fair.dialogue.md", "-o", "story.json"], "");
+    let binary = run_in(dir.path(), &["compile", "--binary", "club-fair.dialogue.md", "-o", "story.bin"], "");
+    assert!(json.ends_with("--- exit 0\n") && binary.ends_with("--- exit 0\n"), "{json}{binary}");
+    let bytes = std::fs::read(dir.path().join("story.bin")).expect("the binary playbook");
+    assert!(stagehand_playbook::is_binary(&bytes), "compile --binary writes the binary form");
+    let from_json = stagehand_playbook::read(&std::fs::read_to_string(dir.path().join("story.json")).expect("json"));
+    assert_eq!(stagehand_playbook::read_binary(&bytes).ok(), from_json.ok(), "the same playbook");
+
+    let input = lines(&["2", ""]);
+    let played = |file: &str| {
+        run_in(dir.path(), &["play", file, "--world", "club-fair.world.lua", "--seed", "3"], &input)
+            .replace(file, "PLAYBOOK")
+    };
+    let (from_json, from_binary) = (played("story.json"), played("story.bin"));
+    assert!(from_binary.ends_with("--- exit 0\n"), "{from_binary}");
+    assert_eq!(from_binary, from_json);
+
+    let mut damaged = bytes.clone();
+    damaged.truncate(bytes.len() / 2);
+    std::fs::write(dir.path().join("cut"), damaged).expect("written");
+    let cut = run_in(dir.path(), &["play", "cut"], "");
+    assert!(cut.contains("cut: not a playbook: malformed binary playbook: it ends early"), "{cut}");
+
+    // check reads the binary form as play does, and reports it as it reports the JSON form.
+    let checked = |file: &str| run_in(dir.path(), &["check", file], "").replace(file, "PLAYBOOK");
+    let (checked_json, checked_binary) = (checked("story.json"), checked("story.bin"));
+    assert!(checked_binary.ends_with("--- exit 0\n"), "{checked_binary}");
+    assert_eq!(checked_binary, checked_json);
+    let cut = run_in(dir.path(), &["check", "cut"], "");
+    assert!(cut.contains("malformed binary playbook") && cut.ends_with("--- exit 1\n"), "{cut}");
+}

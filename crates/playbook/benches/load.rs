@@ -1,11 +1,12 @@
 #![allow(missing_docs)] // criterion_group! generates an undocumented function.
 //! Reading, writing and fingerprinting a playbook of 100,000 lines (one speaker, each line its
 //! own words, every tenth conditional with a divert), as `stagehand play` loads one and
-//! `stagehand compile` writes one.
+//! `stagehand compile` writes one, in JSON and in the binary form.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use stagehand_playbook::{
-    fingerprint, read, smallvec, write, write_compact, write_to, Condition, Edge, Fragment, Node, Playbook, Speaker,
+    fingerprint, read, read_binary, smallvec, write, write_binary, write_compact, write_to, Condition, Edge, Fragment,
+    Node, Playbook, Speaker,
 };
 
 fn playbook(lines: usize) -> Playbook {
@@ -34,6 +35,10 @@ fn load(c: &mut Criterion) {
     group.bench_function("read compact (and drop)", |b| b.iter(|| read(&compact).expect("reads")));
     group.bench_function("write compact to a sink", |b| b.iter(|| write_to(&book, std::io::sink(), false)));
     group.bench_function("fingerprint", |b| b.iter(|| fingerprint(&book)));
+    let binary = write_binary(&book);
+    group.throughput(Throughput::Bytes(binary.len() as u64));
+    group.bench_function("read binary (and drop)", |b| b.iter(|| read_binary(&binary).expect("reads")));
+    group.bench_function("write binary", |b| b.iter(|| write_binary(&book)));
     group.throughput(Throughput::Bytes(pretty.len() as u64));
     group.bench_function("read pretty (and drop)", |b| b.iter(|| read(&pretty).expect("reads")));
     group.bench_function("write pretty to a string", |b| {

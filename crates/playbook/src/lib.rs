@@ -9,6 +9,8 @@
 //!   order, refusing with a [`ReadError`] that names the offending value by its JSON path;
 //! - a writer ([`write()`], [`write_compact`], [`write_to`], [`to_json`]) whose output reads back
 //!   equal, serialised straight from the types;
+//! - a binary form of the same playbook ([`write_binary`], [`read_binary`], [`is_binary`];
+//!   `docs/playbook-binary.md`), smaller and faster to load, read through the same checkers;
 //! - a [`fingerprint`]: SHA-256 of the canonical form, so a save can tell which playbook it
 //!   belongs to;
 //! - the reading helpers every consumer needs: the plain-text flattening of speech
@@ -34,6 +36,7 @@
 //! assert_eq!(playbook, again);
 //! ```
 
+mod binary;
 mod condition;
 mod document;
 mod edge;
@@ -45,6 +48,7 @@ mod template;
 mod text;
 mod writer;
 
+pub use binary::{is_binary, read_binary, write_binary, BinaryReadError, BINARY_ENCODING, BINARY_MAGIC};
 /// The string type of the playbook's fragment words, keys, and command and tag names (every
 /// string in a [`Fragment`], and the keys of a [`Condition`] and a [`Weight`]): a `String` that
 /// keeps up to 24 bytes inline, so the many short pieces of a playbook cost no allocation of

@@ -75,4 +75,19 @@ fn writing_fingerprinting_and_reading_hold_no_tree_of_the_document() {
         "reading a {}-byte document held {held} bytes for a {kept}-byte playbook",
         text.len()
     );
+
+    // The binary form builds the same playbook, with no more slack than the JSON reader leaves,
+    // and holds about what that reader holds (most of it the playbook, and what the checkers
+    // hold while they run, which both readers share).
+    let playbook = read.expect("read");
+    let bytes = stagehand_playbook::write_binary(&playbook);
+    drop(playbook);
+    drop(text);
+    let live = dhat::HeapStats::get().curr_bytes;
+    let (binary_held, read) = peak_above(|| stagehand_playbook::read_binary(&bytes));
+    let binary_kept = dhat::HeapStats::get().curr_bytes - live;
+    assert!(read.is_ok());
+    eprintln!("reading {} binary bytes held {binary_held} bytes at most and kept {binary_kept}", bytes.len());
+    assert!(binary_kept <= kept, "the binary read kept {binary_kept} bytes, the JSON read {kept}");
+    assert!(binary_held <= held + held / 4, "the binary read held {binary_held} bytes, the JSON read {held}");
 }

@@ -3,7 +3,7 @@
 //! ```sh
 //! ink-baseline --write DIR [LINES] [MiB]     # the scripts, the ink and its JSON, as files
 //! ink-baseline --load [LINES] [ROUNDS]       # bladeink's Story::new beside our reader, alternating
-//! ink-baseline --load-file ink|playbook FILE # load one file once (for /usr/bin/time -v)
+//! ink-baseline --load-file ink|playbook|binary FILE # load one file once (for /usr/bin/time -v)
 //! ink-baseline --compile-ink IN OUT          # bladeink-compiler as a command: ink in, JSON out
 //! ```
 //!
@@ -67,6 +67,11 @@ pub fn write_files() {
     put("linear.ink", &ink);
     put("linear.ink.json", &ink_json(&ink));
     put("linear.dialogue.md", &dialogue);
+    let book = playbook(&dialogue);
+    put("linear.playbook.json", &stagehand_playbook::write_compact(&book));
+    let binary = stagehand_playbook::write_binary(&book);
+    std::fs::write(dir.join("linear.playbook.bin"), &binary).expect("writable");
+    println!("linear.playbook.bin: {} bytes", binary.len());
     let bytes = (mib * 1024.0 * 1024.0) as usize;
     put("mixed.dialogue.md", &crate::script::script(bytes));
     put("mixed.ink", &crate::ink(bytes));
@@ -81,8 +86,10 @@ pub fn main() {
     let book = playbook(&dialogue);
     let pretty = stagehand_playbook::write(&book);
     let compact = stagehand_playbook::write_compact(&book);
+    let binary = stagehand_playbook::write_binary(&book);
     drop(book);
     let (mut ink_times, mut pretty_times, mut compact_times) = (Vec::new(), Vec::new(), Vec::new());
+    let mut binary_times = Vec::new();
     for _ in 0..rounds {
         let start = Instant::now();
         drop(bladeink::story::Story::new(&ink_json).expect("the story loads"));
@@ -93,6 +100,9 @@ pub fn main() {
         let start = Instant::now();
         drop(stagehand_playbook::read(&compact).expect("the playbook reads"));
         compact_times.push(start.elapsed());
+        let start = Instant::now();
+        drop(stagehand_playbook::read_binary(&binary).expect("the binary playbook reads"));
+        binary_times.push(start.elapsed());
     }
     let show = |what: &str, bytes: usize, times: Vec<std::time::Duration>| {
         let (fastest, median) = crate::summary(times);
@@ -102,16 +112,26 @@ pub fn main() {
     show("bladeink 2.1.0 Story::new (ink JSON)", ink_json.len(), ink_times);
     show("stagehand_playbook::read (pretty)", pretty.len(), pretty_times);
     show("stagehand_playbook::read (compact)", compact.len(), compact_times);
+    show("stagehand_playbook::read_binary", binary.len(), binary_times);
 }
 
-/// `--load-file ink|playbook FILE`: one load, for measuring a process's peak memory.
+/// `--load-file ink|playbook|binary FILE`: one load, for measuring a process's peak memory.
 pub fn load_file() {
     let kind = arg(2).unwrap_or_default();
-    let text = std::fs::read_to_string(arg(3).expect("a file")).expect("readable");
+    let bytes = std::fs::read(arg(3).expect("a file")).expect("readable");
     let start = Instant::now();
     match kind.as_str() {
-        "ink" => drop(bladeink::story::Story::new(&text).expect("the story loads")),
-        _ => drop(stagehand_playbook::read(&text).expect("the playbook reads")),
+        "binary" => drop(stagehand_playbook::read_binary(&bytes).expect("the binary playbook reads")),
+        _ => {
+            let text = String::from_utf8(bytes).expect("UTF-8 text");
+            let start = Instant::now();
+            match kind.as_str() {
+                "ink" => drop(bladeink::story::Story::new(&text).expect("the story loads")),
+                _ => drop(stagehand_playbook::read(&text).expect("the playbook reads")),
+            }
+            eprintln!("loaded in {:.1?}", start.elapsed());
+            return;
+        }
     }
     eprintln!("loaded in {:.1?}", start.elapsed());
 }

@@ -43,12 +43,17 @@ impl Story for DialogueStory {
     }
 }
 
-/// Reads a script (compiling it as `settings` say, as `stagehand compile` does) or a playbook.
+/// Reads a script (compiling it as `settings` say, as `stagehand compile` does) or a playbook,
+/// JSON or binary (known by its magic bytes).
 /// The error names the file, and the line and column where there are some.
 pub fn read_playbook(path: &Path, settings: &Settings) -> Result<Playbook, String> {
     let name = path.display().to_string();
-    let (text, _loading) = crate::read::text_to_load(path)?;
     let is_script = name.to_ascii_lowercase().ends_with(".md");
+    if !is_script && crate::read::starts_with(path, &stagehand_playbook::BINARY_MAGIC) {
+        let bytes = crate::read::bytes(path)?;
+        return stagehand_playbook::read_binary(&bytes).map_err(|e| format!("{name}: not a playbook: {e}"));
+    }
+    let (text, _loading) = crate::read::text_to_load(path)?;
     if is_script {
         let options = crate::compile::options_for(path, settings)?;
         let compilation = compile(&text, &name, &options);

@@ -185,12 +185,15 @@ impl Reader {
     /// claiming its own position. Nothing is written or read, so it costs no copy of the
     /// playbook; the writer's output reading back as the same playbook is this crate's promise.
     pub fn check_playbook(&self, playbook: &Playbook) -> Result<(), Refusal> {
-        for checker in &self.checkers {
-            checker.check_header(&playbook.format)?;
-        }
+        self.check_header(&playbook.format)?;
         let claimed_ids: Vec<u64> = (0..playbook.nodes.len() as u64).collect();
         let document = Document { playbook, claimed_ids: &claimed_ids };
         self.checkers.iter().try_for_each(|checker| checker.check(&document))
+    }
+
+    /// Runs every checker's header rule.
+    pub(crate) fn check_header(&self, format: &Format) -> Result<(), Refusal> {
+        self.checkers.iter().try_for_each(|checker| checker.check_header(format))
     }
 
     /// Runs every checker's structural rule over a document as read.
