@@ -28,6 +28,7 @@ pub fn harness() -> Harness {
             }
         }))
         .with_loader(Arc::new(stagehand_chatmapper::ConformanceLoader))
+        .with_reader(Arc::new(|path| stagehand_session::files::read_bytes(path).map_err(|e| e.to_string())))
 }
 
 pub fn run(paths: &[PathBuf]) -> ExitCode {

@@ -261,3 +261,31 @@ fn compile_says_what_a_file_that_is_not_a_script_is() {
         assert!(err.contains(what) && err.contains(command), "{file}: {err}");
     }
 }
+
+#[test]
+fn conform_reads_a_case_under_the_size_limit_too() {
+    // A case's files are read as every other file is: past the limit the case is broken, with the
+    // limit named, and the harness never holds more than the limit of any file.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let case = dir.path().join("a-jump");
+    std::fs::create_dir(&case).expect("made");
+    let corpus = common::root().join("conformance/dialoguedown/playable/a-jump");
+    for file in ["fixture.json", "playbook.json", "source.dialogue.md"] {
+        std::fs::copy(corpus.join(file), case.join(file)).expect("copied");
+    }
+    let playbook = std::fs::read_to_string(case.join("playbook.json")).expect("read");
+    std::fs::write(case.join("playbook.json"), format!("{playbook}{}", " ".repeat(4096))).expect("padded");
+    let conform = |limit: Option<&str>| {
+        let mut command = stagehand(dir.path(), &["conform", "a-jump"]);
+        if let Some(limit) = limit {
+            command.env("STAGEHAND_MAX_FILE_SIZE", limit);
+        }
+        let output = command.stdin(Stdio::null()).output().expect("the binary runs");
+        (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let (code, out) = conform(None);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = conform(Some("4KiB"));
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("playbook.json") && out.contains("larger than 4 KiB"), "{out}");
+}

@@ -88,11 +88,16 @@ pub trait Loader: Send + Sync {
     fn open(&self, path: &Path, bytes: &[u8], seed: u64) -> Option<Result<Box<dyn Engine>, String>>;
 }
 
+/// Reads one of a case's files (its fixture, document or script): `std::fs::read` unless a host
+/// plugs in a reader of its own, such as one that bounds what it reads.
+pub type ReadFile = Arc<dyn Fn(&Path) -> Result<Vec<u8>, String> + Send + Sync>;
+
 /// Runs cases: the playbook reader and runner built in, a compiler and other loaders plugged in.
 #[derive(Clone, Default)]
 pub struct Harness {
     compiler: Option<Compiler>,
     loaders: Vec<Arc<dyn Loader>>,
+    read: Option<ReadFile>,
 }
 
 impl fmt::Debug for Harness {
@@ -119,6 +124,24 @@ impl Harness {
         self
     }
 
+    /// Reads every file of a case through `read` (the command line bounds what it reads).
+    pub fn with_reader(mut self, read: ReadFile) -> Self {
+        self.read = Some(read);
+        self
+    }
+
+    fn read(&self, path: &Path) -> Result<Vec<u8>, String> {
+        match &self.read {
+            Some(read) => read(path),
+            None => std::fs::read(path).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn read_text(&self, path: &Path) -> Result<String, String> {
+        String::from_utf8(self.read(path)?)
+            .map_err(|e| format!("not UTF-8 text (at byte {})", e.utf8_error().valid_up_to()))
+    }
+
     /// Tries `loader` on every document, before reading it as a playbook.
     pub fn with_loader(mut self, loader: Arc<dyn Loader>) -> Self {
         self.loaders.push(loader);
@@ -128,7 +151,7 @@ impl Harness {
     /// Runs one case.
     pub fn run(&self, case: &Case) -> Outcome {
         let fixture_path = case.dir.join("fixture.json");
-        let fixture = match std::fs::read_to_string(&fixture_path) {
+        let fixture = match self.read_text(&fixture_path) {
             Err(e) => return Outcome::Broken(format!("{}: {e}", fixture_path.display())),
             Ok(text) => match Fixture::parse(&text) {
                 Ok(fixture) => fixture,
@@ -137,7 +160,7 @@ impl Harness {
         };
         let document = case.dir.join(&fixture.document);
         match &fixture.kind {
-            FixtureKind::Readable { accept } => match std::fs::read(&document) {
+            FixtureKind::Readable { accept } => match self.read(&document) {
                 Err(e) => Outcome::Broken(format!("{}: {e}", document.display())),
                 Ok(bytes) => {
                     let text = String::from_utf8_lossy(&bytes);
@@ -172,8 +195,13 @@ impl Harness {
     }
 
     fn open(&self, case: &Case, document: &Path, seed: u64) -> Result<Box<dyn Engine>, Outcome> {
-        let playbook = match std::fs::read(document) {
-            Ok(bytes) => {
+        // A missing playbook is compiled from the case's script; one that cannot be read is broken.
+        let read = match document.exists() {
+            true => Some(self.read(document).map_err(|e| Outcome::Broken(format!("{}: {e}", document.display())))?),
+            false => None,
+        };
+        let playbook = match read {
+            Some(bytes) => {
                 for loader in &self.loaders {
                     if let Some(opened) = loader.open(document, &bytes, seed) {
                         return opened.map_err(|e| Outcome::Broken(format!("{}: {e}", document.display())));
@@ -183,7 +211,7 @@ impl Harness {
                     .read(&String::from_utf8_lossy(&bytes))
                     .map_err(|e| Outcome::Broken(format!("{} does not load: {e}", document.display())))?
             }
-            Err(_) => {
+            None => {
                 let source = case.dir.join(SOURCE);
                 let Some(compiler) = &self.compiler else {
                     return Err(Outcome::NotYetPlayable(vec![format!(
@@ -191,7 +219,7 @@ impl Harness {
                         document.display()
                     )]));
                 };
-                let text = std::fs::read_to_string(&source).map_err(|e| {
+                let text = self.read_text(&source).map_err(|e| {
                     Outcome::Broken(format!("neither {} nor {}: {e}", document.display(), source.display()))
                 })?;
                 compiler(&text, SOURCE).map_err(|e| Outcome::Diverged(format!("{SOURCE} does not compile: {e}")))?

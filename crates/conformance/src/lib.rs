@@ -23,7 +23,7 @@ mod engine;
 mod fixture;
 mod session;
 
-pub use case::{discover, Case, Compiler, Harness, Loader, Outcome, SOURCE};
+pub use case::{discover, Case, Compiler, Harness, Loader, Outcome, ReadFile, SOURCE};
 pub use engine::{command, Engine, RunnerEngine};
 pub use fixture::{Expect, Fixture, FixtureError, FixtureKind, PerformClaim, Send, SpeechClaim, Turn};
 pub use session::{hold, show, Divergence};
