@@ -28,7 +28,13 @@ fn plays(text: &str, name: &str) {
 fn a_100k_entry_json_project_in_one_conversation_checks_and_plays() {
     let text = big::json(ENTRIES, ENTRIES);
     let project = load(text.as_bytes(), "big.json").expect("it loads");
+    // A guard against a check that scans every entry per entry, not a speed test: that scan took
+    // 17–22 s in a release build and minutes in this one; a linear check takes about a second in
+    // release, a few in debug. The bound is generous so a loaded machine never trips it.
+    let began = std::time::Instant::now();
     let findings = check(&project);
+    let took = began.elapsed();
+    assert!(took < std::time::Duration::from_secs(120), "checking 100k entries took {took:?}");
     assert!(findings.is_empty(), "{} findings, the first {:?}", findings.len(), findings.first());
     plays(&text, "big.json");
 }
