@@ -3,7 +3,7 @@
 //! must act, then parks it in a [`Store`] or, when the story ended, deletes its record.
 //!
 //! A turn's result is one JSON envelope: `{"outcome":"ended"|"awaiting"|"failed","sessionId",
-//! "said":[...]}`, with the `view` unless it ended, the `receipt` on a resume, and the `error`
+//! "said":[...]}` (`said` holds the `said` and `continued` events), with the `view` unless it ended, the `receipt` on a resume, and the `error`
 //! when it failed.
 
 use std::collections::BTreeMap;
@@ -58,8 +58,9 @@ pub enum RunError {
     Rejected(String),
 }
 
+/// What was said: each `said`, and each `continued` (the rest of a line after a command).
 fn said(reported: &[Reported]) -> Vec<Reported> {
-    reported.iter().filter(|r| r.kind == "said").cloned().collect()
+    reported.iter().filter(|r| r.kind == "said" || r.kind == "continued").cloned().collect()
 }
 
 /// Plays the session on, then parks, keeps or deletes its record; the turn.
