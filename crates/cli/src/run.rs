@@ -113,7 +113,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     let id = format!("run-{started}-{}", std::process::id());
     let turn = with_engine(&of, |engine| match engine {
         Opened::Playbook(engine, world) => runs::begin(engine, world, &id, of.clone(), &store, started),
-        Opened::Project(engine, world) => runs::begin(engine, world, &id, of.clone(), &store, started),
+        Opened::Project(engine, world) => runs::begin(*engine, world, &id, of.clone(), &store, started),
     });
     match (turn, args.reply) {
         (Ok(turn), Some(reply)) if turn.status == runs::PARKED => {
@@ -130,7 +130,7 @@ pub fn run(args: RunArgs) -> ExitCode {
 /// A document's engine, with the world that answers it.
 enum Opened<'p, 'w> {
     Playbook(RunnerEngine<'p>, &'w mut dyn World),
-    Project(ChatMapperEngine, &'w mut dyn World),
+    Project(Box<ChatMapperEngine>, &'w mut dyn World),
 }
 
 /// Opens the run's document and world and hands the engine to `go`.
@@ -156,7 +156,7 @@ fn with_engine(of: &RunOf, go: impl FnOnce(Opened<'_, '_>) -> Result<Turn, RunEr
                 None => ChatMapperEngine::new(project, options),
             }
             .map_err(|e| refused(format!("{name}: {e}")))?;
-            go(Opened::Project(engine, world.as_mut()))
+            go(Opened::Project(Box::new(engine), world.as_mut()))
         }
         Kind::Script | Kind::Playbook => {
             let playbook = read_playbook(path, &Settings::default()).map_err(refused)?;
@@ -174,7 +174,7 @@ fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>
     };
     let turn = with_engine(&of, |engine| match engine {
         Opened::Playbook(engine, world) => runs::resume(engine, world, record, action, key, store, now()),
-        Opened::Project(engine, world) => runs::resume(engine, world, record, action, key, store, now()),
+        Opened::Project(engine, world) => runs::resume(*engine, world, record, action, key, store, now()),
     });
     if let Ok(turn) = &turn {
         trace(&of.trace, turn);
