@@ -94,8 +94,8 @@ pub fn run(args: RunArgs) -> ExitCode {
         }
         return match store.load(&id) {
             Ok(record) => finish(resume(&store, record, action.as_deref(), key.as_deref()), json),
-            Err(e) => match key.as_deref().and_then(|key| runs::replay_ended(&store, &id, key)) {
-                Some(turn) => finish(Ok(turn), json),
+            Err(e) => match key.as_deref().and_then(|key| runs::replay_ended(&store, &id, action.as_deref(), key)) {
+                Some(turn) => finish(turn, json),
                 None => bad(&e.to_string()),
             },
         };

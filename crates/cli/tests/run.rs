@@ -112,6 +112,8 @@ fn replayed_key_advances_once(file: &str) {
         assert!(!record(state.path(), &id).exists(), "an ended run's record is deleted");
         let (code, _, err) = stagehand(state.path(), &["run", "resume", &id, "--json"]);
         assert_eq!(code, 1, "without its key an ended run is unknown: {err}");
+        let (code, _, err) = stagehand(state.path(), &["run", "resume", &id, "choose:1", "--key", "k1"]);
+        assert_eq!(code, 1, "its key with another action is refused: {err}");
     }
 }
 

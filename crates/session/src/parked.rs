@@ -46,7 +46,17 @@ pub struct Parked {
     /// The envelope each resume printed, by idempotency key: a resume replayed with the same key
     /// prints it again.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub envelopes: BTreeMap<String, Value>,
+    pub envelopes: BTreeMap<String, Printed>,
+}
+
+/// An envelope a resume printed, with the action it was given (as the person wrote it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Printed {
+    /// The action, as given.
+    pub action: String,
+    /// The envelope.
+    pub envelope: Value,
 }
 
 /// Why a record could not be found, read or written.
@@ -138,7 +148,7 @@ impl Store {
 
     /// Keeps the envelopes an ended run printed, by key, so that a resume retried with the same
     /// key after the end prints the same envelope (the record itself is deleted).
-    pub fn save_ended(&self, id: &str, envelopes: &BTreeMap<String, Value>) -> Result<(), ParkedError> {
+    pub fn save_ended(&self, id: &str, envelopes: &BTreeMap<String, Printed>) -> Result<(), ParkedError> {
         if !is_id(id) {
             return Err(ParkedError::Unknown(id.to_owned()));
         }
@@ -149,13 +159,13 @@ impl Store {
         write_private(&folder, &path, &serde_json::to_vec(envelopes).expect("envelopes are JSON"))
     }
 
-    /// The envelope the ended run `id` printed under `key`, if it did.
-    pub fn ended_envelope(&self, id: &str, key: &str) -> Option<Value> {
+    /// What the ended run `id` printed under `key`, if it did.
+    pub fn ended_envelope(&self, id: &str, key: &str) -> Option<Printed> {
         if !is_id(id) {
             return None;
         }
         let text = crate::files::read_text(&self.ended_path(id)).ok()?;
-        let mut envelopes: BTreeMap<String, Value> = serde_json::from_str(&text).ok()?;
+        let mut envelopes: BTreeMap<String, Printed> = serde_json::from_str(&text).ok()?;
         envelopes.remove(key)
     }
 

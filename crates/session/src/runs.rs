@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use stagehand_protocol::{Engine, Receipt, Reported};
 
 use crate::host::{drive, Session, SessionSnapshot, Stop, TraceRecord};
-use crate::parked::{Parked, ParkedError, Store, PARKED_VERSION};
+use crate::parked::{Parked, ParkedError, Printed, Store, PARKED_VERSION};
 use crate::World;
 
 /// The exit status of a turn that parked.
@@ -69,7 +69,7 @@ fn settle<E: Engine>(
     world: &mut dyn World,
     mut record: Parked,
     mut reported: Vec<Reported>,
-    receipt: Option<(&str, Receipt)>,
+    receipt: Option<(&str, &str, Receipt)>,
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
@@ -98,9 +98,9 @@ fn settle<E: Engine>(
     if let Some(error) = &driven.world_error {
         object.insert("worldError".into(), error.clone().into());
     }
-    if let Some((key, receipt)) = receipt {
+    if let Some((key, action, receipt)) = receipt {
         object.insert("receipt".into(), serde_json::to_value(&receipt).expect("a receipt is JSON"));
-        record.envelopes.insert(key.to_owned(), envelope.clone());
+        record.envelopes.insert(key.to_owned(), Printed { action: action.to_owned(), envelope: envelope.clone() });
     }
     if status == 0 {
         session.dispose(now);
@@ -145,10 +145,17 @@ pub fn begin<E: Engine>(
     settle(session, world, record, opening, None, store, now)
 }
 
-/// For a run that ended: the envelope a resume under `key` printed, again (exit status 0).
-pub fn replay_ended(store: &Store, id: &str, key: &str) -> Option<Turn> {
-    let envelope = store.ended_envelope(id, key)?;
-    Some(Turn { envelope, status: 0, trace: Vec::new(), log: Vec::new() })
+/// For a run that ended: the envelope a resume of `action` under `key` printed, again (exit
+/// status 0); the same key with another action is refused. `None` when the key printed nothing.
+pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) -> Option<Result<Turn, RunError>> {
+    let printed = store.ended_envelope(id, key)?;
+    if action != Some(printed.action.as_str()) {
+        return Some(Err(RunError::Rejected(format!(
+            "the idempotency key {key:?} was already used for {}, and the run {id} ended",
+            printed.action
+        ))));
+    }
+    Some(Ok(Turn { envelope: printed.envelope, status: 0, trace: Vec::new(), log: Vec::new() }))
 }
 
 /// Takes one action on the parked run `record` (on a fresh `engine` of its document): an action
@@ -200,7 +207,7 @@ pub fn resume<E: Engine>(
         let listed: Vec<&str> = view.actions.iter().map(|a| a.id.as_str()).collect();
         return Err(RunError::Rejected(format!("{action}: {reason} (the actions now: {})", listed.join(", "))));
     }
-    if let Some(printed) = record.envelopes.get(&key) {
+    if let Some(Printed { envelope: printed, .. }) = record.envelopes.get(&key) {
         if printed.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
             let status = match printed["outcome"].as_str() {
                 Some("failed") => 2,
@@ -213,5 +220,5 @@ pub fn resume<E: Engine>(
         Receipt::Executed { events, .. } => events.clone(),
         _ => Vec::new(),
     };
-    settle(session, world, record, reported, Some((&key, receipt)), store, now)
+    settle(session, world, record, reported, Some((&key, action, receipt)), store, now)
 }
