@@ -12,6 +12,7 @@ mod kind;
 mod lint;
 mod play;
 mod read;
+mod run;
 
 /// Compiling a script is a storm of small allocations (a playbook is many short pieces);
 /// mimalloc serves and frees them several times faster than the system allocator does, which
@@ -141,6 +142,16 @@ enum Commands {
         #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
         message_format: compile::MessageFormat,
     },
+    /// Runs a story one turn a command, parking it between commands.
+    ///
+    /// `stagehand run FILE` plays until a person must act (a menu, a question no world answers,
+    /// a failed command), prints what was said and the actions, and parks the run under
+    /// `${XDG_STATE_HOME:-$HOME/.local/state}/stagehand/sessions/`. `stagehand run resume ID
+    /// [ACTION]` (or `--last`) takes one action and plays on.
+    ///
+    /// Exits 0 when the story ended (its record is deleted), 1 for bad arguments, an unknown id or
+    /// a record that cannot be read, 2 for a failure (the record is kept), 3 when parked.
+    Run(run::RunArgs),
     /// Draws a script's or playbook's graph.
     ///
     /// Scenes are clusters, node kinds are shapes, conditions are on the edges.
@@ -192,5 +203,6 @@ fn main() -> ExitCode {
         }
         Commands::Check { files, settings, message_format } => check::run(&files, &settings, message_format),
         Commands::Graph { file, format, settings } => graph::run(&file, format, &settings),
+        Commands::Run(args) => run::run(args),
     }
 }

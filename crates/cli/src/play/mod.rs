@@ -42,8 +42,8 @@ use crate::kind::{kind_of, Kind};
 use chatmapper::ChatMapperStory;
 use input::Input;
 use render::Painter;
-pub use story::read_playbook;
-use story::{open_world, Attended, DialogueStory, Story};
+pub use story::{no_world, open_world, read_playbook};
+use story::{Attended, DialogueStory, Story};
 
 const HELP: &str = "\
 Enter moves on; a number picks an option. Commands:
@@ -191,7 +191,7 @@ fn choose_story(options: &PlayOptions, world: Option<&Path>) -> Result<(Box<dyn 
 /// The world named for the played file, if one sits beside it: `<stem>.world.lua`, `.toml` or
 /// `.json`, where the stem is the file name before its first `.` (`club-fair.dialogue.md` →
 /// `club-fair.world.lua`).
-fn discover_world(file: &Path) -> Option<PathBuf> {
+pub fn discover_world(file: &Path) -> Option<PathBuf> {
     let name = file.file_name()?.to_str()?;
     let stem = name.split('.').next().filter(|stem| !stem.is_empty())?;
     ["lua", "toml", "json"]

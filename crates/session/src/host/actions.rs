@@ -41,12 +41,12 @@ fn advertised<E: Engine>(session: &Session<E>) -> Vec<(Action, Act)> {
                 actions.push((Action::new(id, label), Act::Take(Move::Choose { position: position as i64 })));
             }
         }
-        Pending::Perform { effect, failed: None } => {
+        Pending::Perform { effect, failed: None, .. } => {
             actions.push((Action::new("done", format!("Done: {effect}")), Act::Take(Move::Done)));
             let failed = Move::Failed { explanation: FAILED_EXPLANATION.to_owned() };
             actions.push((Action::new("failed", format!("Failed: {effect}")), Act::Take(failed)));
         }
-        Pending::Perform { effect, failed: Some(_) } => {
+        Pending::Perform { effect, failed: Some(_), .. } => {
             actions.push((Action::new("retry", format!("Retry: {effect}")), Act::Retry));
         }
         Pending::Start | Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
@@ -178,7 +178,7 @@ pub(crate) fn view<E: Engine>(session: &Session<E>) -> View {
         _ => Vec::new(),
     };
     let mut description = session.engine.describe();
-    if let Pending::Perform { effect, failed } = pending {
+    if let Pending::Perform { effect, failed, .. } = pending {
         match failed {
             None => description.push_str(&format!(" It asks the host to carry out {effect}.")),
             Some(why) => description.push_str(&format!(" Carrying out {effect} failed: {why}.")),

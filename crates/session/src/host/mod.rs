@@ -15,6 +15,7 @@
 //!   for the trace: the session reads no clock.
 
 mod actions;
+mod drive;
 mod pending;
 mod trace;
 
@@ -25,7 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use stagehand_protocol::{Engine, EngineError, OwnedEvent, Receipt, Reported, View};
 
-pub use pending::{Asked, MenuOption, Move, Pending};
+pub use drive::{drive, Driven, Stop, MAX_MOVES};
+pub use pending::{Asked, Call, MenuOption, Move, Pending};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
@@ -98,6 +100,8 @@ pub struct Session<E: Engine> {
     receipts: BTreeMap<String, Recorded>,
     trace: Trace,
     disposed: bool,
+    /// What the opening `start` reported, until taken (not part of the snapshot).
+    opening: Vec<Reported>,
 }
 
 impl<E: Engine> Session<E> {
@@ -114,10 +118,12 @@ impl<E: Engine> Session<E> {
             receipts: BTreeMap::new(),
             trace: Trace::default(),
             disposed: false,
+            opening: Vec::new(),
         };
         let payload = json!({"stateId": session.engine.state_id(), "description": session.engine.describe()});
         session.emit(now, TraceType::SessionStarted, None, payload);
-        session.take(Move::Start { anchor: None });
+        let events = session.take(Move::Start { anchor: None });
+        session.opening = events.iter().map(Reported::of).collect();
         Ok(session)
     }
 
@@ -144,6 +150,7 @@ impl<E: Engine> Session<E> {
             receipts: snapshot.receipts,
             trace,
             disposed: snapshot.disposed,
+            opening: Vec::new(),
         })
     }
 
@@ -181,6 +188,22 @@ impl<E: Engine> Session<E> {
     /// The engine.
     pub fn engine(&self) -> &E {
         &self.engine
+    }
+
+    /// What the opening `start` reported (what was said before any apply), once: later calls,
+    /// and calls on a restored session, give nothing.
+    pub fn take_opening(&mut self) -> Vec<Reported> {
+        std::mem::take(&mut self.opening)
+    }
+
+    /// Whether a receipt is recorded under the idempotency key `key`.
+    pub fn has_key(&self, key: &str) -> bool {
+        self.receipts.contains_key(key)
+    }
+
+    /// How many receipts are recorded (they are never forgotten, so this only grows).
+    pub fn receipt_count(&self) -> usize {
+        self.receipts.len()
     }
 
     /// Whether [`dispose`](Self::dispose) was called.

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use stagehand_playbook::plain_text;
+use stagehand_playbook::{plain_text, Fragment};
 use stagehand_protocol::{effect_text, Answer, AnswerKind, Answers, Command, OwnedEvent, Waiting};
 
 /// One command the session gave its engine, owning what it holds.
@@ -107,6 +107,9 @@ pub enum Pending {
         /// The explanation of the last `failed`, while the person decides to retry.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failed: Option<String>,
+        /// The effect as a world carries it out (absent when it is not a command).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<Call>,
     },
     /// Keys to answer with `input`.
     Resolve {
@@ -122,6 +125,48 @@ pub enum Pending {
         /// The refusal's explanation.
         error: String,
     },
+}
+
+/// A command a `perform` asked for, as plain data a world can carry out again (decision H11).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Call {
+    /// A default command: `("Alice joins Art")`.
+    Default {
+        /// The phrase the writer wrote.
+        action: String,
+    },
+    /// A custom command: `JoinClub("Alice", "Art")`.
+    Custom {
+        /// The command's name.
+        name: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+impl Call {
+    /// The call a fragment makes, if it is a command.
+    pub fn of(effect: &Fragment) -> Option<Call> {
+        match effect {
+            Fragment::DefaultCommand { action } => Some(Call::Default { action: action.to_string() }),
+            Fragment::CustomCommand { name, args } => {
+                Some(Call::Custom { name: name.to_string(), args: args.iter().map(ToString::to_string).collect() })
+            }
+            _ => None,
+        }
+    }
+
+    /// The fragment again, for [`World::perform`](crate::World::perform).
+    pub fn fragment(&self) -> Fragment {
+        match self {
+            Call::Default { action } => Fragment::DefaultCommand { action: action.as_str().into() },
+            Call::Custom { name, args } => Fragment::CustomCommand {
+                name: name.as_str().into(),
+                args: args.iter().map(|a| a.as_str().into()).collect(),
+            },
+        }
+    }
 }
 
 fn kind_name(kind: AnswerKind) -> &'static str {
@@ -162,7 +207,7 @@ impl Pending {
                     .collect(),
             },
             (Waiting::Effect, Some(OwnedEvent::Perform { effect })) => {
-                Pending::Perform { effect: effect_text(effect), failed: None }
+                Pending::Perform { effect: effect_text(effect), failed: None, call: Call::of(effect) }
             }
             (Waiting::Answers, Some(OwnedEvent::Resolve { questions })) => Pending::Resolve {
                 asked: questions

@@ -1,0 +1,241 @@
+//! `stagehand run` and `stagehand run resume`: glue between the arguments, the document's
+//! engine and `stagehand_session::runs` (decisions H11-H13 in `docs/design/host-contract.md`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use stagehand_chatmapper::ChatMapperEngine;
+use stagehand_runner::RunnerEngine;
+use stagehand_session::parked::{Parked, Store};
+use stagehand_session::runs::{self, RunError, RunOf, Turn};
+use stagehand_session::World;
+
+use crate::compile::Settings;
+use crate::kind::{kind_of, Kind};
+use crate::play::{discover_world, open_world, read_playbook};
+
+/// `stagehand run`'s arguments.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct RunArgs {
+    #[command(subcommand)]
+    resume: Option<RunCommand>,
+    /// The script, playbook or ChatMapper project.
+    #[arg(required = true)]
+    file: Option<PathBuf>,
+    /// One action to take once it parks (as `run resume` takes it).
+    reply: Option<String>,
+    /// Print exactly one JSON envelope on standard output.
+    #[arg(long)]
+    json: bool,
+    /// Who answers its questions and carries out its commands (`.lua`, `.toml`, `.json`); by
+    /// default the world named for the file, if one sits beside it.
+    #[arg(long)]
+    world: Option<PathBuf>,
+    /// The seed random choices draw from.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Append the session's trace (JSON lines) to this file, on this and every resume.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum RunCommand {
+    /// Takes one action on a parked run: an action id, its number, or free text for a question.
+    Resume {
+        /// The run's id, then the action; with --last, only the action.
+        #[arg(num_args = 0..=2)]
+        words: Vec<String>,
+        /// The run parked last.
+        #[arg(long)]
+        last: bool,
+        /// An idempotency key: the same key again prints the same envelope and advances once.
+        #[arg(long)]
+        key: Option<String>,
+        /// Print exactly one JSON envelope on standard output.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+fn bad(message: &str) -> ExitCode {
+    errln!("stagehand run: {message}");
+    ExitCode::from(1)
+}
+
+/// Runs `stagehand run`.
+pub fn run(args: RunArgs) -> ExitCode {
+    let store = match Store::from_env() {
+        Ok(store) => store,
+        Err(e) => return bad(&e.to_string()),
+    };
+    if let Some(RunCommand::Resume { words, last, key, json }) = args.resume {
+        let (id, action) = if last {
+            match store.last() {
+                Ok(id) => (id, words.first().cloned()),
+                Err(e) => return bad(&e.to_string()),
+            }
+        } else {
+            match words.split_first() {
+                Some((id, rest)) => (id.clone(), rest.first().cloned()),
+                None => return bad("name the run: `stagehand run resume ID [ACTION]`, or `--last`"),
+            }
+        };
+        if last && words.len() > 1 {
+            return bad("with --last, give only the action");
+        }
+        return match store.load(&id) {
+            Ok(record) => finish(resume(&store, record, action.as_deref(), key.as_deref()), json),
+            Err(e) => match key.as_deref().and_then(|key| runs::replay_ended(&store, &id, action.as_deref(), key)) {
+                Some(turn) => finish(turn, json),
+                None => bad(&e.to_string()),
+            },
+        };
+    }
+    let Some(file) = args.file else { return bad("name the file to run") };
+    let world = args.world.or_else(|| discover_world(&file));
+    let document = std::fs::canonicalize(&file).unwrap_or(file);
+    let of = RunOf {
+        document: document.display().to_string(),
+        world: world.map(|w| std::fs::canonicalize(&w).unwrap_or(w).display().to_string()),
+        seed: args.seed,
+        trace: args.trace.map(|t| t.display().to_string()),
+    };
+    let started = now();
+    let id = format!("run-{started}-{}", std::process::id());
+    let turn = with_engine(&of, |engine| match engine {
+        Opened::Playbook(engine, world) => runs::begin(engine, world, &id, of.clone(), &store, started),
+        Opened::Project(engine, world) => runs::begin(*engine, world, &id, of.clone(), &store, started),
+    });
+    match (turn, args.reply) {
+        (Ok(turn), Some(reply)) if turn.status == runs::PARKED => {
+            trace(&of.trace, &turn);
+            match store.load(&id) {
+                Ok(record) => finish(resume(&store, record, Some(&reply), None), args.json),
+                Err(e) => bad(&e.to_string()),
+            }
+        }
+        (turn, _) => finish(turn.inspect(|t| trace(&of.trace, t)), args.json),
+    }
+}
+
+/// A document's engine, with the world that answers it.
+enum Opened<'p, 'w> {
+    Playbook(RunnerEngine<'p>, &'w mut dyn World),
+    Project(Box<ChatMapperEngine>, &'w mut dyn World),
+}
+
+/// Opens the run's document and world and hands the engine to `go`.
+fn with_engine(of: &RunOf, go: impl FnOnce(Opened<'_, '_>) -> Result<Turn, RunError>) -> Result<Turn, RunError> {
+    let refused = RunError::Refused;
+    let path = Path::new(&of.document);
+    let mut world: Box<dyn World> = match &of.world {
+        Some(world) => open_world(Path::new(world), of.seed).map_err(refused)?,
+        None => crate::play::no_world(),
+    };
+    match kind_of(path).map_err(refused)? {
+        Kind::ChatMapper => {
+            let name = path.display().to_string();
+            let bytes = crate::read::bytes(path).map_err(refused)?;
+            let project = stagehand_chatmapper::load(&bytes, &name).map_err(|e| refused(e.to_string()))?;
+            let options = stagehand_chatmapper::Options::seeded(of.seed);
+            let lua = of.world.as_deref().filter(|w| w.ends_with(".lua"));
+            let engine = match lua {
+                Some(w) => {
+                    let source = crate::read::text(Path::new(w)).map_err(refused)?;
+                    ChatMapperEngine::with_world(project, options, w, &source)
+                }
+                None => ChatMapperEngine::new(project, options),
+            }
+            .map_err(|e| refused(format!("{name}: {e}")))?;
+            go(Opened::Project(Box::new(engine), world.as_mut()))
+        }
+        Kind::Script | Kind::Playbook => {
+            let playbook = read_playbook(path, &Settings::default()).map_err(refused)?;
+            go(Opened::Playbook(RunnerEngine::new(&playbook, of.seed), world.as_mut()))
+        }
+    }
+}
+
+fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>) -> Result<Turn, RunError> {
+    let of = RunOf {
+        document: record.document.clone(),
+        world: record.world.clone(),
+        seed: record.seed,
+        trace: record.trace.clone(),
+    };
+    let turn = with_engine(&of, |engine| match engine {
+        Opened::Playbook(engine, world) => runs::resume(engine, world, record, action, key, store, now()),
+        Opened::Project(engine, world) => runs::resume(*engine, world, record, action, key, store, now()),
+    });
+    if let Ok(turn) = &turn {
+        trace(&of.trace, turn);
+    }
+    turn
+}
+
+/// Appends a turn's trace records to the trace file, if the run has one.
+fn trace(file: &Option<String>, turn: &Turn) {
+    let Some(file) = file else { return };
+    let written = std::fs::OpenOptions::new().create(true).append(true).open(file).and_then(|mut f| {
+        turn.trace
+            .iter()
+            .try_for_each(|record| writeln!(f, "{}", serde_json::to_string(record).expect("a trace record is JSON")))
+    });
+    if let Err(e) = written {
+        errln!("stagehand run: {file}: cannot write the trace: {e}");
+    }
+}
+
+/// Prints a turn (one envelope, or words for a person) and gives its exit status.
+fn finish(turn: Result<Turn, RunError>, json: bool) -> ExitCode {
+    let turn = match turn {
+        Ok(turn) => turn,
+        Err(e) => return bad(&e.to_string()),
+    };
+    for line in &turn.log {
+        errln!("{line}");
+    }
+    if json {
+        outln!("{}", turn.envelope);
+    } else {
+        print_for_a_person(&turn.envelope);
+    }
+    ExitCode::from(turn.status)
+}
+
+fn print_for_a_person(envelope: &Value) {
+    for said in envelope["said"].as_array().into_iter().flatten() {
+        match said["speaker"].as_str() {
+            Some(speaker) => outln!("{speaker}: {}", said["text"].as_str().unwrap_or("")),
+            None => outln!("{}", said["text"].as_str().unwrap_or("")),
+        }
+    }
+    let id = envelope["sessionId"].as_str().unwrap_or("");
+    match envelope["outcome"].as_str() {
+        Some("ended") => outln!("(the story ended)"),
+        outcome => {
+            let view = &envelope["view"];
+            if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
+                outln!("error: {error}");
+            }
+            for question in view["pendingQuestions"].as_array().into_iter().flatten() {
+                outln!("? {}", question["text"].as_str().unwrap_or(""));
+            }
+            for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
+                let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
+                outln!("  {}. {label}  [{id}]", n + 1);
+            }
+            let what = if outcome == Some("failed") { "kept" } else { "parked" };
+            outln!("(run {what} as {id}: stagehand run resume {id} ACTION)");
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Parked runs: a host session written to disk between two commands of `stagehand run`
+//! (decision H12).
+//!
+//! A record lives at `${XDG_STATE_HOME:-$HOME/.local/state}/stagehand/sessions/<id>.json`. The
+//! folder is made `0700` and the file `0600` (a record holds what a person answered); it is
+//! written to a temporary file in the same folder and renamed over the old one, so a record is
+//! always whole.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of a parked record's shape.
+pub const PARKED_VERSION: u32 = 1;
+
+/// One parked run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Parked {
+    /// [`PARKED_VERSION`].
+    pub schema_version: u32,
+    /// The session's id (the record's file name without `.json`).
+    pub session_id: String,
+    /// The document played, as given (made absolute when it could be).
+    pub document: String,
+    /// The document's fingerprint when the run began.
+    pub fingerprint: String,
+    /// The world that answers the run, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<String>,
+    /// The seed random choices draw from.
+    pub seed: u64,
+    /// Where the trace is appended, if anywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// When the run began (Unix milliseconds).
+    pub created_at: u64,
+    /// When the record was last written (Unix milliseconds).
+    pub updated_at: u64,
+    /// The host session's snapshot, receipts included.
+    pub session: Value,
+    /// The envelope each resume printed, by idempotency key: a resume replayed with the same key
+    /// prints it again.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub envelopes: BTreeMap<String, Printed>,
+}
+
+/// An envelope a resume printed, with the action it was given (as the person wrote it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Printed {
+    /// The action, as given.
+    pub action: String,
+    /// The envelope.
+    pub envelope: Value,
+}
+
+/// Why a record could not be found, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ParkedError {
+    /// No state folder: neither `XDG_STATE_HOME` nor `HOME` is set.
+    #[error("there is nowhere to park runs: set XDG_STATE_HOME or HOME")]
+    NoHome,
+    /// The id names no record (or is not an id at all).
+    #[error("no parked run has the id {0:?}")]
+    Unknown(String),
+    /// No run is parked (for `--last`).
+    #[error("no run is parked")]
+    None,
+    /// The record exists and cannot be read as one.
+    #[error("{path}: the parked run cannot be read: {why}")]
+    Unreadable {
+        /// The record's file.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// The folder or the file could not be written.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The error.
+        error: std::io::Error,
+    },
+}
+
+/// The folder of parked records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Store {
+    folder: PathBuf,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ParkedError + '_ {
+    move |error| ParkedError::Io { path: path.display().to_string(), error }
+}
+
+/// Whether `id` can name a record: letters, digits, `-` and `_` only (no path may hide in it).
+fn is_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl Store {
+    /// The store in `folder`.
+    pub fn at(folder: impl Into<PathBuf>) -> Store {
+        Store { folder: folder.into() }
+    }
+
+    /// The store the environment names: `$XDG_STATE_HOME/stagehand/sessions`, else
+    /// `$HOME/.local/state/stagehand/sessions` (an empty variable counts as unset).
+    pub fn from_env() -> Result<Store, ParkedError> {
+        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let state = match set("XDG_STATE_HOME") {
+            Some(state) => state,
+            None => set("HOME").ok_or(ParkedError::NoHome)?.join(".local").join("state"),
+        };
+        Ok(Store::at(state.join("stagehand").join("sessions")))
+    }
+
+    /// The folder.
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    /// Where the record of `id` lives.
+    pub fn path(&self, id: &str) -> PathBuf {
+        self.folder.join(format!("{id}.json"))
+    }
+
+    /// Writes `record` whole: to a temporary file beside it, then renamed over the old one.
+    pub fn save(&self, record: &Parked) -> Result<PathBuf, ParkedError> {
+        if !is_id(&record.session_id) {
+            return Err(ParkedError::Unknown(record.session_id.clone()));
+        }
+        let path = self.path(&record.session_id);
+        write_private(&self.folder, &path, &serde_json::to_vec(record).expect("a record is JSON"))?;
+        Ok(path)
+    }
+
+    /// Where the envelopes of the ended run `id` are kept.
+    fn ended_path(&self, id: &str) -> PathBuf {
+        self.folder.join("ended").join(format!("{id}.json"))
+    }
+
+    /// Keeps the envelopes an ended run printed, by key, so that a resume retried with the same
+    /// key after the end prints the same envelope (the record itself is deleted).
+    pub fn save_ended(&self, id: &str, envelopes: &BTreeMap<String, Printed>) -> Result<(), ParkedError> {
+        if !is_id(id) {
+            return Err(ParkedError::Unknown(id.to_owned()));
+        }
+        fs::create_dir_all(&self.folder).map_err(io(&self.folder))?;
+        restrict(&self.folder, 0o700)?;
+        let path = self.ended_path(id);
+        let folder = self.folder.join("ended");
+        write_private(&folder, &path, &serde_json::to_vec(envelopes).expect("envelopes are JSON"))
+    }
+
+    /// What the ended run `id` printed under `key`, if it did.
+    pub fn ended_envelope(&self, id: &str, key: &str) -> Option<Printed> {
+        if !is_id(id) {
+            return None;
+        }
+        let text = crate::files::read_text(&self.ended_path(id)).ok()?;
+        let mut envelopes: BTreeMap<String, Printed> = serde_json::from_str(&text).ok()?;
+        envelopes.remove(key)
+    }
+
+    /// The record of `id`.
+    pub fn load(&self, id: &str) -> Result<Parked, ParkedError> {
+        if !is_id(id) {
+            return Err(ParkedError::Unknown(id.to_owned()));
+        }
+        let path = self.path(id);
+        let text = match crate::files::read_text(&path) {
+            Ok(text) => text,
+            Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ParkedError::Unknown(id.to_owned()))
+            }
+            Err(e) => return Err(ParkedError::Unreadable { path: path.display().to_string(), why: e.to_string() }),
+        };
+        let unreadable = |why: String| ParkedError::Unreadable { path: path.display().to_string(), why };
+        let record: Parked = serde_json::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+        if record.schema_version != PARKED_VERSION {
+            return Err(unreadable(format!(
+                "its schema version is {}; this Stagehand reads {PARKED_VERSION}",
+                record.schema_version
+            )));
+        }
+        if record.session_id != id {
+            return Err(unreadable(format!("it holds the run {:?}", record.session_id)));
+        }
+        Ok(record)
+    }
+
+    /// The id of the record written last (the newest `updatedAt`; ties go to the greater id).
+    pub fn last(&self) -> Result<String, ParkedError> {
+        let entries = match fs::read_dir(&self.folder) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ParkedError::None),
+            Err(e) => return Err(io(&self.folder)(e)),
+        };
+        let mut newest: Option<(u64, String)> = None;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".json")).filter(|id| is_id(id)) else {
+                continue;
+            };
+            // A record that cannot be read is skipped here; naming it loads it and says why.
+            if let Ok(record) = self.load(id) {
+                let candidate = (record.updated_at, record.session_id);
+                if newest.as_ref().is_none_or(|n| candidate > *n) {
+                    newest = Some(candidate);
+                }
+            }
+        }
+        newest.map(|(_, id)| id).ok_or(ParkedError::None)
+    }
+
+    /// Deletes the record of `id` (a record already gone is not an error).
+    pub fn remove(&self, id: &str) -> Result<(), ParkedError> {
+        if !is_id(id) {
+            return Err(ParkedError::Unknown(id.to_owned()));
+        }
+        let path = self.path(id);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&path)(e)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Writes `bytes` to `path` in `folder` (made `0700`) as a `0600` file: to a temporary file beside
+/// it, then renamed over the old one.
+fn write_private(folder: &Path, path: &Path, bytes: &[u8]) -> Result<(), ParkedError> {
+    fs::create_dir_all(folder).map_err(io(folder))?;
+    restrict(folder, 0o700)?;
+    let mut file =
+        tempfile::Builder::new().prefix(".parked-").suffix(".tmp").tempfile_in(folder).map_err(io(folder))?;
+    restrict(file.path(), 0o600)?;
+    file.write_all(bytes).map_err(io(path))?;
+    file.as_file().sync_all().map_err(io(path))?;
+    file.persist(path).map_err(|e| ParkedError::Io { path: path.display().to_string(), error: e.error })?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn restrict(path: &Path, mode: u32) -> Result<(), ParkedError> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).map_err(io(path))
+}
+
+#[cfg(not(unix))]
+fn restrict(_path: &Path, _mode: u32) -> Result<(), ParkedError> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, updated_at: u64) -> Parked {
+        Parked {
+            schema_version: PARKED_VERSION,
+            session_id: id.to_owned(),
+            document: "story.dialogue.md".to_owned(),
+            fingerprint: "ab".to_owned(),
+            world: None,
+            seed: 0,
+            trace: None,
+            created_at: 1,
+            updated_at,
+            session: Value::Null,
+            envelopes: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn records_round_trip_the_newest_is_last_and_ids_hold_no_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().join("sessions"));
+        assert!(matches!(store.last(), Err(ParkedError::None)));
+        store.save(&record("a", 5)).unwrap();
+        store.save(&record("b", 9)).unwrap();
+        store.save(&record("c", 7)).unwrap();
+        assert_eq!(store.load("a").unwrap(), record("a", 5));
+        assert_eq!(store.last().unwrap(), "b");
+        assert!(matches!(store.load("../a"), Err(ParkedError::Unknown(_))));
+        assert!(matches!(store.load("zz"), Err(ParkedError::Unknown(_))));
+        fs::write(store.path("bad"), "{").unwrap();
+        assert!(matches!(store.load("bad"), Err(ParkedError::Unreadable { .. })));
+        store.remove("b").unwrap();
+        assert_eq!(store.last().unwrap(), "c");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(store.folder()), 0o700);
+            assert_eq!(mode(&store.path("a")), 0o600);
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Durable runs, one turn a command: what `stagehand run` and `stagehand run resume` do, as a
+//! library (decision H12). A turn plays a [`Session`] on with the worlds driver until a person
+//! must act, then parks it in a [`Store`] or, when the story ended, deletes its record.
+//!
+//! A turn's result is one JSON envelope: `{"outcome":"ended"|"awaiting"|"failed","sessionId",
+//! "said":[...]}` (`said` holds the `said` and `continued` events), with the `view` unless it ended, the `receipt` on a resume, and the `error`
+//! when it failed.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+use stagehand_protocol::{Engine, Receipt, Reported};
+
+use crate::host::{drive, Session, SessionSnapshot, Stop, TraceRecord};
+use crate::parked::{Parked, ParkedError, Printed, Store, PARKED_VERSION};
+use crate::World;
+
+/// The exit status of a turn that parked.
+pub const PARKED: u8 = 3;
+
+/// What a run is of, for its record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOf {
+    /// The document, as the record names it.
+    pub document: String,
+    /// The world, if any.
+    pub world: Option<String>,
+    /// The seed.
+    pub seed: u64,
+    /// Where the trace is appended, if anywhere.
+    pub trace: Option<String>,
+}
+
+/// What one turn did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// The envelope.
+    pub envelope: Value,
+    /// The exit status: 0 ended (record deleted), 2 failed (record kept), 3 parked.
+    pub status: u8,
+    /// The trace records the turn made, in order.
+    pub trace: Vec<TraceRecord>,
+    /// Lines the world wrote for the person.
+    pub log: Vec<String>,
+}
+
+/// Why a turn could not be taken (exit status 1: nothing changed).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The record could not be found, read or written.
+    #[error(transparent)]
+    Parked(#[from] ParkedError),
+    /// The record does not fit the document as it is now.
+    #[error("{0}")]
+    Refused(String),
+    /// The action is not one that may be applied now.
+    #[error("{0}")]
+    Rejected(String),
+}
+
+/// What was said: each `said`, and each `continued` (the rest of a line after a command).
+fn said(reported: &[Reported]) -> Vec<Reported> {
+    reported.iter().filter(|r| r.kind == "said" || r.kind == "continued").cloned().collect()
+}
+
+/// Plays the session on, then parks, keeps or deletes its record; the turn.
+fn settle<E: Engine>(
+    mut session: Session<E>,
+    world: &mut dyn World,
+    mut record: Parked,
+    mut reported: Vec<Reported>,
+    receipt: Option<(&str, &str, Receipt)>,
+    store: &Store,
+    now: u64,
+) -> Result<Turn, RunError> {
+    let driven = drive(&mut session, world, now);
+    reported.extend(driven.reported);
+    let mut envelope = json!({"sessionId": session.id(), "said": said(&reported)});
+    let object = envelope.as_object_mut().expect("an object");
+    let status = match &driven.stop {
+        Stop::Ended => {
+            object.insert("outcome".into(), "ended".into());
+            0
+        }
+        Stop::Person => {
+            object.insert("outcome".into(), "awaiting".into());
+            PARKED
+        }
+        Stop::Failed(error) => {
+            object.insert("outcome".into(), "failed".into());
+            object.insert("error".into(), error.clone().into());
+            2
+        }
+    };
+    if status != 0 {
+        object.insert("view".into(), serde_json::to_value(session.describe()).expect("a view is JSON"));
+    }
+    if let Some(error) = &driven.world_error {
+        object.insert("worldError".into(), error.clone().into());
+    }
+    if let Some((key, action, receipt)) = receipt {
+        object.insert("receipt".into(), serde_json::to_value(&receipt).expect("a receipt is JSON"));
+        record.envelopes.insert(key.to_owned(), Printed { action: action.to_owned(), envelope: envelope.clone() });
+    }
+    if status == 0 {
+        session.dispose(now);
+        store.remove(session.id())?;
+        if !record.envelopes.is_empty() {
+            store.save_ended(session.id(), &record.envelopes)?;
+        }
+    } else {
+        let snapshot = session.snapshot().map_err(|e| RunError::Refused(e.to_string()))?;
+        record.session = serde_json::to_value(snapshot).expect("a snapshot is JSON");
+        record.updated_at = now;
+        store.save(&record)?;
+    }
+    Ok(Turn { envelope, status, trace: session.take_trace(), log: driven.log })
+}
+
+/// Begins a run of `engine` under the id `id`: plays until a person must act and parks it.
+pub fn begin<E: Engine>(
+    engine: E,
+    world: &mut dyn World,
+    id: &str,
+    of: RunOf,
+    store: &Store,
+    now: u64,
+) -> Result<Turn, RunError> {
+    let fingerprint = engine.fingerprint();
+    let mut session = Session::new(engine, id, now).map_err(|e| RunError::Refused(e.to_string()))?;
+    let opening = session.take_opening();
+    let record = Parked {
+        schema_version: PARKED_VERSION,
+        session_id: id.to_owned(),
+        document: of.document,
+        fingerprint,
+        world: of.world,
+        seed: of.seed,
+        trace: of.trace,
+        created_at: now,
+        updated_at: now,
+        session: Value::Null,
+        envelopes: BTreeMap::new(),
+    };
+    settle(session, world, record, opening, None, store, now)
+}
+
+/// For a run that ended: the envelope a resume of `action` under `key` printed, again (exit
+/// status 0); the same key with another action is refused. `None` when the key printed nothing.
+pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) -> Option<Result<Turn, RunError>> {
+    let printed = store.ended_envelope(id, key)?;
+    if action != Some(printed.action.as_str()) {
+        return Some(Err(RunError::Rejected(format!(
+            "the idempotency key {key:?} was already used for {}, and the run {id} ended",
+            printed.action
+        ))));
+    }
+    Some(Ok(Turn { envelope: printed.envelope, status: 0, trace: Vec::new(), log: Vec::new() }))
+}
+
+/// Takes one action on the parked run `record` (on a fresh `engine` of its document): an action
+/// id, its number in the view's list (from 1), or free text for the first pending question.
+/// Without an action the run is shown as it stands. With a `key` already used for the same
+/// action, the envelope printed then is given again and nothing is applied.
+pub fn resume<E: Engine>(
+    engine: E,
+    world: &mut dyn World,
+    mut record: Parked,
+    action: Option<&str>,
+    key: Option<&str>,
+    store: &Store,
+    now: u64,
+) -> Result<Turn, RunError> {
+    let fingerprint = engine.fingerprint();
+    if fingerprint != record.fingerprint {
+        return Err(RunError::Refused(format!(
+            "{}: the document changed since the run {} was parked (its fingerprint was {}, it is {fingerprint} now); \
+             this Stagehand does not replay a run into an edited document: start it again with `stagehand run`",
+            record.document, record.session_id, record.fingerprint
+        )));
+    }
+    let snapshot: SessionSnapshot<E::Snapshot> = serde_json::from_value(record.session.take())
+        .map_err(|e| RunError::Refused(format!("the run {} cannot be read: {e}", record.session_id)))?;
+    let mut session = Session::restore(engine, snapshot)
+        .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?;
+    let Some(action) = action else {
+        return settle(session, world, record, Vec::new(), None, store, now);
+    };
+    let key = match key {
+        Some(key) => key.to_owned(),
+        None => (session.receipt_count()..).map(|n| format!("cli:{n}")).find(|k| !session.has_key(k)).expect("a key"),
+    };
+    let view = session.describe();
+    let receipt = if let Some(known) = view.actions.iter().find(|a| a.id == action) {
+        session.apply(&known.id.clone(), &key, now)
+    } else if let Some(known) =
+        action.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|n| view.actions.get(n))
+    {
+        session.apply(&known.id.clone(), &key, now)
+    } else if let Some(question) = view.pending_questions.first() {
+        session.input(&question.question_id.clone(), action, &key, now)
+    } else {
+        // Not advertised: the session rejects it (or, under a used key, says so).
+        session.apply(action, &key, now)
+    };
+    if let Receipt::Rejected { reason } = &receipt {
+        let listed: Vec<&str> = view.actions.iter().map(|a| a.id.as_str()).collect();
+        return Err(RunError::Rejected(format!("{action}: {reason} (the actions now: {})", listed.join(", "))));
+    }
+    if let Some(Printed { envelope: printed, .. }) = record.envelopes.get(&key) {
+        if printed.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
+            let status = match printed["outcome"].as_str() {
+                Some("failed") => 2,
+                _ => PARKED,
+            };
+            return Ok(Turn { envelope: printed.clone(), status, trace: session.take_trace(), log: Vec::new() });
+        }
+    }
+    let reported = match &receipt {
+        Receipt::Executed { events, .. } => events.clone(),
+        _ => Vec::new(),
+    };
+    settle(session, world, record, reported, Some((&key, action, receipt)), store, now)
+}
