@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::lint::{lint, Lint};
 use serde_json::json;
 use stagehand_dialoguedown::Severity;
+use stagehand_documents::{lint, Lint};
 
 use crate::compile::{compile_bytes, report, tally, MessageFormat, Settings};
-use crate::kind::{kind, Kind};
+use stagehand_documents::{kind, Kind};
 
 /// Errors and warnings found in one file.
 #[derive(Default)]

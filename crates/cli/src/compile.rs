@@ -85,7 +85,7 @@ fn compile_loaded(
     (source, _loading): (String, crate::read::Loading),
     settings: &Settings,
 ) -> Result<(String, Compilation), String> {
-    if let Some(kind) = crate::kind::recognised(source.as_bytes()) {
+    if let Some(kind) = stagehand_documents::recognised(source.as_bytes()) {
         let name = script.display();
         return Err(format!(
             "{name} is {}, not a DialogueDown script: play it with `stagehand play {name}`, or check it with `stagehand check {name}`",

@@ -9,7 +9,6 @@ mod compile;
 mod conform;
 mod graph;
 mod kind;
-mod lint;
 mod play;
 mod read;
 mod run;

@@ -35,7 +35,16 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-session", "stagehand-playbook"),
     ("stagehand-session", "stagehand-runner"),
     ("stagehand-session", "stagehand-lua"),
+    // Documents: what kind a file is (a playbook's or a project's bytes), the graph lints (keys
+    // judged by the runner's own PlayContext, severities in the compiler's terms) and drawing
+    // (commands spelled as the protocol spells them). One answer for every command of the CLI.
+    ("stagehand-documents", "stagehand-playbook"),
+    ("stagehand-documents", "stagehand-protocol"),
+    ("stagehand-documents", "stagehand-runner"),
+    ("stagehand-documents", "stagehand-dialoguedown"),
+    ("stagehand-documents", "stagehand-chatmapper"),
     // The binary is glue over everything.
+    ("stagehand", "stagehand-documents"),
     ("stagehand", "stagehand-chatmapper"),
     ("stagehand", "stagehand-conformance"),
     ("stagehand", "stagehand-dialoguedown"),

@@ -1,0 +1,209 @@
+//! What a file handed to `play`, `check` or `compile` holds, decided one way for all: a
+//! DialogueDown script, a playbook, or a ChatMapper project. Decided from a name and bytes; the
+//! caller reads the file (and may skip reading it where [`by_name`] settles it).
+
+use std::path::Path;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A DialogueDown script (`*.dialogue.md`, `*.md`).
+    Script,
+    /// A DialogueDown playbook (JSON with `format` and `nodes`, or the binary form, known by its
+    /// magic bytes).
+    Playbook,
+    /// A ChatMapper project: an XML export, a JSON export (with `Assets`), or a native `.cmp`
+    /// file (which the loader refuses, naming the exports).
+    ChatMapper,
+}
+
+/// Decides what a file holds, by its name where that settles it (`.md` is a script, `.cmp` a
+/// native ChatMapper project) and otherwise by its content: XML is a ChatMapper export; JSON
+/// with `format` and `nodes` is a playbook and JSON with `Assets` a ChatMapper export; a native
+/// ChatMapper project is known by its bytes, and so is a binary playbook. Anything else is read as a playbook, whose reader
+/// says what is wrong with it.
+pub fn kind(path: &Path, bytes: &[u8]) -> Kind {
+    by_name(path).unwrap_or_else(|| by_content(bytes))
+}
+
+/// What a file holds when its content alone says so, whatever its name: a playbook (a JSON
+/// object with `format` and `nodes`), or a ChatMapper project (an XML document with a
+/// `<?xml` declaration or a `<ChatMapperProject>` root, a JSON object with `Assets`, or a native
+/// project's bytes). `None` when the content could be a script: `stagehand compile` compiles it.
+pub fn recognised(bytes: &[u8]) -> Option<Kind> {
+    /// The keys that tell a playbook from a ChatMapper export, read without building the tree.
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        format: Option<serde::de::IgnoredAny>,
+        nodes: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "Assets")]
+        assets: Option<serde::de::IgnoredAny>,
+    }
+    if stagehand_playbook::is_binary(bytes) {
+        return Some(Kind::Playbook);
+    }
+    if stagehand_chatmapper::is_native(bytes) {
+        return Some(Kind::ChatMapper);
+    }
+    let head = &bytes[..bytes.len().min(64)];
+    let head = String::from_utf8_lossy(head);
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    if head.starts_with("<?xml") || head.starts_with("<ChatMapperProject") {
+        return Some(Kind::ChatMapper);
+    }
+    if !head.starts_with('{') {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?.trim_start_matches('\u{feff}');
+    match serde_json::from_str::<Probe>(text).ok()? {
+        Probe { format: Some(_), nodes: Some(_), .. } => Some(Kind::Playbook),
+        Probe { assets: Some(_), .. } => Some(Kind::ChatMapper),
+        _ => None,
+    }
+}
+
+impl Kind {
+    /// What a file of this kind is, for people: `a playbook (JSON)`.
+    pub fn described(self) -> &'static str {
+        match self {
+            Kind::Script => "a DialogueDown script",
+            Kind::Playbook => "a playbook (compiled JSON)",
+            Kind::ChatMapper => "a ChatMapper project",
+        }
+    }
+}
+
+/// What a file holds when its name alone settles it (`.md` a script, `.cmp` a native ChatMapper
+/// project, in any case); `None` when only its content can say.
+pub fn by_name(path: &Path) -> Option<Kind> {
+    let lower = path.to_string_lossy().to_ascii_lowercase();
+    if lower.ends_with(".md") {
+        Some(Kind::Script)
+    } else if lower.ends_with(".cmp") {
+        Some(Kind::ChatMapper)
+    } else {
+        None
+    }
+}
+
+fn by_content(bytes: &[u8]) -> Kind {
+    if stagehand_playbook::is_binary(bytes) {
+        return Kind::Playbook;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let content = text.trim_start_matches('\u{feff}').trim_start();
+    if content.starts_with('<') {
+        return Kind::ChatMapper;
+    }
+    if content.starts_with('{') || content.starts_with('[') {
+        return match serde_json::from_str::<TopLevel>(content) {
+            Ok(top) if top.format && top.nodes => Kind::Playbook,
+            Ok(top) if top.assets => Kind::ChatMapper,
+            Ok(_) => Kind::Playbook,
+            // Malformed: whichever reader it was meant for says where.
+            Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,
+            Err(_) => Kind::Playbook,
+        };
+    }
+    if stagehand_chatmapper::is_native(bytes) {
+        Kind::ChatMapper
+    } else {
+        Kind::Playbook
+    }
+}
+
+/// Which of the properties that tell the kinds apart a JSON document has at its top level, read
+/// without building the document (a tree of a large playbook costs several times its size).
+#[derive(Default)]
+struct TopLevel {
+    format: bool,
+    nodes: bool,
+    assets: bool,
+}
+
+impl<'de> serde::Deserialize<'de> for TopLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TopLevelVisitor)
+    }
+}
+
+struct TopLevelVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
+    type Value = TopLevel;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON document")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+        let mut top = TopLevel::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "format" => top.format = true,
+                "nodes" => top.nodes = true,
+                "Assets" => top.assets = true,
+                _ => {}
+            }
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        Ok(top)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(TopLevel::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(name: &str, content: &str) -> Kind {
+        kind(Path::new(name), content.as_bytes())
+    }
+
+    fn example(name: &str) -> Kind {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name);
+        kind(&path, &std::fs::read(&path).expect("an example"))
+    }
+
+    #[test]
+    fn the_content_decides_what_a_file_holds() {
+        assert_eq!(example("the-crossing.json"), Kind::ChatMapper);
+        assert_eq!(example("the-crossing.xml"), Kind::ChatMapper);
+        assert_eq!(example("club-fair.dialogue.md"), Kind::Script);
+        assert_eq!(judged("gate.json", r#"{"format": {"version": 0}, "nodes": []}"#), Kind::Playbook);
+        assert_eq!(judged("gate.playbook", r#"{"format": {"version": 0}, "nodes": []}"#), Kind::Playbook);
+        assert_eq!(judged("export.txt", "\u{feff} {\"Title\": \"x\", \"Assets\": {}}"), Kind::ChatMapper);
+        assert_eq!(judged("project.json", "<ChatMapperProject Title=\"x\"/>"), Kind::ChatMapper);
+        assert_eq!(judged("story.CMP", "anything"), Kind::ChatMapper);
+        assert_eq!(judged("SHOUT.MD", "Alice: Hi."), Kind::Script);
+        // Malformed JSON goes to the reader it was meant for, which says where it breaks.
+        assert_eq!(judged("broken.json", "{\"Assets\": {,}}"), Kind::ChatMapper);
+        assert_eq!(judged("broken.json", "{\"format\": {\"version\": 0,}}"), Kind::Playbook);
+        assert_eq!(judged("other.json", "{\"name\": \"neither\"}"), Kind::Playbook);
+        assert_eq!(judged("empty.json", "{}"), Kind::Playbook);
+    }
+
+    #[test]
+    fn only_a_playbook_or_a_project_is_recognised_as_not_a_script() {
+        let json = |text: &str| recognised(text.as_bytes());
+        assert_eq!(json("{\"format\": {\"version\": 0}, \"nodes\": []}"), Some(Kind::Playbook));
+        assert_eq!(json("\u{feff}{\"Title\": \"x\", \"Assets\": {}}"), Some(Kind::ChatMapper));
+        assert_eq!(json("<?xml version=\"1.0\"?><ChatMapperProject/>"), Some(Kind::ChatMapper));
+        assert_eq!(json("<!-- a note -->\nAlice: Hi."), None);
+        assert_eq!(json("{ Alice: Hi. }"), None);
+        assert_eq!(json("{\"name\": \"neither\"}"), None);
+        assert_eq!(json("# A scene\n\nAlice: Hi."), None);
+    }
+
+    #[test]
+    fn a_binary_playbook_is_known_by_its_magic_bytes_whatever_its_name() {
+        let bytes = stagehand_playbook::write_binary(&stagehand_playbook::Playbook::new("x.dialogue.md"));
+        assert_eq!(recognised(&bytes), Some(Kind::Playbook));
+        assert_eq!(kind(Path::new("story.bin"), &bytes), Kind::Playbook);
+        assert_eq!(kind(Path::new("story.json"), &bytes), Kind::Playbook);
+    }
+}

@@ -1,0 +1,12 @@
+//! Stagehand's documents, with one answer for every command: what kind a file is (a DialogueDown
+//! script, a playbook, a ChatMapper project; [`mod@kind`]), the lints over a compiled graph that
+//! `stagehand check` reports ([`mod@lint`]), and a playbook's graph drawn as Graphviz DOT or Mermaid
+//! ([`mod@graph`]). Sans-IO: callers read the files and print the results.
+
+pub mod graph;
+pub mod kind;
+pub mod lint;
+
+pub use graph::{render, Format};
+pub use kind::{kind, recognised, Kind};
+pub use lint::{describe_node, lint, Lint, Places};
