@@ -49,6 +49,7 @@ fn parked_at_a_menu(state: &Path, file: &str) -> Value {
     let (code, out, err) = stagehand(state, &["run", &example(file).display().to_string(), "--json"]);
     assert_eq!(code, 3, "{out}{err}");
     let parked = envelope(&out);
+    assert!(out.starts_with("{\"outcome\":\"awaiting\",\"sessionId\":"), "the contract's order: {out}");
     assert_eq!(parked["outcome"], "awaiting", "{parked}");
     assert!(action_ids(&parked).iter().any(|id| id.starts_with("choose:")), "{parked}");
     assert!(!parked["said"].as_array().unwrap().is_empty(), "what was said is printed: {parked}");

@@ -75,23 +75,17 @@ fn settle<E: Engine>(
 ) -> Result<Turn, RunError> {
     let driven = drive(&mut session, world, now);
     reported.extend(driven.reported);
-    let mut envelope = json!({"sessionId": session.id(), "said": said(&reported)});
-    let object = envelope.as_object_mut().expect("an object");
-    let status = match &driven.stop {
-        Stop::Ended => {
-            object.insert("outcome".into(), "ended".into());
-            0
-        }
-        Stop::Person => {
-            object.insert("outcome".into(), "awaiting".into());
-            PARKED
-        }
-        Stop::Failed(error) => {
-            object.insert("outcome".into(), "failed".into());
-            object.insert("error".into(), error.clone().into());
-            2
-        }
+    // The contract's order: the outcome first, then the session, what was said, and the rest.
+    let (outcome, status) = match &driven.stop {
+        Stop::Ended => ("ended", 0),
+        Stop::Person => ("awaiting", PARKED),
+        Stop::Failed(_) => ("failed", 2),
     };
+    let mut envelope = json!({"outcome": outcome, "sessionId": session.id(), "said": said(&reported)});
+    let object = envelope.as_object_mut().expect("an object");
+    if let Stop::Failed(error) = &driven.stop {
+        object.insert("error".into(), error.clone().into());
+    }
     if status != 0 {
         object.insert("view".into(), serde_json::to_value(session.describe()).expect("a view is JSON"));
     }
