@@ -5,7 +5,7 @@ use std::path::Path;
 
 pub use stagehand_documents::Kind;
 
-/// [`stagehand_documents::kind`] of a file on disk, read only when its name does not settle it.
+/// [`stagehand_documents::kind()`] of a file on disk, read only when its name does not settle it.
 pub fn kind_of(path: &Path) -> Result<Kind, String> {
     if let Some(kind) = stagehand_documents::kind::by_name(path) {
         return Ok(kind);
