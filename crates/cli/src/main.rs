@@ -61,43 +61,7 @@ enum Commands {
     ///
     /// No file larger than 256 MiB is read; set STAGEHAND_MAX_FILE_SIZE (e.g. `1GiB`) to change
     /// that.
-    Play {
-        /// The script, playbook or ChatMapper project.
-        file: PathBuf,
-        /// Who answers the script's questions and carries out its commands: a Lua script
-        /// (`.lua`) or facts (`.toml`, `.json`). By default the world named for the file, if one
-        /// sits beside it. For a ChatMapper project a Lua world also runs in the project's sandbox,
-        /// so the functions and tables it defines (`game.*`, `Quest`) are visible to its
-        /// conditions and scripts.
-        #[arg(long)]
-        world: Option<PathBuf>,
-        /// The seed random choices draw from.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Start at this anchor (a scene's slug) instead of the entry.
-        #[arg(long)]
-        start: Option<String>,
-        /// For a ChatMapper project: the conversation to play, by ID or Title.
-        #[arg(long)]
-        conversation: Option<String>,
-        /// For a ChatMapper project: make the player actor's entries that have Dialogue Text
-        /// but no Menu Text choices, labelled by that text. Some projects write branches so; by
-        /// default such entries play as lines, as ChatMapper's runtime rules say.
-        #[arg(long)]
-        player_lines_as_choices: bool,
-        /// How the story is paced: by default `enter` in a terminal and `choices` when piped.
-        #[arg(long, value_enum)]
-        pace: Option<play::Pace>,
-        /// Piped: stop with exit status 2 at a line of input that is not valid where it is read.
-        #[arg(long)]
-        strict: bool,
-        /// For a ChatMapper project: the memory, in MiB, its Lua conditions and scripts may use
-        /// beyond the project's own tables and compiled chunks (0: no cap).
-        #[arg(long, value_name = "MIB", default_value_t = 16)]
-        lua_memory: usize,
-        #[command(flatten)]
-        settings: compile::Settings,
-    },
+    Play(play::PlayOptions),
     /// Compiles DialogueDown scripts to playbooks (JSON).
     ///
     /// Diagnostics go to standard error, as rustc renders them or as JSON; exits 1 when a script
@@ -169,29 +133,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
-        Commands::Play {
-            file,
-            world,
-            seed,
-            start,
-            conversation,
-            player_lines_as_choices,
-            pace,
-            strict,
-            lua_memory,
-            settings,
-        } => play::run(play::PlayOptions {
-            file,
-            world,
-            seed,
-            start,
-            conversation,
-            player_lines_as_choices,
-            lua_memory,
-            settings,
-            pace,
-            strict,
-        }),
+        Commands::Play(options) => play::run(options),
         Commands::Compile { files, output, pretty, binary, settings, message_format } => {
             let spelling = match (binary, pretty) {
                 (true, _) => compile::Spelling::Binary,

@@ -68,27 +68,43 @@ pub enum Pace {
 }
 
 /// What `play` was asked to do.
+#[derive(Debug, clap::Args)]
 pub struct PlayOptions {
     /// The script, playbook or ChatMapper project.
     pub file: PathBuf,
-    /// The world, if any.
+    /// Who answers the script's questions and carries out its commands: a Lua script
+    /// (`.lua`) or facts (`.toml`, `.json`). By default the world named for the file, if one
+    /// sits beside it. For a ChatMapper project a Lua world also runs in the project's sandbox,
+    /// so the functions and tables it defines (`game.*`, `Quest`) are visible to its
+    /// conditions and scripts.
+    #[arg(long)]
     pub world: Option<PathBuf>,
     /// The seed random choices draw from.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The anchor to start at.
+    /// Start at this anchor (a scene's slug) instead of the entry.
+    #[arg(long)]
     pub start: Option<String>,
     /// For a ChatMapper project: the conversation to play, by ID or Title.
+    #[arg(long)]
     pub conversation: Option<String>,
-    /// For a ChatMapper project: the player actor's entries without Menu Text are choices.
+    /// For a ChatMapper project: make the player actor's entries that have Dialogue Text
+    /// but no Menu Text choices, labelled by that text. Some projects write branches so; by
+    /// default such entries play as lines, as ChatMapper's runtime rules say.
+    #[arg(long)]
     pub player_lines_as_choices: bool,
-    /// For a ChatMapper project: the MiB its Lua may use beyond the project's own tables (0: no cap).
-    pub lua_memory: usize,
-    /// How a script is compiled.
-    pub settings: Settings,
-    /// The pace, if asked for; else [`Pace::Enter`] in a terminal and [`Pace::Choices`] piped.
+    /// How the story is paced: by default `enter` in a terminal and `choices` when piped.
+    #[arg(long, value_enum)]
     pub pace: Option<Pace>,
-    /// Piped: stop with exit status 2 at the first line of input that is not valid where it is read.
+    /// Piped: stop with exit status 2 at a line of input that is not valid where it is read.
+    #[arg(long)]
     pub strict: bool,
+    /// For a ChatMapper project: the memory, in MiB, its Lua conditions and scripts may use
+    /// beyond the project's own tables and compiled chunks (0: no cap).
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    pub lua_memory: usize,
+    #[command(flatten)]
+    pub settings: Settings,
 }
 
 /// Plays a story; the exit code says how it went.
