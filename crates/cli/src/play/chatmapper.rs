@@ -1,7 +1,6 @@
 //! ChatMapper projects in the terminal player: [`ChatMapperStory`] reads a project (an XML or JSON
-//! export) and its world from disk and opens them as a
-//! [`ChatMapperRun`](stagehand_documents::chatmapper::ChatMapperRun), which holds the replay,
-//! the journal and the saves.
+//! export) and its world from disk and opens them as a [`ChatMapperRun`], which holds the
+//! replay, the journal and the saves.
 
 use std::path::PathBuf;
 

@@ -18,8 +18,8 @@
 //!
 //! What is played is decided by the file's content ([`crate::kind::kind_of`]): a DialogueDown script
 //! or playbook plays in a [`stagehand_session::Session`], a ChatMapper project on its engine
-//! ([`chatmapper::ChatMapperRun`]), both behind [`Playable`]. Without `--world`, a world named for
-//! the file (`<stem>.world.lua`, `.toml` or `.json` beside it) is used when the input is piped,
+//! ([`stagehand_documents::chatmapper::ChatMapperRun`]), both behind [`Playable`]. Without
+//! `--world`, a world named for the file (`<stem>.world.lua`, `.toml` or `.json` beside it) is used when the input is piped,
 //! and a notice on standard error says so; in a terminal it is pointed out.
 
 mod chatmapper;
