@@ -15,6 +15,7 @@
 //!   for the trace: the session reads no clock.
 
 mod actions;
+mod any;
 mod drive;
 mod pending;
 mod trace;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use stagehand_protocol::{Engine, EngineError, OwnedEvent, Receipt, Reported, View};
 
+pub use any::{snapshot_of, AnySession};
 pub use drive::{drive, Driven, Stop, MAX_MOVES};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};

@@ -1,0 +1,215 @@
+//! A document of any kind, opened once and played by as many sessions as a host likes: the one
+//! place that turns a file's bytes into an engine (decision H15). Hosts (`stagehand run`, the
+//! terminal player, the HTTP server) hold a [`Document`] and its sessions as
+//! [`AnySession`]s, and never branch on the kind themselves.
+//!
+//! Sans-IO: the caller reads the bytes (and a Lua world's source); nothing here touches a file.
+
+use std::fmt;
+
+use serde_json::Value;
+use stagehand_chatmapper::{ChatMapperEngine, Project};
+use stagehand_dialoguedown::{compile, Diagnostic};
+use stagehand_playbook::Playbook;
+use stagehand_runner::RunnerEngine;
+use stagehand_session::host::{snapshot_of, AnySession, HostError, Session};
+
+use crate::kind::{recognised, Kind};
+
+/// How to open a document: what compiles a script and what plays a ChatMapper project.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// How a DialogueDown script compiles (its `dialogue.toml` settings, the mode).
+    pub compile: stagehand_dialoguedown::Options,
+    /// How a ChatMapper project plays (limits, compatibility options). Its seed is each
+    /// session's own.
+    pub chatmapper: stagehand_chatmapper::Options,
+    /// A Lua world run in a ChatMapper project's sandbox before its project script: its name
+    /// (for errors) and source.
+    pub lua_world: Option<(String, String)>,
+}
+
+/// Why a document could not be opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenError {
+    /// A script that does not compile, with everything the compiler found.
+    Compile {
+        /// The compiler's diagnostics (errors first among them).
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The bytes are not a document of the kind they look like: the reader's words, with the
+    /// line and column where it has them.
+    Unreadable(String),
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::Compile { diagnostics } => {
+                let errors: Vec<String> = diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| format!("{}:{}:{}: {}", d.file, d.line, d.column, d.message))
+                    .collect();
+                write!(f, "the script does not compile:\n{}", errors.join("\n"))
+            }
+            OpenError::Unreadable(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// A document opened and ready to play.
+#[derive(Debug)]
+pub struct Document {
+    name: String,
+    kind: Kind,
+    body: Body,
+    fingerprint: String,
+    diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug)]
+enum Body {
+    Playbook(Playbook),
+    ChatMapper { project: Project, options: stagehand_chatmapper::Options, world: Option<(String, String)> },
+}
+
+impl Document {
+    /// Opens `bytes`, named `name` (a file name: `.md` makes a script), as the kind the name and
+    /// bytes say ([`crate::kind`]): a script is compiled (warnings are kept in
+    /// [`diagnostics`](Self::diagnostics)), a playbook read (JSON or binary) and checked, a
+    /// ChatMapper export loaded and its engine built once to prove it plays.
+    pub fn open(name: &str, bytes: &[u8], options: &OpenOptions) -> Result<Document, OpenError> {
+        let kind = crate::kind(std::path::Path::new(name), bytes);
+        Self::open_as(kind, name, bytes, options)
+    }
+
+    /// Opens `bytes` as a document of `kind`, whatever its name.
+    pub fn open_as(kind: Kind, name: &str, bytes: &[u8], options: &OpenOptions) -> Result<Document, OpenError> {
+        let unreadable = |e: &dyn fmt::Display| OpenError::Unreadable(format!("{name}: {e}"));
+        let (body, diagnostics) = match kind {
+            Kind::Script => {
+                let text = std::str::from_utf8(bytes).map_err(|e| unreadable(&format!("not UTF-8 text: {e}")))?;
+                let compilation = compile(text, name, &options.compile);
+                match compilation.playbook {
+                    Some(playbook) if !compilation.has_errors() => (Body::Playbook(playbook), compilation.diagnostics),
+                    _ => return Err(OpenError::Compile { diagnostics: compilation.diagnostics }),
+                }
+            }
+            Kind::Playbook => (Body::Playbook(read_playbook(name, bytes)?), Vec::new()),
+            Kind::ChatMapper => {
+                let project = stagehand_chatmapper::load(bytes, name).map_err(|e| unreadable(&e))?;
+                let body =
+                    Body::ChatMapper { project, options: options.chatmapper.clone(), world: options.lua_world.clone() };
+                (body, Vec::new())
+            }
+        };
+        let fingerprint = match &body {
+            Body::Playbook(playbook) => stagehand_playbook::fingerprint(playbook).to_hex(),
+            Body::ChatMapper { .. } => {
+                use stagehand_protocol::Engine;
+                chatmapper_engine(&body, 0).map_err(|e| unreadable(&e))?.fingerprint()
+            }
+        };
+        Ok(Document { name: name.to_owned(), kind, body, fingerprint, diagnostics })
+    }
+
+    /// The name it was opened under.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What kind of document it is.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Its fingerprint (lowercase hex): a playbook's SHA-256 of its canonical form, a project's
+    /// digest. The same document opened twice has the same fingerprint.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// What the compiler said of a script that compiled (warnings, notes); empty for other kinds.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The playbook, for a script or a playbook.
+    pub fn playbook(&self) -> Option<&Playbook> {
+        match &self.body {
+            Body::Playbook(playbook) => Some(playbook),
+            Body::ChatMapper { .. } => None,
+        }
+    }
+
+    /// The project, for a ChatMapper export.
+    pub fn project(&self) -> Option<&Project> {
+        match &self.body {
+            Body::ChatMapper { project, .. } => Some(project),
+            Body::Playbook(_) => None,
+        }
+    }
+
+    /// A new session of this document under the id `id`, its random choices drawn from `seed`:
+    /// `session.started` is traced and the engine started at its entry.
+    pub fn start(&self, id: &str, seed: u64, now: u64) -> Result<Box<dyn AnySession + '_>, HostError> {
+        Ok(match &self.body {
+            Body::Playbook(playbook) => Box::new(Session::new(RunnerEngine::new(playbook, seed), id, now)?),
+            Body::ChatMapper { .. } => Box::new(Session::new(chatmapper_engine(&self.body, seed)?, id, now)?),
+        })
+    }
+
+    /// A session of this document put back from its snapshot ([`AnySession::snapshot_value`]):
+    /// no `session.started`, its trace continues. A snapshot of another document, or of another
+    /// shape, is refused with the reason.
+    pub fn restore(&self, snapshot: Value) -> Result<Box<dyn AnySession + '_>, HostError> {
+        Ok(match &self.body {
+            Body::Playbook(playbook) => {
+                let snapshot = snapshot_of::<RunnerEngine<'_>>(snapshot)?;
+                Box::new(Session::restore(RunnerEngine::new(playbook, 0), snapshot)?)
+            }
+            Body::ChatMapper { .. } => {
+                let snapshot = snapshot_of::<ChatMapperEngine>(snapshot)?;
+                Box::new(Session::restore(chatmapper_engine(&self.body, 0)?, snapshot)?)
+            }
+        })
+    }
+}
+
+/// The engine of a ChatMapper body, with its world if it has one.
+fn chatmapper_engine(body: &Body, seed: u64) -> Result<ChatMapperEngine, stagehand_protocol::EngineError> {
+    let Body::ChatMapper { project, options, world } = body else {
+        return Err(stagehand_protocol::EngineError::new("not a ChatMapper project"));
+    };
+    let options = stagehand_chatmapper::Options { seed, ..options.clone() };
+    match world {
+        Some((name, source)) => ChatMapperEngine::with_world(project.clone(), options, name, source),
+        None => ChatMapperEngine::new(project.clone(), options),
+    }
+    .map_err(|e| stagehand_protocol::EngineError::new(e.to_string()))
+}
+
+/// Reads a playbook in either form, naming the file (and the line and column, for JSON).
+fn read_playbook(name: &str, bytes: &[u8]) -> Result<Playbook, OpenError> {
+    if stagehand_playbook::is_binary(bytes) {
+        return stagehand_playbook::read_binary(bytes)
+            .map_err(|e| OpenError::Unreadable(format!("{name}: not a playbook: {e}")));
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| OpenError::Unreadable(format!("{name}: not a playbook: not UTF-8 text: {e}")))?;
+    stagehand_playbook::read(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
+        stagehand_playbook::ReadError::Syntax { line, column, message } => {
+            OpenError::Unreadable(format!("{name}:{line}:{column}: not a playbook: {message}"))
+        }
+        other => OpenError::Unreadable(format!("{name}: not a playbook: {other}")),
+    })
+}
+
+/// What kind `bytes` are when their content alone says so, else a script (as `stagehand compile`
+/// takes text it does not recognise): the rule for documents that come without a file name.
+pub fn kind_of_content(bytes: &[u8]) -> Kind {
+    recognised(bytes).unwrap_or(Kind::Script)
+}
