@@ -78,7 +78,7 @@ enum Body {
 
 impl Document {
     /// Opens `bytes`, named `name` (a file name: `.md` makes a script), as the kind the name and
-    /// bytes say ([`crate::kind`]): a script is compiled (warnings are kept in
+    /// bytes say ([`mod@crate::kind`]): a script is compiled (warnings are kept in
     /// [`diagnostics`](Self::diagnostics)), a playbook read (JSON or binary) and checked, a
     /// ChatMapper export loaded and its engine built once to prove it plays.
     pub fn open(name: &str, bytes: &[u8], options: &OpenOptions) -> Result<Document, OpenError> {
@@ -101,8 +101,7 @@ impl Document {
             Kind::Playbook => (Body::Playbook(read_playbook(name, bytes)?), Vec::new()),
             Kind::ChatMapper => {
                 let project = stagehand_chatmapper::load(bytes, name).map_err(|e| unreadable(&e))?;
-                let body =
-                    Body::ChatMapper { project, options: options.chatmapper.clone(), world: options.lua_world.clone() };
+                let body = Body::ChatMapper { project, options: options.chatmapper, world: options.lua_world.clone() };
                 (body, Vec::new())
             }
         };
@@ -184,7 +183,7 @@ fn chatmapper_engine(body: &Body, seed: u64) -> Result<ChatMapperEngine, stageha
     let Body::ChatMapper { project, options, world } = body else {
         return Err(stagehand_protocol::EngineError::new("not a ChatMapper project"));
     };
-    let options = stagehand_chatmapper::Options { seed, ..options.clone() };
+    let options = stagehand_chatmapper::Options { seed, ..*options };
     match world {
         Some((name, source)) => ChatMapperEngine::with_world(project.clone(), options, name, source),
         None => ChatMapperEngine::new(project.clone(), options),
