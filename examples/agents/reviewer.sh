@@ -1,8 +1,9 @@
 #!/bin/sh
 # The example's reviewer: deterministic, no AI service. It asks for changes on its first
-# review and approves its second (with REVIEWER_STRICT=1 in its environment — in the command,
-# or passed on from the host with exec[REVIEWER_STRICT]: — it never approves). When the task mentions a title and the Boss has not been asked yet,
-# it asks the Boss to decide first. It counts its reviews in its resume token.
+# review and approves its second; with REVIEWER_STRICT=1 in its environment (set in the
+# command, or passed on from the host with exec[REVIEWER_STRICT]:) it never approves. When
+# the task mentions a title and the Boss has not been asked yet, it first asks the Boss to
+# decide. It counts its reviews in its resume token.
 prompt=$(cat)
 
 reviews=${STAGEHAND_RESUME_TOKEN#reviewer-}
