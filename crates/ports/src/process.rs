@@ -134,11 +134,12 @@ pub(crate) fn run(spec: ShellRun<'_>, abort: &Abort) -> Result<Finished, RunFail
     }
     drop(tx);
 
-    let ending = wait(&mut child, spec.timeout, abort)?;
+    let ending = wait(&mut child, spec.timeout, abort);
     // The call is over: whatever the command left running in its group goes too, so the
     // output streams close (PT4).
     kill_group(&mut child);
     let _ = child.wait();
+    let ending = ending?;
 
     let mut stdout = None;
     let mut stderr = None;

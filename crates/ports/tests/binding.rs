@@ -26,9 +26,12 @@ fn reads_openai_specs() {
     );
 }
 
+/// Whether an error is of the expected variant.
+type IsExpected = fn(&BindingError) -> bool;
+
 #[test]
 fn refuses_bad_specs_with_what_was_expected() {
-    let cases: [(&str, fn(&BindingError) -> bool); 12] = [
+    let cases: [(&str, IsExpected); 12] = [
         ("claude:opus", |e| matches!(e, BindingError::UnknownKind { .. })),
         ("exec", |e| matches!(e, BindingError::UnknownKind { .. })),
         ("executable:x", |e| matches!(e, BindingError::UnknownKind { .. })),
