@@ -26,12 +26,12 @@ pub struct LineupSpec {
 
 impl LineupSpec {
     /// Reads the flags: each `--player NAME=SPEC`, then `--captain SPEC` and `--judge SPEC`.
-    /// A player bound twice is refused.
+    /// A player bound twice (names compared without regard to ASCII case) is refused.
     pub fn parse(players: &[String], captain: Option<&str>, judge: Option<&str>) -> Result<LineupSpec, BindingError> {
         let mut bound = Vec::<Binding>::new();
         for text in players {
             let binding = Binding::parse(text)?;
-            if bound.iter().any(|b| b.name == binding.name) {
+            if bound.iter().any(|b| b.name.eq_ignore_ascii_case(&binding.name)) {
                 return Err(BindingError::DuplicatePlayer { name: binding.name });
             }
             bound.push(binding);
@@ -59,7 +59,8 @@ impl LineupSpec {
     }
 }
 
-/// Open ports, one per player, and the Captain's and the judge's.
+/// Open ports, one per player, and the Captain's and the judge's. Player names match without
+/// regard to ASCII case, as the runtime resolves a player's id by lower-casing its name (PT9).
 #[derive(Debug, Default)]
 pub struct Lineup {
     players: BTreeMap<String, Box<dyn Port>>,
@@ -75,7 +76,7 @@ impl Lineup {
 
     /// The same lineup with `name` bound to `port` (replacing an earlier binding).
     pub fn with_player(mut self, name: impl Into<String>, port: Box<dyn Port>) -> Lineup {
-        self.players.insert(name.into(), port);
+        self.players.insert(name.into().to_ascii_lowercase(), port);
         self
     }
 
@@ -95,7 +96,7 @@ impl Lineup {
     /// Captain's when no judge is bound). `None` when nothing is bound.
     pub fn port(&self, who: &Who) -> Option<&dyn Port> {
         match who {
-            Who::Player { name } => self.players.get(name).map(|p| &**p),
+            Who::Player { name } => self.players.get(&name.to_ascii_lowercase()).map(|p| &**p),
             Who::Captain => self.captain.as_deref(),
             Who::Judge => self.judge.as_deref().or(self.captain.as_deref()),
         }

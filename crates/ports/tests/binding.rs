@@ -109,6 +109,8 @@ fn a_player_bound_twice_is_refused() {
         LineupSpec::parse(&players, None, None).unwrap_err(),
         BindingError::DuplicatePlayer { name: "w".into() }
     );
+    let players = ["Writer=exec:a".to_owned(), "writer=exec:b".to_owned()];
+    assert!(matches!(LineupSpec::parse(&players, None, None).unwrap_err(), BindingError::DuplicatePlayer { .. }));
 }
 
 #[test]
@@ -117,6 +119,7 @@ fn a_lineup_routes_each_call_and_the_judge_falls_back_to_the_captain() {
     let lineup = spec.open(None);
     let ask = |who: Who| lineup.call(&PortRequest::new(who, ""), &Abort::new());
     assert_eq!(ask(Who::player("writer")).unwrap().final_text, "writer");
+    assert_eq!(ask(Who::player("Writer")).unwrap().final_text, "writer", "names match without regard to case");
     assert_eq!(ask(Who::Captain).unwrap().final_text, "captain");
     assert_eq!(ask(Who::Judge).unwrap().final_text, "captain");
     let error = ask(Who::player("reviewer")).unwrap_err();
