@@ -31,6 +31,12 @@ fn a_large_prompt_passes_through_without_deadlock() {
 }
 
 #[test]
+fn a_command_that_does_not_read_a_large_prompt_still_answers() {
+    let prompt = "x".repeat(1024 * 1024);
+    assert_eq!(call("echo ignored the prompt", &prompt).unwrap().final_text, "ignored the prompt");
+}
+
+#[test]
 fn the_command_is_told_its_role_player_and_resume_token() {
     let command = r#"printf '%s|%s|%s' "$STAGEHAND_ROLE" "${STAGEHAND_PLAYER-none}" "${STAGEHAND_RESUME_TOKEN-none}""#;
     let port = ExecPort::new(command);
