@@ -15,6 +15,17 @@
 //!   OpenAI-compatible chat-completions API; [`Lineup`] routes a request to its port;
 //! - [`run_script`] runs a machine's `script` invoke.
 //!
+//! ```
+//! use stagehand_ports::{Abort, LineupSpec, PortRequest, Who};
+//!
+//! let players = ["writer=exec:printf 'draft of: '; cat".to_owned()];
+//! let lineup = LineupSpec::parse(&players, None, None)?.open(None);
+//! let request = PortRequest::new(Who::player("writer"), "a poem").with_timeout_ms(60_000);
+//! let reply = lineup.call(&request, &Abort::new())?;
+//! assert_eq!(reply.final_text, "draft of: a poem");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Decisions are in `docs/design/ports.md` (PT1, PT2, …).
 
 mod binding;
