@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use stagehand_conformance::{hold, Case, Fixture, FixtureKind, Harness, Outcome, RunnerEngine, Turn};
+use stagehand_conformance::{hold, hold_final, Case, Fixture, FixtureKind, Harness, Outcome, Turn};
 use stagehand_playbook::{read, write, Playbook};
+use stagehand_runner::RunnerEngine;
 
 /// The corpus's `linear-speech` playbook: Alice says "Hello.", Bob says "Goodbye.", the end.
 fn linear() -> Playbook {
@@ -17,14 +18,15 @@ fn linear() -> Playbook {
 fn session(turns: serde_json::Value) -> Vec<Turn> {
     let fixture = json!({ "name": "n", "playbook": "playbook.json", "because": "b", "session": turns });
     match Fixture::parse(&fixture.to_string()).expect("a fixture").kind {
-        FixtureKind::Playable { session } => session,
-        FixtureKind::Readable { .. } => unreachable!("a session fixture"),
+        FixtureKind::Playable { session: Some(session), .. } => session,
+        other => unreachable!("a session fixture, not {other:?}"),
     }
 }
 
 fn divergence(turns: serde_json::Value) -> String {
-    let mut engine = RunnerEngine::new(linear(), 0);
-    hold(&session(turns), &mut engine, None).expect_err("the session must diverge").message
+    let playbook = linear();
+    let mut engine = RunnerEngine::new(&playbook, 0);
+    hold(&session(turns), &mut engine).expect_err("the session must diverge").message
 }
 
 #[test]
@@ -36,8 +38,9 @@ fn a_faithful_session_holds() {
         { "send": "next" },
         { "expect": { "ended": {} } }
     ]);
-    let mut engine = RunnerEngine::new(linear(), 0);
-    assert_eq!(hold(&session(turns), &mut engine, None), Ok(()));
+    let playbook = linear();
+    let mut engine = RunnerEngine::new(&playbook, 0);
+    assert_eq!(hold(&session(turns), &mut engine), Ok(()));
 }
 
 #[test]
@@ -136,7 +139,8 @@ fn a_describe_send_is_not_yet_playable() {
 #[test]
 fn final_claims_are_held_to_what_the_engine_observes() {
     // The runner observes nothing, so any final claim diverges.
-    let mut engine = RunnerEngine::new(linear(), 0);
+    let playbook = linear();
+    let mut engine = RunnerEngine::new(&playbook, 0);
     let turns = session(json!([
         { "expect": { "said": { "speaker": "Alice", "speech": "Hello." } } },
         { "send": "next" },
@@ -145,5 +149,7 @@ fn final_claims_are_held_to_what_the_engine_observes() {
         { "expect": { "ended": {} } }
     ]));
     let claims = json!({ "variables": { "gold": 5 } });
-    assert!(hold(&turns, &mut engine, Some(&claims)).is_err());
+    assert_eq!(hold(&turns, &mut engine), Ok(()));
+    assert!(hold_final(&claims, None, turns.len()).is_err());
+    assert_eq!(hold_final(&claims, Some(json!({ "variables": { "gold": 5.0, "x": 1 } })), 5), Ok(()));
 }
