@@ -198,3 +198,68 @@ fn whole_trace(trace: &[TraceRecord], session_id: &str) -> Result<(), String> {
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::whole_trace;
+    use stagehand_session::host::TraceRecord;
+
+    /// A record's sequence number, type and call id.
+    type Line<'a> = (u64, &'a str, Option<&'a str>);
+
+    fn records(lines: &[Line<'_>]) -> Vec<TraceRecord> {
+        lines
+            .iter()
+            .map(|(sequence, kind, call)| TraceRecord {
+                schema_version: 1,
+                session_id: "s".into(),
+                sequence: *sequence,
+                timestamp: 0,
+                kind: (*kind).into(),
+                call_id: call.map(str::to_owned),
+                payload: serde_json::json!({}),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_well_formed_trace_passes() {
+        let trace = records(&[
+            (1, "session.started", None),
+            (2, "apply.started", Some("apply-1")),
+            (3, "apply.finished", Some("apply-1")),
+            (4, "input.received", Some("input-1")),
+            (5, "input.settled", Some("input-1")),
+            (6, "session.disposed", None),
+        ]);
+        assert_eq!(whole_trace(&trace, "s"), Ok(()));
+    }
+
+    #[test]
+    fn each_broken_rule_is_named() {
+        let cases: [(&[Line<'_>], &str); 7] = [
+            (&[(1, "session.started", None), (3, "session.disposed", None)], "not contiguous"),
+            (&[(1, "apply.started", Some("apply-1")), (2, "apply.finished", Some("apply-1"))], "not session.started"),
+            (&[(1, "session.started", None), (2, "session.started", None)], "a second session.started"),
+            (&[(1, "session.started", None), (2, "apply.finished", Some("apply-1"))], "finishes nothing"),
+            (&[(1, "session.started", None), (2, "apply.started", Some("apply-1"))], "never finished"),
+            (
+                &[
+                    (1, "session.started", None),
+                    (2, "apply.started", Some("apply-1")),
+                    (3, "input.settled", Some("apply-1")),
+                ],
+                "does not finish",
+            ),
+            (
+                &[(1, "session.started", None), (2, "session.disposed", None), (3, "apply.started", Some("a"))],
+                "after session.disposed",
+            ),
+        ];
+        for (lines, expected) in cases {
+            let error = whole_trace(&records(lines), "s").expect_err(expected);
+            assert!(error.contains(expected), "{error}");
+        }
+        assert!(whole_trace(&records(&[(1, "session.started", None)]), "other").is_err(), "another session's record");
+    }
+}
