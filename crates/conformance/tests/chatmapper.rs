@@ -40,6 +40,7 @@ cases! {
     status_and_relationship_functions => "chatmapper/status-and-relationship-functions",
     statuses_and_variables_persist_across_conversations => "chatmapper/statuses-and-variables-persist-across-conversations",
     the_crossing_as_xml => "chatmapper/the-crossing-as-xml",
+    the_crossing_as_utf16_xml => "chatmapper/the-crossing-as-utf16-xml",
     the_crossing_staying_ashore => "chatmapper/the-crossing-staying-ashore",
     the_crossing_taking_the_ferry => "chatmapper/the-crossing-taking-the-ferry",
     the_crossing_without_the_token_script => "chatmapper/the-crossing-without-the-token-script",
