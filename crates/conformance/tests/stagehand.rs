@@ -18,6 +18,7 @@ cases! {
     host_cm_receipts_survive_a_snapshot_and_restore => "stagehand/host-chatmapper/cm-receipts-survive-a-snapshot-and-restore",
     host_cm_restart_asks_again => "stagehand/host-chatmapper/cm-restart-asks-again",
     host_cm_the_end_is_done => "stagehand/host-chatmapper/cm-the-end-is-done",
+    host_cm_the_runaway_guard_stops_the_session => "stagehand/host-chatmapper/cm-the-runaway-guard-stops-the-session",
     host_cm_the_trace_is_checked_line_by_line => "stagehand/host-chatmapper/cm-the-trace-is-checked-line-by-line",
     host_cm_undo_replays_the_journal => "stagehand/host-chatmapper/cm-undo-replays-the-journal",
     host_dd_a_condition_is_a_pending_question_answered_by_input => "stagehand/host-dialoguedown/dd-a-condition-is-a-pending-question-answered-by-input",
