@@ -25,6 +25,7 @@ cases! {
     host_dd_a_failed_perform_then_retry => "stagehand/host-dialoguedown/dd-a-failed-perform-then-retry",
     host_dd_a_jump_starts_at_an_anchor => "stagehand/host-dialoguedown/dd-a-jump-starts-at-an-anchor",
     host_dd_a_key_reused_for_another_action_is_rejected => "stagehand/host-dialoguedown/dd-a-key-reused-for-another-action-is-rejected",
+    host_dd_a_run_that_cannot_go_on_is_an_error => "stagehand/host-dialoguedown/dd-a-run-that-cannot-go-on-is-an-error",
     host_dd_a_replayed_key_returns_the_same_receipt_and_executes_once => "stagehand/host-dialoguedown/dd-a-replayed-key-returns-the-same-receipt-and-executes-once",
     host_dd_a_stale_action_is_rejected_and_changes_nothing => "stagehand/host-dialoguedown/dd-a-stale-action-is-rejected-and-changes-nothing",
     host_dd_an_option_whose_condition_holds_is_an_action => "stagehand/host-dialoguedown/dd-an-option-whose-condition-holds-is-an-action",
