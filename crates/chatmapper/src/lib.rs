@@ -11,7 +11,9 @@
 //!   out), with its conditions and scripts in a sandboxed Lua 5.1 host (`stagehand-lua`); see the
 //!   [`engine`] module for the protocol mapping. [`Snapshot`]s save and restore a playthrough.
 //! - [`check::check`] lists what is wrong or suspicious in a project, for `stagehand check`.
-//! - [`ConformanceLoader`] opens ChatMapper exports in the conformance harness.
+//! - The engine implements the protocol's `Engine` trait (`engine/seam.rs`), through which the
+//!   host session and the conformance harness hold it; `stagehand-documents` opens projects for
+//!   the harness.
 //!
 //! ```
 //! use stagehand_chatmapper::{load, ChatMapperEngine, Options};
@@ -70,7 +72,6 @@
 mod branches;
 pub mod check;
 pub mod coerce;
-mod conformance;
 pub mod engine;
 mod error;
 mod globals;
@@ -81,7 +82,6 @@ mod text;
 mod xml;
 
 pub use coerce::{lua_key, Coerced};
-pub use conformance::ConformanceLoader;
 pub use engine::{ChatMapperEngine, EngineError, EntryRef, Options, SimStatus, Snapshot, MAX_LOG_LINES};
 pub use error::{Format, LoadError};
 pub use json::{read_json, read_json_str};

@@ -1,11 +1,8 @@
 //! The engine through its API: transcripts, snapshots and undo by replay, the log, the budget,
 //! `observe`, the loader, and the offered-set helpers.
 
-use std::path::Path;
-
 use serde_json::json;
-use stagehand_chatmapper::{load, ChatMapperEngine, ConformanceLoader, EngineError, EntryRef, Options, SimStatus};
-use stagehand_conformance::Loader;
+use stagehand_chatmapper::{load, ChatMapperEngine, EngineError, EntryRef, Options, SimStatus};
 use stagehand_lua::Value;
 use stagehand_playbook::plain_text;
 use stagehand_runner::{Answer, Answers, Command, OwnedEvent, RefusalReason};
@@ -251,21 +248,6 @@ fn the_runaway_guard_is_configurable() {
     }
     assert!(engine.is_finished());
     assert_eq!(send(&mut engine, Command::start())[0], "said -: Again.", "start begins again");
-}
-
-#[test]
-fn the_loader_opens_chatmapper_exports_only() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let crossing = std::fs::read(root.join("examples/the-crossing.json")).unwrap();
-    assert!(matches!(ConformanceLoader.open(Path::new("x.json"), &crossing, 0), Some(Ok(_))));
-    let xml = std::fs::read(root.join("examples/the-crossing.xml")).unwrap();
-    assert!(matches!(ConformanceLoader.open(Path::new("x.xml"), &xml, 0), Some(Ok(_))));
-    let playbook = std::fs::read(root.join("conformance/dialoguedown/playable/linear-speech/playbook.json")).unwrap();
-    assert!(ConformanceLoader.open(Path::new("playbook.json"), &playbook, 0).is_none());
-    assert!(ConformanceLoader.open(Path::new("notes.txt"), b"hello", 0).is_none());
-    assert!(
-        matches!(ConformanceLoader.open(Path::new("story.cmp"), b"\x35\x19", 0), Some(Err(e)) if e.contains("export"))
-    );
 }
 
 /// A conversation of one root and `count` lines in a chain, each with its own condition.

@@ -2,32 +2,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-
 use std::sync::Arc;
 
 use stagehand_conformance::{discover, Harness, Outcome};
-use stagehand_dialoguedown::{compile, Options};
 
 use crate::out;
 
-/// The harness with every engine this build has: the runner for playbooks (compiling a case's
-/// `source.dialogue.md` when its playbook is absent) and the ChatMapper engine for projects.
+/// The harness with every engine this build has (`stagehand_documents::conform`), reading each
+/// file under the session layer's size limit.
 pub fn harness() -> Harness {
-    Harness::new()
-        .with_compiler(Arc::new(|source: &str, name: &str| {
-            let compilation = compile(source, name, &Options::default());
-            match compilation.playbook {
-                Some(playbook) if !compilation.has_errors() => Ok(playbook),
-                _ => Err(compilation
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.is_error())
-                    .map(|d| format!("{}:{}:{}: {} {}", d.file, d.line, d.column, d.code, d.message))
-                    .collect::<Vec<_>>()
-                    .join("; ")),
-            }
-        }))
-        .with_loader(Arc::new(stagehand_chatmapper::ConformanceLoader))
+    stagehand_documents::conform::harness()
         .with_reader(Arc::new(|path| stagehand_session::files::read_bytes(path).map_err(|e| e.to_string())))
 }
 

@@ -223,7 +223,16 @@ fn the_graph_draws_as_mermaid() {
 
 #[test]
 fn the_random_choice_cases_conform() {
-    let transcript = run(&["conform", "conformance/stagehand"], "");
+    let transcript = run(
+        &[
+            "conform",
+            "conformance/stagehand/random-auto-weights",
+            "conformance/stagehand/random-conditional-option",
+            "conformance/stagehand/random-dynamic-weights",
+            "conformance/stagehand/random-static-weights",
+        ],
+        "",
+    );
     assert!(transcript.contains("4 passed, 0 failed"), "{transcript}");
     assert!(transcript.ends_with("--- exit 0\n"), "{transcript}");
 }
@@ -234,6 +243,10 @@ fn the_random_choice_cases_compile_from_their_sources() {
     let mut checked = 0;
     for case in std::fs::read_dir(&cases).expect("the cases") {
         let dir = case.expect("a case").path();
+        // The host-contract cases (host-*/) keep only their scripts; the harness compiles them.
+        if !dir.file_name().is_some_and(|name| name.to_string_lossy().starts_with("random-")) {
+            continue;
+        }
         let source = std::fs::read_to_string(dir.join("source.dialogue.md")).expect("a source");
         let compiled = stagehand_dialoguedown::compile(&source, "source.dialogue.md", &Default::default());
         let playbook = compiled.playbook.expect("the source compiles");

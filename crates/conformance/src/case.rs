@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use stagehand_playbook::{Playbook, Reader};
 
-use crate::engine::{Engine, RunnerEngine};
 use crate::fixture::{Expect, Fixture, FixtureKind, Send as SendTurn, Turn};
-use crate::session::hold;
+use crate::subject::{PlaybookSubject, Subject};
 
 /// One case on disk: a folder holding `fixture.json`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,11 +80,12 @@ fn collect(dir: &Path, cases: &mut Vec<Case>) -> std::io::Result<()> {
 /// Turns a script into a playbook (the DialogueDown compiler, when the binary wires it in).
 pub type Compiler = Arc<dyn Fn(&str, &str) -> Result<Playbook, String> + Send + Sync>;
 
-/// Opens documents other than playbooks (a ChatMapper project, say) as engines.
+/// Opens documents other than playbooks (a ChatMapper project, say) as subjects whose engines
+/// implement the protocol's [`Engine`](stagehand_protocol::Engine).
 pub trait Loader: Send + Sync {
     /// Opens `path` (already read as `bytes`) for playing with entropy `seed`; `None` when this
     /// loader does not read such documents.
-    fn open(&self, path: &Path, bytes: &[u8], seed: u64) -> Option<Result<Box<dyn Engine>, String>>;
+    fn open(&self, path: &Path, bytes: &[u8], seed: u64) -> Option<Result<Box<dyn Subject>, String>>;
 }
 
 /// Reads one of a case's files (its fixture, document or script): `std::fs::read` unless a host
@@ -175,26 +175,20 @@ impl Harness {
                     }
                 }
             },
-            FixtureKind::Playable { session } => {
-                let missing = yet_to_learn(session);
+            FixtureKind::Playable { session, .. } => {
+                let missing = yet_to_learn(session.as_deref().unwrap_or_default());
                 if !missing.is_empty() {
                     return Outcome::NotYetPlayable(missing);
                 }
-                let mut engine = match self.open(case, &document, fixture.seed) {
-                    Ok(engine) => engine,
-                    Err(outcome) => return outcome,
-                };
-                match hold(session, engine.as_mut(), fixture.final_state.as_ref()) {
-                    Ok(()) => Outcome::Conformed,
-                    Err(divergence) => {
-                        Outcome::Diverged(format!("at turn {}: {}", divergence.turn, divergence.message))
-                    }
+                match self.open(case, &document, fixture.seed) {
+                    Ok(subject) => subject.judge(&fixture),
+                    Err(outcome) => outcome,
                 }
             }
         }
     }
 
-    fn open(&self, case: &Case, document: &Path, seed: u64) -> Result<Box<dyn Engine>, Outcome> {
+    fn open(&self, case: &Case, document: &Path, seed: u64) -> Result<Box<dyn Subject>, Outcome> {
         // A missing playbook is compiled from the case's script; one that cannot be read is broken.
         let read = match document.exists() {
             true => Some(self.read(document).map_err(|e| Outcome::Broken(format!("{}: {e}", document.display())))?),
@@ -225,7 +219,7 @@ impl Harness {
                 compiler(&text, SOURCE).map_err(|e| Outcome::Diverged(format!("{SOURCE} does not compile: {e}")))?
             }
         };
-        Ok(Box::new(RunnerEngine::new(playbook, seed)))
+        Ok(Box::new(PlaybookSubject::new(playbook, seed)))
     }
 }
 

@@ -5,27 +5,34 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 use stagehand_playbook::{plain_text, speech_to_json, Fragment};
-use stagehand_runner::{Command, OwnedEvent};
+use stagehand_protocol::{Answer, Answers, Command, Engine, OwnedEvent, RefusalReason, Waiting};
 
-use crate::engine::{command, Engine};
 use crate::fixture::{Expect, PerformClaim, Send, SpeechClaim, Turn};
 
-/// Where a session and the engine parted ways.
+/// Where a session (or a host script) and the engine parted ways.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Divergence {
     /// The turn (from 0) at which they parted, or the session's length when the end was the
-    /// problem.
+    /// problem. For a host script, the step.
     pub turn: usize,
     /// What happened, and what the session expected.
     pub message: String,
 }
 
-/// Holds `session` against `engine`. A session that does not open with `start` is begun for it.
-pub fn hold(session: &[Turn], engine: &mut dyn Engine, final_claims: Option<&Value>) -> Result<(), Divergence> {
+/// Whether the engine's run is over: it ended, or the engine stopped it.
+pub(crate) fn finished<E: Engine + ?Sized>(engine: &E) -> bool {
+    matches!(engine.waiting(), Waiting::Ended | Waiting::Stopped)
+}
+
+/// Holds `session` against `engine`, any engine of the protocol, one command at a time through
+/// [`Engine::take`]. A session that does not open with `start` is begun for it.
+pub fn hold<E: Engine + ?Sized>(session: &[Turn], engine: &mut E) -> Result<(), Divergence> {
     let mut unread: VecDeque<OwnedEvent> = VecDeque::new();
+    let mut events = Vec::new();
     let diverge = |turn: usize, message: String| Err(Divergence { turn, message });
     if !matches!(session.first(), Some(Turn::Send(Send::Start(_)))) {
-        unread.extend(engine.send(Command::start()));
+        engine.start(None, &mut events);
+        unread.extend(events.drain(..));
     }
     for (turn, entry) in session.iter().enumerate() {
         match entry {
@@ -37,12 +44,15 @@ pub fn hold(session: &[Turn], engine: &mut dyn Engine, final_claims: Option<&Val
                     );
                 }
                 match command(send) {
-                    Ok(command) => unread.extend(engine.send(command)),
+                    Ok(command) => {
+                        engine.take(command, &mut events);
+                        unread.extend(events.drain(..));
+                    }
                     Err((reason, explanation)) => unread.push_back(OwnedEvent::Refused { reason, explanation }),
                 }
             }
             Turn::Expect(expect) => match unread.pop_front() {
-                None if engine.is_finished() => {
+                None if finished(engine) => {
                     return diverge(turn, format!("the run ended early: the session still expects {}", claim(expect)))
                 }
                 None => {
@@ -65,30 +75,53 @@ pub fn hold(session: &[Turn], engine: &mut dyn Engine, final_claims: Option<&Val
             format!("the session ended with events unread: the runtime went on to say {}", show(event)),
         );
     }
-    if !engine.is_finished() {
+    if !finished(engine) {
         return diverge(session.len(), "the session ended before the run did".to_owned());
-    }
-    if let Some(claims) = final_claims {
-        let observed = engine.observe().unwrap_or(Value::Null);
-        if let Some(difference) = subset(claims, &observed, "final") {
-            return diverge(session.len(), difference);
-        }
     }
     Ok(())
 }
 
-/// Whether `claim` holds of `observed`: objects compare key by key for the keys claimed, other
-/// values by equality (numbers as numbers). Returns the first difference.
-fn subset(claim: &Value, observed: &Value, path: &str) -> Option<String> {
-    match (claim, observed) {
-        (Value::Object(claims), Value::Object(seen)) => claims.iter().find_map(|(key, value)| match seen.get(key) {
-            Some(actual) => subset(value, actual, &format!("{path}.{key}")),
-            None => Some(format!("{path}.{key}: claimed {value}, but the engine has no such value")),
-        }),
-        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
-        (a, b) if a == b => None,
-        (a, b) => Some(format!("{path}: claimed {a}, but the engine has {b}")),
+/// Holds a fixture's `final` claims to what the engine observes once its session ended (`None`:
+/// the engine observes nothing, and any claim diverges). `turn` places the failure.
+pub fn hold_final(claims: &Value, observed: Option<Value>, turn: usize) -> Result<(), Divergence> {
+    let observed = observed.unwrap_or(Value::Null);
+    match crate::claims::subset(claims, &observed, "final") {
+        Some(message) => Err(Divergence { turn, message }),
+        None => Ok(()),
     }
+}
+
+/// Reads a fixture's send as a command, as a reader of commands off a wire does: an answer that
+/// is not a truth, words or a number is refused here, before any engine sees it.
+pub fn command(send: &Send) -> Result<Command<'static>, (RefusalReason, String)> {
+    Ok(match send {
+        Send::Next => Command::Next,
+        Send::Done => Command::Done,
+        Send::Choose(index) => Command::Choose(*index),
+        Send::Start(anchor) => Command::start_at(anchor.clone()),
+        Send::Failed(why) => Command::failed(why.clone()),
+        Send::Supply(map) => {
+            let mut answers = Answers::with_capacity(map.len());
+            for (key, value) in map {
+                let answer = match value {
+                    Value::Bool(b) => Answer::Truth(*b),
+                    Value::String(s) => Answer::Text(s.clone().into()),
+                    Value::Number(n) => Answer::Number(n.as_f64().unwrap_or(f64::NAN)),
+                    other => {
+                        return Err((
+                            RefusalReason::WrongAnswerKind,
+                            format!("the answer for {key:?} is {other}, which is neither a truth, words nor a number"),
+                        ))
+                    }
+                };
+                answers.insert(key.clone(), answer);
+            }
+            Command::Supply(answers)
+        }
+        Send::Describe => {
+            return Err((RefusalReason::UnknownCommand, "describe is a query, not a command".to_owned()));
+        }
+    })
 }
 
 fn speech_holds(claim: &SpeechClaim, speech: &[Fragment]) -> bool {

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use stagehand_conformance::{hold, Case, Fixture, FixtureKind, Harness, Outcome, RunnerEngine, Turn};
+use stagehand_conformance::{hold, hold_final, Case, Fixture, FixtureKind, Harness, Outcome, Turn};
 use stagehand_playbook::{read, write, Playbook};
+use stagehand_runner::RunnerEngine;
 
 /// The corpus's `linear-speech` playbook: Alice says "Hello.", Bob says "Goodbye.", the end.
 fn linear() -> Playbook {
@@ -17,14 +18,15 @@ fn linear() -> Playbook {
 fn session(turns: serde_json::Value) -> Vec<Turn> {
     let fixture = json!({ "name": "n", "playbook": "playbook.json", "because": "b", "session": turns });
     match Fixture::parse(&fixture.to_string()).expect("a fixture").kind {
-        FixtureKind::Playable { session } => session,
-        FixtureKind::Readable { .. } => unreachable!("a session fixture"),
+        FixtureKind::Playable { session: Some(session), .. } => session,
+        other => unreachable!("a session fixture, not {other:?}"),
     }
 }
 
 fn divergence(turns: serde_json::Value) -> String {
-    let mut engine = RunnerEngine::new(linear(), 0);
-    hold(&session(turns), &mut engine, None).expect_err("the session must diverge").message
+    let playbook = linear();
+    let mut engine = RunnerEngine::new(&playbook, 0);
+    hold(&session(turns), &mut engine).expect_err("the session must diverge").message
 }
 
 #[test]
@@ -36,8 +38,9 @@ fn a_faithful_session_holds() {
         { "send": "next" },
         { "expect": { "ended": {} } }
     ]);
-    let mut engine = RunnerEngine::new(linear(), 0);
-    assert_eq!(hold(&session(turns), &mut engine, None), Ok(()));
+    let playbook = linear();
+    let mut engine = RunnerEngine::new(&playbook, 0);
+    assert_eq!(hold(&session(turns), &mut engine), Ok(()));
 }
 
 #[test]
@@ -136,7 +139,8 @@ fn a_describe_send_is_not_yet_playable() {
 #[test]
 fn final_claims_are_held_to_what_the_engine_observes() {
     // The runner observes nothing, so any final claim diverges.
-    let mut engine = RunnerEngine::new(linear(), 0);
+    let playbook = linear();
+    let mut engine = RunnerEngine::new(&playbook, 0);
     let turns = session(json!([
         { "expect": { "said": { "speaker": "Alice", "speech": "Hello." } } },
         { "send": "next" },
@@ -145,5 +149,100 @@ fn final_claims_are_held_to_what_the_engine_observes() {
         { "expect": { "ended": {} } }
     ]));
     let claims = json!({ "variables": { "gold": 5 } });
-    assert!(hold(&turns, &mut engine, Some(&claims)).is_err());
+    assert_eq!(hold(&turns, &mut engine), Ok(()));
+    assert!(hold_final(&claims, None, turns.len()).is_err());
+    assert_eq!(hold_final(&claims, Some(json!({ "variables": { "gold": 5.0, "x": 1 } })), 5), Ok(()));
+}
+
+/// A host-script fixture for the `linear-speech` playbook.
+fn hosted(name: &str, steps: serde_json::Value) -> Outcome {
+    let fixture = json!({ "name": "n", "playbook": "playbook.json", "because": "b",
+                          "host": { "sessionId": "h", "startedAt": 7, "steps": steps } });
+    Harness::new().run(&case(name, fixture, Some(&write(&linear()))))
+}
+
+#[test]
+fn a_faithful_host_script_holds() {
+    let outcome = hosted(
+        "host-faithful",
+        json!([
+            { "opening": [{ "type": "said", "speaker": "Alice", "text": "Hello." }] },
+            { "describe": { "status": "active", "atRest": true, "actions": [{ "id": "next", "label": "Next" }] } },
+            { "apply": { "action": "next", "key": "k1", "now": 8,
+                         "receipt": { "disposition": "executed", "outcome": "awaiting" } } },
+            { "snapshot": "one" },
+            { "restore": "one" },
+            { "apply": { "action": "next", "key": "k1", "now": 9, "receipt": "recorded" } },
+            { "dispose": { "now": 10 } },
+            { "trace": [
+                { "sequence": 1, "type": "session.started", "timestamp": 7 },
+                { "sequence": 2, "type": "apply.started", "callId": "apply-1", "timestamp": 8 },
+                { "sequence": 3, "type": "apply.finished", "callId": "apply-1", "timestamp": 8 },
+                { "sequence": 4, "type": "session.disposed", "timestamp": 10 }
+            ] }
+        ]),
+    );
+    assert_eq!(outcome, Outcome::Conformed);
+}
+
+#[test]
+fn each_host_claim_that_does_not_hold_diverges_at_its_step() {
+    let cases = [
+        (json!([{ "describe": { "status": "done" } }]), "at host step 0: view.status"),
+        (json!([{ "describe": { "actions": [] } }]), "claimed 0 item(s)"),
+        (
+            json!([{ "apply": { "action": "next", "key": "k", "receipt": { "disposition": "rejected" } } }]),
+            "receipt.disposition",
+        ),
+        (
+            json!([
+                { "apply": { "action": "next", "key": "k" } },
+                { "apply": { "action": "undo", "key": "k", "receipt": "recorded" } }
+            ]),
+            "not the one recorded",
+        ),
+        (json!([{ "trace": [] }]), "the trace has 1 new record(s), not 0"),
+        (json!([{ "trace": [{ "timestamp": 8 }] }]), "trace line 1.timestamp"),
+        (json!([{ "opening": [] }]), "opening"),
+    ];
+    for (i, (steps, expected)) in cases.into_iter().enumerate() {
+        let outcome = hosted(&format!("host-diverges-{i}"), steps);
+        assert!(matches!(&outcome, Outcome::Diverged(why) if why.contains(expected)), "{i}: {outcome}");
+    }
+}
+
+#[test]
+fn a_malformed_host_script_is_a_broken_case() {
+    let cases = [
+        (json!([{ "sing": {} }]), "unknown host step `sing`"),
+        (json!([{ "restore": "never" }]), "no earlier step takes a snapshot named \"never\""),
+        (json!([{ "apply": { "action": "next", "key": "k", "receipt": "recorded" } }]), "no earlier step uses"),
+        (json!([{ "describe": { "colour": "red" } }]), "unknown property `colour`"),
+        (json!([{ "apply": { "action": "next", "key": "k", "now": -1 } }]), "now"),
+        (json!([]), "a non-empty array of steps"),
+    ];
+    for (i, (steps, expected)) in cases.into_iter().enumerate() {
+        let outcome = hosted(&format!("host-broken-{i}"), steps);
+        assert!(matches!(&outcome, Outcome::Broken(why) if why.contains(expected)), "{i}: {outcome}");
+    }
+    let no_session = json!({ "name": "n", "playbook": "playbook.json", "because": "b", "final": {},
+                             "host": { "steps": [{ "dispose": {} }] } });
+    assert!(Fixture::parse(&no_session.to_string()).is_err(), "final claims need a session");
+}
+
+#[test]
+fn the_host_script_in_the_readme_reads() {
+    let readme = std::fs::read_to_string(stagehand_conformance::repository_root().join("conformance/README.md"))
+        .expect("conformance/README.md");
+    let block = readme.split("```json\n").nth(1).and_then(|rest| rest.split("```").next()).expect("a JSON example");
+    let fixture = format!(r#"{{"name": "n", "playbook": "playbook.json", "because": "b", {block}}}"#);
+    match Fixture::parse(&fixture).expect("the example reads").kind {
+        FixtureKind::Playable { session: None, host: Some(host) } => assert_eq!(host.steps.len(), 9),
+        other => panic!("{other:?}"),
+    }
+    let outcome = hosted(
+        "readme",
+        serde_json::from_str::<serde_json::Value>(&format!("{{{block}}}")).unwrap()["host"]["steps"].clone(),
+    );
+    assert!(matches!(outcome, Outcome::Diverged(_)), "the example is about another document: {outcome}");
 }

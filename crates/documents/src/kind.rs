@@ -45,6 +45,9 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
     if stagehand_chatmapper::is_native(bytes) {
         return Some(Kind::ChatMapper);
     }
+    if let Some(text) = utf16(bytes) {
+        return recognised(&text);
+    }
     let head = &bytes[..bytes.len().min(64)];
     let head = String::from_utf8_lossy(head);
     let head = head.trim_start_matches('\u{feff}').trim_start();
@@ -86,9 +89,32 @@ pub fn by_name(path: &Path) -> Option<Kind> {
     }
 }
 
+/// The text of UTF-16 bytes as UTF-8, for bytes that are UTF-16: with a byte-order mark, or
+/// starting with `<` or `{` and a zero byte (as the ChatMapper reader, which decodes them too,
+/// accepts); `None` for anything else.
+fn utf16(bytes: &[u8]) -> Option<Vec<u8>> {
+    let little = match bytes {
+        [0xFF, 0xFE, ..] | [b'<' | b'{', 0, ..] => true,
+        [0xFE, 0xFF, ..] | [0, b'<' | b'{', ..] => false,
+        _ => return None,
+    };
+    let units = bytes.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    Some(char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect::<String>().into_bytes())
+}
+
 fn by_content(bytes: &[u8]) -> Kind {
     if stagehand_playbook::is_binary(bytes) {
         return Kind::Playbook;
+    }
+    if let Some(text) = utf16(bytes) {
+        return by_content(&text);
     }
     let text = String::from_utf8_lossy(bytes);
     let content = text.trim_start_matches('\u{feff}').trim_start();
@@ -197,6 +223,19 @@ mod tests {
         assert_eq!(json("{ Alice: Hi. }"), None);
         assert_eq!(json("{\"name\": \"neither\"}"), None);
         assert_eq!(json("# A scene\n\nAlice: Hi."), None);
+    }
+
+    #[test]
+    fn a_utf16_export_is_a_chatmapper_project_as_the_reader_says() {
+        let xml = "<?xml version=\"1.0\" encoding=\"utf-16\"?><ChatMapperProject Title=\"x\"/>";
+        let little: Vec<u8> = [0xFF, 0xFE].into_iter().chain(xml.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        let big: Vec<u8> = xml.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for bytes in [&little, &big] {
+            assert_eq!(kind(Path::new("project.xml"), bytes), Kind::ChatMapper);
+            assert_eq!(recognised(bytes), Some(Kind::ChatMapper));
+        }
+        let json: Vec<u8> = "{\"Assets\": {}}".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(kind(Path::new("export"), &json), Kind::ChatMapper);
     }
 
     #[test]

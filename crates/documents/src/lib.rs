@@ -2,11 +2,12 @@
 //! script, a playbook, a ChatMapper project; [`mod@kind`]), the lints over a compiled graph that
 //! `stagehand check` reports ([`mod@lint`]), and a playbook's graph drawn as Graphviz DOT or Mermaid
 //! ([`mod@graph`]), a document of any kind opened once and played by sessions that hosts hold
-//! without branching on the kind ([`Document`]), and a ChatMapper project played behind the session's
-//! [`Playable`](stagehand_session::Playable) seam ([`mod@chatmapper`]). Sans-IO: callers read the
-//! files and print the results.
+//! without branching on the kind ([`Document`]), a ChatMapper project played behind the session's
+//! [`Playable`](stagehand_session::Playable) seam ([`mod@chatmapper`]), and the conformance harness
+//! with every engine ([`mod@conform`]). Sans-IO: callers read the files and print the results.
 
 pub mod chatmapper;
+pub mod conform;
 pub mod document;
 pub mod graph;
 pub mod kind;

@@ -23,12 +23,13 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-chatmapper", "stagehand-playbook"),
     ("stagehand-chatmapper", "stagehand-protocol"),
     ("stagehand-chatmapper", "stagehand-runner"),
-    // To go with issue 12's CLI step: the ChatMapper conformance loader still implements the
-    // harness's own Engine trait. Remove this edge when the harness drives the protocol's Engine.
-    ("stagehand-chatmapper", "stagehand-conformance"),
-    // The harness holds sessions against engines.
+    // The harness holds sessions against any engine through the protocol's Engine trait, reads
+    // playbooks for verdicts, plays them with the runner's RunnerEngine, and checks the host
+    // contract through the host session (decision H20). No engine depends on it.
     ("stagehand-conformance", "stagehand-playbook"),
+    ("stagehand-conformance", "stagehand-protocol"),
     ("stagehand-conformance", "stagehand-runner"),
+    ("stagehand-conformance", "stagehand-session"),
     // The session layer: the generic host session needs only the protocol; the DialogueDown
     // session and its worlds (to move to a worlds crate) still use the runner and Lua.
     ("stagehand-session", "stagehand-protocol"),
@@ -46,6 +47,9 @@ const ALLOWED: &[(&str, &str)] = &[
     // A ChatMapper project is opened for the player behind the session's Playable seam (until
     // issue 12 puts every document on the host session).
     ("stagehand-documents", "stagehand-session"),
+    // The harness with every engine: documents opens each kind (compiles scripts, loads
+    // ChatMapper projects) for the conformance harness, above both (decision H20).
+    ("stagehand-documents", "stagehand-conformance"),
     // The binary is glue over everything.
     ("stagehand", "stagehand-documents"),
     ("stagehand", "stagehand-chatmapper"),
@@ -116,10 +120,10 @@ fn the_leaves_depend_on_nothing_of_ours() {
 }
 
 #[test]
-fn engines_never_depend_on_the_session_layer_or_the_binary() {
+fn engines_never_depend_on_the_session_layer_the_harness_or_the_binary() {
     let (edges, _) = edges(&metadata());
     for engine in ["stagehand-runner", "stagehand-chatmapper", "stagehand-protocol", "stagehand-playbook"] {
-        for host in ["stagehand-session", "stagehand"] {
+        for host in ["stagehand-session", "stagehand-conformance", "stagehand"] {
             assert!(!edges.contains(&(engine.to_owned(), host.to_owned())), "{engine} depends on {host}");
         }
     }

@@ -1,5 +1,6 @@
 //! Properties of the host session over random action sequences taken from each view, on random
-//! DialogueDown scripts and on the ChatMapper examples: (a) every advertised action applies as
+//! DialogueDown scripts, random ChatMapper projects and the ChatMapper examples: (a) every
+//! advertised action applies as
 //! `executed`; (b) a replayed idempotency key never executes twice; (c) snapshot -> restore at
 //! any rest point gives the same view and the same future; (d) the trace is contiguous and every
 //! start has one finish.
@@ -104,6 +105,56 @@ fn play<E: Engine>(mut session: Session<E>, fresh: &dyn Fn() -> E, picks: &[usiz
     Ok(())
 }
 
+/// A random ChatMapper project (a JSON export): one conversation of a root and up to seven
+/// entries, each said by the player or a non-player actor, as a plain line, a line of two
+/// segments, an input prompt, a line naming a prompt's answer, a silent entry or a menu-only
+/// player line; some guarded by a condition on a flag or a counter, some running a script that
+/// sets them, some groups; each linked to up to three entries (rings included).
+fn project() -> impl Strategy<Value = Vec<u8>> {
+    let entry = (any::<bool>(), 0u8..6, 0u8..4, 0u8..4, prop::collection::vec(0usize..8, 0..3), 0u8..6);
+    (prop::collection::vec(entry, 1..8), prop::collection::vec(0usize..8, 1..3)).prop_map(|(entries, first)| {
+        let count = entries.len();
+        let link = |from: usize, to: usize| {
+            serde_json::json!({"OriginConvoID": 1, "OriginDialogID": from, "DestinationConvoID": 1,
+                               "DestinationDialogID": to % count + 1})
+        };
+        let mut nodes = vec![serde_json::json!({"ID": 0, "IsRoot": true, "Fields": {"Title": "START", "Actor": "2"},
+                                                "OutgoingLinks": first.iter().map(|t| link(0, *t)).collect::<Vec<_>>()})];
+        for (i, (player, shape, condition, script, links, group)) in entries.into_iter().enumerate() {
+            let id = i + 1;
+            let (text, menu) = match shape {
+                0 => (format!("Line {id}."), String::new()),
+                1 => (format!("First half {id}.|Second half {id}."), String::new()),
+                2 => (format!("Your name, please? [?Name{id}]"), String::new()),
+                3 => (format!("Hello, [var=Name{}].", (id % count) + 1), String::new()),
+                4 => (String::new(), String::new()),
+                _ => (format!("Said {id}."), format!("Choose {id}.")),
+            };
+            let condition = match condition {
+                2 => "Variable[\"flag\"] == true",
+                3 => "(Variable[\"count\"] or 0) < 2",
+                _ => "",
+            };
+            let script = match script {
+                2 => "Variable[\"flag\"] = true",
+                3 => "Variable[\"count\"] = (Variable[\"count\"] or 0) + 1",
+                _ => "",
+            };
+            nodes.push(serde_json::json!({
+                "ID": id, "IsGroup": group == 0, "ConditionsString": condition, "UserScript": script,
+                "Fields": {"Title": "", "Actor": if player { "1" } else { "2" }, "Menu Text": menu, "Dialogue Text": text},
+                "OutgoingLinks": links.iter().map(|t| link(id, *t)).collect::<Vec<_>>()
+            }));
+        }
+        let project = serde_json::json!({"Title": "random", "Assets": {
+            "Actors": [{"ID": 1, "Fields": {"Name": "Player", "IsPlayer": "True"}},
+                       {"ID": 2, "Fields": {"Name": "Keeper", "IsPlayer": "False"}}],
+            "Conversations": [{"ID": 1, "Fields": {"Title": "random", "Actor": "2", "Conversant": "1"},
+                               "DialogNodes": nodes}]}});
+        serde_json::to_vec(&project).expect("JSON")
+    })
+}
+
 fn example(name: &str) -> Project {
     let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -124,13 +175,54 @@ proptest! {
         play(session, &fresh, &picks)?;
     }
 
+}
+
+// A ChatMapper engine builds a Lua sandbox for each fresh engine, restore and replay, which is
+// slow in a debug build: fewer cases keep this test to seconds.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
     #[test]
-    fn chatmapper_sessions_keep_the_contract(which in 0usize..2, seed in any::<u64>(), picks in prop::collection::vec(any::<usize>(), 0..40)) {
+    fn random_chatmapper_sessions_keep_the_contract(bytes in project(), seed in any::<u64>(), picks in prop::collection::vec(any::<usize>(), 0..40)) {
+        let project = match load(&bytes, "random.json") {
+            Ok(project) => project,
+            Err(error) => return Err(TestCaseError::fail(format!("the generated project does not load: {error}"))),
+        };
+        let fresh = || ChatMapperEngine::new(project.clone(), ChatMapperOptions::seeded(seed)).expect("an engine");
+        let session: Session<ChatMapperEngine> = Session::new(fresh(), "random-cm", 0).unwrap();
+        play(session, &fresh, &picks)?;
+    }
+
+    #[test]
+    fn chatmapper_example_sessions_keep_the_contract(which in 0usize..2, seed in any::<u64>(), picks in prop::collection::vec(any::<usize>(), 0..40)) {
         let project = example(["the-crossing.json", "the-lighthouse.xml"][which]);
         let fresh = || ChatMapperEngine::new(project.clone(), ChatMapperOptions::seeded(seed)).unwrap();
         let session: Session<ChatMapperEngine> = Session::new(fresh(), "cm", 0).unwrap();
         play(session, &fresh, &picks)?;
     }
+}
+
+#[test]
+fn the_project_generator_makes_projects_that_play() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut menus, mut questions) = (0, 0);
+    for _ in 0..32 {
+        let bytes = project().new_tree(&mut runner).expect("a project").current();
+        let project = load(&bytes, "random.json").expect("it loads");
+        let mut session =
+            Session::new(ChatMapperEngine::new(project, ChatMapperOptions::seeded(1)).expect("an engine"), "g", 0)
+                .unwrap();
+        for turn in 0..12 {
+            let view = session.describe();
+            menus += usize::from(view.actions.iter().any(|a| a.id.starts_with("choose:")));
+            questions += usize::from(!view.pending_questions.is_empty());
+            let Some(choice) = choose(&view, turn) else { break };
+            make(&mut session, &choice, &format!("k{turn}"), 0);
+        }
+    }
+    assert!(menus > 0 && questions > 0, "the generator reaches menus ({menus}) and questions ({questions})");
 }
 
 #[test]
