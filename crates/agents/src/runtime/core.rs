@@ -179,22 +179,20 @@ impl Core {
             }
         };
         let mut tags: Vec<String> = Vec::new();
-        for id in &ids {
-            if let Some(s) = m.state(id) {
-                for t in &s.tags {
-                    let t = tag_name(*t).to_owned();
-                    if !tags.contains(&t) {
-                        tags.push(t);
-                    }
+        match &self.position {
+            Position::At(id) => {
+                if let Some(s) = m.state(id) {
+                    tags.extend(s.tags.iter().map(|t| tag_name(*t).to_owned()));
                 }
             }
-        }
-        if let Position::Group { regions, .. } = &self.position {
-            // A group with running regions is working even if its own state carries no tag.
-            if regions.iter().any(|r| r.phase == Phase::Running) && !tags.iter().any(|t| t == "playbook.busy") {
-                tags.push("playbook.busy".into());
+            // A group works while a region runs, and rests (parked) once every region is done
+            // or waits on a keyed Boss question.
+            Position::Group { regions, .. } => {
+                let running = regions.iter().any(|r| r.phase == Phase::Running);
+                tags.push(if running { "playbook.busy" } else { "playbook.parked" }.to_owned());
             }
         }
+        tags.dedup();
         tags.sort();
         let status = if self.stopped {
             MachineStatus::Stopped

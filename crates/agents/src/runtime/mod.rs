@@ -319,6 +319,8 @@ impl Runtime {
         session.check(&self.machine)?;
         let mut core = Core::initial(&self.machine);
         core.tokens = session.player_tokens.clone();
+        // A fresh init after a failed one continues the counters (and so the trace).
+        core.seq = self.core.seq.clone();
         self.core = core;
         self.session = Some(session);
         self.life = Life::Bound;
@@ -475,9 +477,11 @@ impl Runtime {
                 self.boundary = None;
                 match &settled {
                     Settled::Init { result: Err(_) } => {
+                        // Unbound again; the counters go on, so a fresh init continues the trace.
                         self.life = Life::Unbound;
                         self.session = None;
                         self.core = Core::initial(&self.machine);
+                        self.core.seq = core.seq;
                     }
                     Settled::Disposed => {
                         self.life = Life::Disposed;

@@ -151,7 +151,7 @@ pub struct PendingCall {
 
 /// The result of one Boss turn or resumption (`PlaybookRunResult`, §1.6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(tag = "outcome", rename_all = "kebab-case", rename_all_fields = "camelCase", deny_unknown_fields)]
 pub enum RunResult {
     /// No event was sent.
     NoAction {

@@ -37,7 +37,8 @@ pub(crate) fn parse(text: &str) -> Result<Case, String> {
 }
 
 /// Whether `expected` is contained in `actual`: objects by their listed members, arrays
-/// element by element with equal lengths, everything else equal. `Err` names the path.
+/// element by element with equal lengths, a string `~text` by containing `text`, everything
+/// else equal; an expected `null` also matches an absent member. `Err` names the path.
 pub(crate) fn subset(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
@@ -57,6 +58,7 @@ pub(crate) fn subset(expected: &Value, actual: &Value, path: &str) -> Result<(),
             }
             Ok(())
         }
+        (Value::String(e), Value::String(a)) if e.starts_with('~') && a.contains(&e[1..]) => Ok(()),
         (e, a) if e == a => Ok(()),
         _ => Err(path.to_owned()),
     }
