@@ -156,6 +156,15 @@ fn refuses_a_field_both_verbatim_and_judge_authored() {
 }
 
 #[test]
+fn refuses_listed_fields_the_description_does_not_name() {
+    // The runtime reads fields from the description (J5); a list that says otherwise is refused.
+    let (rule, path) = refused(|v| put(v, "/states/1/invoke/results/1", "requiredFields", json!(["reason"])));
+    assert_eq!((rule, path.as_str()), ("fields-description", "$.states[1].invoke.results[1].description"));
+    let (rule, path) = refused(|v| put(v, "/states/1/invoke/results/0", "verbatimFields", json!([])));
+    assert_eq!((rule, path.as_str()), ("fields-description", "$.states[1].invoke.results[0].description"));
+}
+
+#[test]
 fn refuses_unknown_keys_with_the_element_path() {
     assert_eq!(
         refused(|v| put(v, "/states/1/invoke/results/0", "colour", json!("red"))),

@@ -79,7 +79,11 @@ impl Run<'_> {
                 None => self.classify(text)?,
             };
             if let Some(event) = event {
-                self.status(&event.event_type, None);
+                // The classification status: the bare event type, in the canonical profile
+                // only (a machine without playerStates keeps the legacy lines: none).
+                if !self.m.player_states.is_empty() {
+                    self.status(&event.event_type, None);
+                }
                 if self.core.done {
                     self.reconstruct();
                 }
