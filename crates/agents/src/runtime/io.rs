@@ -160,18 +160,18 @@ pub enum Reply {
 impl Reply {
     /// Whether this reply answers `request`.
     pub fn fits(&self, request: &Request) -> bool {
-        match (self, request) {
-            (Reply::Abort | Reply::SinkFailed { .. }, _) => true,
-            (Reply::Drained, Request::Drain) => true,
-            (Reply::Threw { .. }, Request::Call { .. }) => true,
-            (Reply::Drained, Request::Call { call: PortCall::DisposeChild { .. } }) => true,
-            (Reply::Player { .. }, Request::Call { call: PortCall::Player { .. } }) => true,
-            (Reply::Captain { .. }, Request::Call { call: PortCall::Captain { .. } }) => true,
-            (Reply::Judge { .. }, Request::Call { call: PortCall::Judge { .. } }) => true,
-            (Reply::Playbook { .. }, Request::Call { call: PortCall::Playbook { .. } }) => true,
-            (Reply::Script { .. }, Request::Call { call: PortCall::Script { .. } }) => true,
-            _ => false,
-        }
+        matches!(
+            (self, request),
+            (Reply::Abort | Reply::SinkFailed { .. }, _)
+                | (Reply::Drained, Request::Drain)
+                | (Reply::Threw { .. }, Request::Call { .. })
+                | (Reply::Drained, Request::Call { call: PortCall::DisposeChild { .. } })
+                | (Reply::Player { .. }, Request::Call { call: PortCall::Player { .. } })
+                | (Reply::Captain { .. }, Request::Call { call: PortCall::Captain { .. } })
+                | (Reply::Judge { .. }, Request::Call { call: PortCall::Judge { .. } })
+                | (Reply::Playbook { .. }, Request::Call { call: PortCall::Playbook { .. } })
+                | (Reply::Script { .. }, Request::Call { call: PortCall::Script { .. } })
+        )
     }
 }
 

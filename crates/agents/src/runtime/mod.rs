@@ -192,6 +192,9 @@ pub enum RuntimeError {
     /// `resume_playbook_call` that does not match the pending call.
     #[error("no such pending call: {0}")]
     NoSuchCall(String),
+    /// A Boss turn or `apply` while a nested call is pending: resume the call first (A21).
+    #[error("a nested call is pending; deliver its result with resume_playbook_call first")]
+    Suspended,
     /// A snapshot refused by `restore`.
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
@@ -204,7 +207,7 @@ pub enum RuntimeError {
 enum Kind {
     Init,
     Boss(String),
-    Resume(SuspendedCall, PlaybookCallResult),
+    Resume(Box<(SuspendedCall, PlaybookCallResult)>),
     Apply(String, String),
     Dispose,
 }
@@ -346,6 +349,9 @@ impl Runtime {
     /// One Boss turn with Boss's exact `text`.
     pub fn handle_boss_input(&mut self, text: &str, at: u64) -> Result<Step, RuntimeError> {
         self.idle()?;
+        if self.core.suspended.is_some() {
+            return Err(RuntimeError::Suspended);
+        }
         self.surface_sink_failure()?;
         Ok(self.begin(Kind::Boss(text.to_owned()), at))
     }
@@ -373,7 +379,7 @@ impl Runtime {
             }
         }
         self.surface_sink_failure()?;
-        Ok(self.begin(Kind::Resume(call, result), at))
+        Ok(self.begin(Kind::Resume(Box::new((call, result))), at))
     }
 
     /// The control view (§1.11): no side effects; actions only at a safe capture point.
@@ -392,6 +398,9 @@ impl Runtime {
         if let Some(r) = self.core.receipts.get(key) {
             let settled = Settled::Receipt { result: Ok(r.clone()) };
             return Ok(Step { emitted: Vec::new(), next: Next::Settled { settled } });
+        }
+        if self.core.suspended.is_some() {
+            return Err(RuntimeError::Suspended);
         }
         self.surface_sink_failure()?;
         Ok(self.begin(Kind::Apply(action_id.to_owned(), key.to_owned()), at))
@@ -510,7 +519,7 @@ fn play_kind(run: &mut Run<'_>, kind: &Kind) -> Result<Settled, Halt> {
             }
         }
         Kind::Boss(text) => Settled::Run { result: run.boss_turn(text)? },
-        Kind::Resume(call, result) => Settled::Run { result: run.resume_call(call, result)? },
+        Kind::Resume(resume) => Settled::Run { result: run.resume_call(&resume.0, &resume.1)? },
         Kind::Apply(action, key) => Settled::Receipt { result: run.apply(action, key)? },
         Kind::Dispose => {
             run.dispose()?;
