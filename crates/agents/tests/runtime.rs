@@ -134,3 +134,109 @@ fn run_results_and_receipts_spell_the_contract() {
         json!({"trace": 3, "turn": 1, "judgeCall": 0, "playerCall": 0, "playbookCall": 0, "captainCall": 0, "applyCall": 0})
     );
 }
+
+/// Runs a boundary to its end with `answer` choosing each reply; returns all emissions and the
+/// settled value.
+fn settle(rt: &mut Runtime, first: Step, mut answer: impl FnMut(&Request) -> Reply) -> (Vec<Emission>, Settled) {
+    let mut out = Vec::new();
+    let mut step = first;
+    let mut at = 100;
+    loop {
+        out.extend(step.emitted);
+        match step.next {
+            Next::Settled { settled } => return (out, settled),
+            Next::Request { request } => {
+                at += 1;
+                step = rt.answer(answer(&request), at).expect("the reply fits");
+            }
+        }
+    }
+}
+
+fn types(out: &[Emission]) -> Vec<String> {
+    out.iter()
+        .filter_map(|e| match e {
+            Emission::Trace { event } => Some(format!("{}:{}", event.session_id, event.trace_type)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_real_child_frame_shares_the_roots_tokens_and_nests_its_trace() {
+    let parent_doc = include_str!("../../../conformance/agents/machines/delegator.json");
+    let mut parent = Runtime::new(read_json(parent_doc).expect("reads"), Default::default()).expect("runtime");
+    let mut child_doc: serde_json::Value =
+        serde_json::from_str(include_str!("../../../conformance/agents/machines/writer.json")).expect("json");
+    child_doc["id"] = json!("review");
+    let child_machine = stagehand_agents::machine::read_value(child_doc).expect("reads");
+
+    let mut host_log = Vec::new();
+    let step = parent.init(Session::root("root", "delegator"), 1).expect("init");
+    let (out, _) = settle(&mut parent, step, |_| Reply::Drained);
+    host_log.extend(types(&out));
+    parent.restore_player_tokens([("writer".to_owned(), "root-token".to_owned())].into()).expect("idle");
+
+    // The parent asks for the child call; the host starts a real child runtime for it.
+    let step = parent.handle_boss_input("review this", 2).expect("turn");
+    host_log.extend(types(&step.emitted));
+    let step = parent.answer(Reply::Judge { text: json!({"type": "START"}).to_string() }, 3).expect("fits");
+    host_log.extend(types(&step.emitted));
+    let Next::Request { request: Request::Call { call: PortCall::Playbook { call_id, text, .. } } } = &step.next else {
+        panic!("expected the nested call, got {:?}", step.next)
+    };
+    let mut child = Runtime::new(child_machine, Default::default()).expect("runtime");
+    let child_session = Session {
+        session_id: "child".into(),
+        playbook_id: "review".into(),
+        root_session_id: "root".into(),
+        parent_session_id: Some("root".into()),
+        parent_call_id: Some(call_id.clone()),
+        depth: 1,
+        player_tokens: parent.player_tokens().clone(),
+    };
+    let s = child.init(child_session, 4).expect("child init");
+    let (out, _) = settle(&mut child, s, |_| Reply::Drained);
+    host_log.extend(types(&out));
+    let s = child.handle_boss_input(text, 5).expect("child turn");
+    let (out, settled) = settle(&mut child, s, |r| match r {
+        Request::Call { call: PortCall::Player { resume, .. } } => {
+            // The child's writer resumes the root's conversation.
+            assert_eq!(resume.as_deref(), Some("root-token"));
+            Reply::Player {
+                result: PlayerResult {
+                    status: stagehand_agents::runtime::CallStatus::Ok,
+                    resume_token: Some("child-token".into()),
+                    final_text: Some("Reviewed.".into()),
+                    error: None,
+                },
+            }
+        }
+        _ => Reply::Judge { text: json!({"guard": "written"}).to_string() },
+    });
+    host_log.extend(types(&out));
+    let Settled::Run { result: Ok(RunResult::Terminal { output: Some(output), .. }) } = settled else {
+        panic!("the child ends")
+    };
+    let tokens = child.player_tokens().clone();
+    let s = child.dispose(6).expect("dispose");
+    let (out, _) = settle(&mut child, s, |_| Reply::Drained);
+    host_log.extend(types(&out));
+
+    // The host hands the child's result and the shared tokens back to the root.
+    let result = PlaybookCallResult::Ok {
+        child_session_id: "child".into(),
+        state: None,
+        output: Some(json!({"guard": "approved", "summary": output["text"]})),
+    };
+    let start = stagehand_agents::runtime::PlaybookCallStart::Settled { result };
+    let step = parent.answer(Reply::Playbook { start }, 7).expect("fits");
+    host_log.extend(types(&step.emitted));
+    assert!(matches!(step.next, Next::Settled { settled: Settled::Run { result: Ok(RunResult::Terminal { .. }) } }));
+    parent.restore_player_tokens(tokens).expect("idle");
+    assert_eq!(parent.player_tokens().get("writer").map(String::as_str), Some("child-token"));
+
+    let at = |t: &str| host_log.iter().position(|x| x == t).unwrap_or_else(|| panic!("no {t} in {host_log:?}"));
+    assert!(at("root:playbook.call.started") < at("child:session.started"));
+    assert!(at("child:session.disposed") < at("root:playbook.call.finished"));
+}

@@ -137,3 +137,55 @@ fn every_case_directory_is_listed_and_there_are_at_least_fifty() {
     }
     assert!(CASES.len() >= 50, "only {} cases", CASES.len());
 }
+
+/// A copy of `case` with `edit` applied, in a fresh directory under the system's temp dir.
+fn edited_copy(case: &str, tag: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let text = std::fs::read_to_string(root().join(case).join("case.json")).expect("the case reads");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    v["machine"] = serde_json::json!(root().join("machines/writer.json").to_string_lossy());
+    edit(&mut v);
+    let dir = std::env::temp_dir().join(format!("stagehand-agents-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    std::fs::write(dir.join("case.json"), v.to_string()).expect("written");
+    dir
+}
+
+#[test]
+fn the_runner_names_the_first_log_line_that_differs() {
+    let dir = edited_copy("writer-entry-is-deterministic", "log", |v| {
+        v["log"][3] = serde_json::json!("4 status.emitted t=1 message=elsewhere");
+    });
+    let verdict = run_case(&dir);
+    assert!(!verdict.passed());
+    assert!(
+        verdict.failures.iter().any(|f| f.starts_with("log line 4: expected `4 status.emitted")),
+        "{:?}",
+        verdict.failures
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_runner_reports_a_missing_reply_and_the_start_left_open() {
+    let dir = edited_copy("writer-entry-is-deterministic", "reply", |v| {
+        v["steps"][1]["replies"].as_array_mut().expect("replies").pop();
+    });
+    let verdict = run_case(&dir);
+    assert!(verdict.failures.iter().any(|f| f.contains("no reply scripted for")), "{:?}", verdict.failures);
+    assert!(
+        verdict.failures.iter().any(|f| f.contains("judge.call.started judge-1 never finished")),
+        "{:?}",
+        verdict.failures
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_runner_reports_a_wrong_settlement() {
+    let dir = edited_copy("writer-entry-is-deterministic", "settle", |v| {
+        v["steps"][1]["expect"]["outcome"] = serde_json::json!("failed");
+    });
+    let verdict = run_case(&dir);
+    assert!(verdict.failures.iter().any(|f| f.starts_with("step 2: settled: at $.outcome")), "{:?}", verdict.failures);
+    let _ = std::fs::remove_dir_all(dir);
+}

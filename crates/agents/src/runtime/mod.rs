@@ -280,6 +280,15 @@ impl Runtime {
         &self.core.tokens
     }
 
+    /// Replaces the frame's whole token view (the store's `restore`), for a host whose shared
+    /// `PlayerSessionStore` changed outside this frame — a child frame that continued the same
+    /// player, say (A16). Only between boundaries; blank tokens are dropped.
+    pub fn restore_player_tokens(&mut self, tokens: BTreeMap<String, String>) -> Result<(), RuntimeError> {
+        self.idle()?;
+        self.core.tokens = tokens.into_iter().filter(|(_, t)| !t.trim().is_empty()).collect();
+        Ok(())
+    }
+
     /// The pending nested call, if any.
     pub fn pending_call(&self) -> Option<PendingCall> {
         self.core.suspended.as_ref().map(|s| PendingCall {
