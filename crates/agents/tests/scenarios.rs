@@ -84,6 +84,7 @@ cases! {
     empty_input_is_no_action => "empty-input-is-no-action",
     empty_ok_reasks_once => "empty-ok-reasks-once",
     empty_ok_twice_fails => "empty-ok-twice-fails",
+    entry_event_the_hub_cannot_take => "entry-event-the-hub-cannot-take",
     entry_from_failed_when_enabled => "entry-from-failed-when-enabled",
     entry_not_from_failed_by_default => "entry-not-from-failed-by-default",
     fresh_directive_abandons_the_question => "fresh-directive-abandons-the-question",

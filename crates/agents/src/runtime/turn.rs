@@ -75,7 +75,11 @@ impl Run<'_> {
         self.trace("boss.input.received", None, json!({ "text": text }));
         if !text.trim().is_empty() {
             let event = match self.entry_event(text) {
-                Some(e) => Some(e),
+                Some(e) if self.can_take(&e) => Some(e),
+                Some(e) => {
+                    self.status(&format!("{} is not possible now", e.event_type), None);
+                    None
+                }
                 None => self.classify(text)?,
             };
             if let Some(event) = event {
@@ -147,12 +151,17 @@ impl Run<'_> {
         if event.event_type == NO_ACTION {
             return Ok(None);
         }
-        let c = &self.core;
-        if !can(self.m, &c.position, c.done, &c.context, &c.pending, &event) {
+        if !self.can_take(&event) {
             self.status(&format!("{} is not possible now", event.event_type), None);
             return Ok(None);
         }
         Ok(Some(event))
+    }
+
+    /// Whether the machine takes `event` now (`snapshot.can`).
+    fn can_take(&self, event: &BossEvent) -> bool {
+        let c = &self.core;
+        can(self.m, &c.position, c.done, &c.context, &c.pending, event)
     }
 
     /// A finished machine starts again, only now that a real event exists (§1.5 step 5).
