@@ -207,8 +207,11 @@ impl Host<'_> {
     }
 }
 
-/// Plays one host action to its settlement; returns what was emitted.
-fn act(rt: &mut Runtime, host: &mut Host<'_>, op: u8, clock: u64) -> Vec<Emission> {
+/// What one host action produced: the emissions, then how it settled (or why it threw).
+type Outcome = (Vec<Emission>, String);
+
+/// Plays one host action to its settlement.
+fn act(rt: &mut Runtime, host: &mut Host<'_>, op: u8, clock: u64) -> Outcome {
     let started = match op % 10 {
         0..=4 => rt.handle_boss_input("go on", clock),
         5 => rt.handle_boss_input(" ", clock),
@@ -227,13 +230,16 @@ fn act(rt: &mut Runtime, host: &mut Host<'_>, op: u8, clock: u64) -> Vec<Emissio
         _ => rt.handle_boss_input("", clock),
     };
     let mut out = Vec::new();
-    let Ok(mut step) = started else { return out };
+    let mut step = match started {
+        Ok(step) => step,
+        Err(e) => return (out, format!("threw: {e}")),
+    };
     let mut answers = 0;
     loop {
         let Step { emitted, next } = step;
         out.extend(emitted);
         match next {
-            Next::Settled { .. } => return out,
+            Next::Settled { settled } => return (out, format!("{settled:?}")),
             Next::Request { request } => {
                 answers += 1;
                 let reply = host.reply(&request, answers);
@@ -297,9 +303,9 @@ proptest! {
             if let Some(snap) = rt.export_snapshot() {
                 forks.push((i, host.cursor, serde_json::to_string(&snap).expect("a snapshot serialises")));
             }
-            let out = act(&mut rt, &mut host, *op, 10 + i as u64 * 100);
-            per_op.push(out.clone());
-            all.extend(out);
+            let outcome = act(&mut rt, &mut host, *op, 10 + i as u64 * 100);
+            all.extend(outcome.0.clone());
+            per_op.push(outcome);
         }
         check_trace(&all, rt.pending_call().map(|c| c.call_id))?;
         for (i, cursor, text) in forks {
@@ -308,9 +314,12 @@ proptest! {
             fork.restore(Session::root("s", "random"), &snap).expect("its own snapshot restores");
             let mut fork_host = Host { seeds: &seeds, cursor };
             for (j, op) in ops.iter().enumerate().skip(i) {
-                let out = act(&mut fork, &mut fork_host, *op, 10 + j as u64 * 100);
-                prop_assert_eq!(&out, &per_op[j], "the future after op {} differs at op {}", i, j);
+                let outcome = act(&mut fork, &mut fork_host, *op, 10 + j as u64 * 100);
+                prop_assert_eq!(&outcome, &per_op[j], "the future after op {} differs at op {}", i, j);
             }
+            prop_assert_eq!(fork.state(), rt.state());
+            prop_assert_eq!(format!("{:?}", fork.describe()), format!("{:?}", rt.describe()));
+            prop_assert_eq!(fork.export_snapshot(), rt.export_snapshot());
         }
     }
 }
