@@ -135,22 +135,14 @@ fn run_results_and_receipts_spell_the_contract() {
     );
 }
 
-/// Runs a boundary to its end with `answer` choosing each reply; returns all emissions and the
-/// settled value.
+/// Runs a boundary to its end with `answer` choosing each reply.
 fn settle(rt: &mut Runtime, first: Step, mut answer: impl FnMut(&Request) -> Reply) -> (Vec<Emission>, Settled) {
-    let mut out = Vec::new();
-    let mut step = first;
     let mut at = 100;
-    loop {
-        out.extend(step.emitted);
-        match step.next {
-            Next::Settled { settled } => return (out, settled),
-            Next::Request { request } => {
-                at += 1;
-                step = rt.answer(answer(&request), at).expect("the reply fits");
-            }
-        }
-    }
+    rt.complete(first, |r| {
+        at += 1;
+        (answer(r), at)
+    })
+    .expect("every reply fits")
 }
 
 fn types(out: &[Emission]) -> Vec<String> {
@@ -239,4 +231,16 @@ fn a_real_child_frame_shares_the_roots_tokens_and_nests_its_trace() {
     let at = |t: &str| host_log.iter().position(|x| x == t).unwrap_or_else(|| panic!("no {t} in {host_log:?}"));
     assert!(at("root:playbook.call.started") < at("child:session.started"));
     assert!(at("child:session.disposed") < at("root:playbook.call.finished"));
+}
+
+#[test]
+fn complete_stops_at_a_reply_that_does_not_fit() {
+    let mut rt = writer();
+    init(&mut rt);
+    let step = rt.handle_boss_input("rain", 2).expect("turn");
+    let got = rt.complete(step, |_| (Reply::Script { exit_code: Some(0) }, 3));
+    assert_eq!(got.err(), Some(RuntimeError::WrongReply));
+    assert!(rt.is_busy(), "the boundary still waits for a fitting reply");
+    let step = rt.answer(Reply::Abort, 4).expect("abort fits anything");
+    assert!(matches!(step.next, Next::Settled { settled: Settled::Run { result: Ok(RunResult::Aborted { .. }) } }));
 }

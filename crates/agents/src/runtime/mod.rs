@@ -456,6 +456,28 @@ impl Runtime {
         Ok(self.play())
     }
 
+    /// Plays a boundary begun with `first` to its end, asking `ports` for each reply and its
+    /// time: the loop an adapter with bound ports runs (A24). Returns every emission, in
+    /// order, and the settled value; a reply that does not fit stops it with `WrongReply`.
+    pub fn complete(
+        &mut self,
+        first: Step,
+        mut ports: impl FnMut(&Request) -> (Reply, u64),
+    ) -> Result<(Vec<Emission>, Settled), RuntimeError> {
+        let mut emitted = Vec::new();
+        let mut step = first;
+        loop {
+            emitted.append(&mut step.emitted);
+            match step.next {
+                Next::Settled { settled } => return Ok((emitted, settled)),
+                Next::Request { request } => {
+                    let (reply, at) = ports(&request);
+                    step = self.answer(reply, at)?;
+                }
+            }
+        }
+    }
+
     fn begin(&mut self, kind: Kind, at: u64) -> Step {
         self.boundary =
             Some(Boundary { kind, start: self.core.clone(), at, journal: Vec::new(), delivered: 0, waiting: None });
