@@ -12,3 +12,5 @@ pub mod adjudicate;
 pub mod machine;
 pub mod prompt;
 pub mod recover;
+pub mod runtime;
+pub mod scenario;

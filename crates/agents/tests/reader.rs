@@ -156,6 +156,15 @@ fn refuses_a_field_both_verbatim_and_judge_authored() {
 }
 
 #[test]
+fn refuses_listed_fields_the_description_does_not_name() {
+    // The runtime reads fields from the description (J5); a list that says otherwise is refused.
+    let (rule, path) = refused(|v| put(v, "/states/1/invoke/results/1", "requiredFields", json!(["reason"])));
+    assert_eq!((rule, path.as_str()), ("fields-description", "$.states[1].invoke.results[1].description"));
+    let (rule, path) = refused(|v| put(v, "/states/1/invoke/results/0", "verbatimFields", json!([])));
+    assert_eq!((rule, path.as_str()), ("fields-description", "$.states[1].invoke.results[0].description"));
+}
+
+#[test]
 fn refuses_unknown_keys_with_the_element_path() {
     assert_eq!(
         refused(|v| put(v, "/states/1/invoke/results/0", "colour", json!("red"))),
@@ -308,7 +317,8 @@ fn json_and_toml_load_to_the_same_machine() {
 
 #[test]
 fn json_round_trips_through_the_types() {
-    for text in [base().to_string(), machine_file("workflow.json"), machine_file("code.json")] {
+    let files = ["workflow.json", "code.json", "writer.json", "planner.json", "delegator.json", "proposals.json"];
+    for text in std::iter::once(base().to_string()).chain(files.map(machine_file)) {
         let m: Machine = read_json(&text).unwrap();
         let again = serde_json::to_string_pretty(&m).unwrap();
         assert_eq!(read_json(&again).unwrap(), m);
@@ -325,7 +335,7 @@ pub fn machine_file(name: &str) -> String {
 
 #[test]
 fn the_translated_machines_read_and_check_clean() {
-    for name in ["workflow.json", "code.json"] {
+    for name in ["workflow.json", "code.json", "writer.json", "planner.json", "delegator.json", "proposals.json"] {
         let m = read_json(&machine_file(name)).unwrap_or_else(|r| panic!("{name}: {r}"));
         assert_eq!(check(&m), vec![], "{name}");
     }
@@ -477,7 +487,8 @@ fn accepts_player_state_labels_for_the_right_player() {
 
 #[test]
 fn machines_round_trip_json_types_toml_types() {
-    for text in [base().to_string(), machine_file("workflow.json"), machine_file("code.json")] {
+    let files = ["workflow.json", "code.json", "writer.json", "planner.json", "delegator.json", "proposals.json"];
+    for text in std::iter::once(base().to_string()).chain(files.map(machine_file)) {
         let m = read_json(&text).unwrap();
         let toml_text = stagehand_agents::machine::write_toml(&m).expect("a machine is representable in TOML");
         let again = read_toml(&toml_text).unwrap_or_else(|r| panic!("{r}\n{toml_text}"));

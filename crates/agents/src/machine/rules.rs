@@ -242,6 +242,32 @@ impl Ctx<'_> {
                     }
                 }
             }
+            self.fields_match_description(&rp, r)?;
+        }
+        Ok(())
+    }
+
+    /// The runtime reads a result's fields from its description's "Output shall include"
+    /// clauses (J5); the listed `requiredFields`/`verbatimFields` must say the same (A23).
+    fn fields_match_description(&self, rp: &str, r: &ResultSpec) -> Checked {
+        let named = crate::adjudicate::required_fields(&r.description);
+        let set = |verbatim: bool| -> BTreeSet<&str> {
+            named.iter().filter(|f| f.verbatim == verbatim).map(|f| f.name.as_str()).collect()
+        };
+        let (want_required, want_verbatim) = (set(false), set(true));
+        let have_required: BTreeSet<&str> = r.required_fields.iter().map(String::as_str).collect();
+        let have_verbatim: BTreeSet<&str> = r.verbatim_fields.iter().map(String::as_str).collect();
+        if want_required != have_required || want_verbatim != have_verbatim {
+            return Err(Refusal::new(
+                "fields-description",
+                format!("{rp}.description"),
+                format!(
+                    "a description whose \"Output shall include\" clauses name exactly the listed fields \
+                     (it names required [{}] and verbatim [{}])",
+                    list(want_required.into_iter()),
+                    list(want_verbatim.into_iter())
+                ),
+            ));
         }
         Ok(())
     }

@@ -10,6 +10,10 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+fn is_visible(v: &Visibility) -> bool {
+    *v == Visibility::Visible
+}
+
 /// A whole agent machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -211,8 +215,8 @@ pub enum Invoke {
         /// The ordered results (guards); empty means the single default `done`.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         results: Vec<ResultSpec>,
-        /// Whether the Boss sees the Captain's call.
-        #[serde(default)]
+        /// Whether the Boss sees the Captain's call (omitted when `visible`, the default).
+        #[serde(default, skip_serializing_if = "is_visible")]
         visibility: Visibility,
     },
     /// A nested playbook.

@@ -1,0 +1,407 @@
+//! The runtime's state between boundaries ([`Core`]) and one play of a boundary ([`Run`]):
+//! state descriptors, the trace envelope, status lines and entering states.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::io::{Emission, Io, TraceEvent};
+use super::wire::{MachineStatus, NormalizedError, PendingBossQuestion, PlaybookState, Receipt};
+use super::{Options, Session};
+use crate::machine::{Invoke, Machine, Tag, AWAIT_BOSS_REPLY, FAILED};
+
+/// Where the machine stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) enum Position {
+    /// In one state.
+    At(String),
+    /// In a parallel group, one region per member.
+    Group {
+        /// The group state.
+        group: String,
+        /// The regions, in member order.
+        regions: Vec<Region>,
+    },
+}
+
+/// One region of a parallel group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Region {
+    /// The member state.
+    pub member: String,
+    /// Where the region stands.
+    pub phase: Phase,
+}
+
+/// Where a region stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) enum Phase {
+    /// Its member's work is still to do.
+    Running,
+    /// Done; its staged result fields, promoted at the join.
+    Done(Map<String, Value>),
+    /// Waiting on a keyed Boss question.
+    Waiting,
+}
+
+/// A pending question as the machine holds it (§1.9).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Question {
+    pub question_id: String,
+    pub resume_state_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_item: Option<String>,
+    pub player: String,
+    pub question: String,
+}
+
+impl Question {
+    pub fn public(&self) -> PendingBossQuestion {
+        PendingBossQuestion {
+            question_id: self.question_id.clone(),
+            player: self.player.clone(),
+            question: self.question.clone(),
+            source_item: self.source_item.clone(),
+        }
+    }
+}
+
+/// The runtime's counters (the snapshot's `sequences`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Sequences {
+    /// The last trace sequence number.
+    pub trace: u64,
+    /// The last turn id.
+    pub turn: u64,
+    /// The last `judge-<n>`.
+    pub judge_call: u64,
+    /// The last `player-<n>`.
+    pub player_call: u64,
+    /// The last `playbook-<n>`.
+    pub playbook_call: u64,
+    /// The last `captain-<n>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captain_call: Option<u64>,
+    /// The last `apply-<n>` (beyond 6.0: kept so apply call ids never repeat after restore).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply_call: Option<u64>,
+}
+
+/// A Boss event as the machine takes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct BossEvent {
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub fields: Map<String, Value>,
+}
+
+/// A nested call waiting on its child.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct SuspendedCall {
+    pub call_id: String,
+    pub playbook_id: String,
+    pub child_session_id: String,
+    pub turn_id: Option<u64>,
+    pub state_id: String,
+}
+
+/// Everything that survives between boundaries.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Core {
+    pub position: Position,
+    pub context: Map<String, Value>,
+    pub pending: Vec<Question>,
+    pub last_error: Option<NormalizedError>,
+    pub done: bool,
+    pub output: Option<Value>,
+    pub tokens: BTreeMap<String, String>,
+    pub seq: Sequences,
+    pub last_boss_event: Option<BossEvent>,
+    pub receipts: BTreeMap<String, Receipt>,
+    pub suspended: Option<SuspendedCall>,
+    pub stopped: bool,
+}
+
+impl Core {
+    pub fn initial(m: &Machine) -> Self {
+        Core {
+            position: Position::At(m.initial.clone()),
+            context: initial_context(m),
+            pending: Vec::new(),
+            last_error: None,
+            done: false,
+            output: None,
+            tokens: BTreeMap::new(),
+            seq: Sequences::default(),
+            last_boss_event: None,
+            receipts: BTreeMap::new(),
+            suspended: None,
+            stopped: false,
+        }
+    }
+
+    /// The one active state id, for a single position.
+    pub fn single(&self) -> Option<&str> {
+        match &self.position {
+            Position::At(id) => Some(id),
+            Position::Group { .. } => None,
+        }
+    }
+
+    /// The state descriptor (§1.2 `PlaybookState`).
+    pub fn descriptor(&self, m: &Machine) -> PlaybookState {
+        let (value, ids) = match &self.position {
+            Position::At(id) => (Value::String(id.clone()), vec![id.clone()]),
+            Position::Group { group, regions } => {
+                let mut phases = Map::new();
+                let mut ids = vec![group.clone()];
+                for r in regions {
+                    let phase = match r.phase {
+                        Phase::Running => "running",
+                        Phase::Done(_) => "done",
+                        Phase::Waiting => "waiting",
+                    };
+                    phases.insert(r.member.clone(), Value::String(phase.into()));
+                    if !matches!(r.phase, Phase::Done(_)) {
+                        ids.push(r.member.clone());
+                    }
+                }
+                (json!({ group.clone(): phases }), ids)
+            }
+        };
+        let mut tags: Vec<String> = Vec::new();
+        match &self.position {
+            Position::At(id) => {
+                if let Some(s) = m.state(id) {
+                    tags.extend(s.tags.iter().map(|t| tag_name(*t).to_owned()));
+                }
+            }
+            // A group works while a region runs, and rests (parked) once every region is done
+            // or waits on a keyed Boss question.
+            Position::Group { regions, .. } => {
+                let running = regions.iter().any(|r| r.phase == Phase::Running);
+                tags.push(if running { "playbook.busy" } else { "playbook.parked" }.to_owned());
+            }
+        }
+        tags.dedup();
+        tags.sort();
+        let status = if self.stopped {
+            MachineStatus::Stopped
+        } else if self.done {
+            MachineStatus::Done
+        } else {
+            MachineStatus::Active
+        };
+        let quiescent = !tags.iter().any(|t| t == "playbook.busy") || self.suspended.is_some();
+        let state_id = (ids.len() == 1).then(|| ids[0].clone());
+        PlaybookState { value, active_state_ids: ids, tags, status, quiescent, state_id }
+    }
+}
+
+pub(crate) fn initial_context(m: &Machine) -> Map<String, Value> {
+    m.context.iter().filter_map(|f| f.initial.clone().map(|v| (f.name.clone(), v))).collect()
+}
+
+pub(crate) fn tag_name(t: Tag) -> &'static str {
+    match t {
+        Tag::Busy => "playbook.busy",
+        Tag::Parked => "playbook.parked",
+        Tag::Suspended => "playbook.suspended",
+    }
+}
+
+/// One play of a boundary.
+pub(crate) struct Run<'a> {
+    pub m: &'a Machine,
+    pub opts: &'a Options,
+    pub session: &'a Session,
+    pub core: Core,
+    pub io: Io<'a>,
+    pub turn: Option<u64>,
+    /// The first control-plane error of the boundary.
+    pub control: Option<NormalizedError>,
+    /// A Boss event was sent to the machine in this boundary.
+    pub event_sent: bool,
+    /// A resumed question for the next invoke of this state: (state, question, reply).
+    pub continuation: Option<(String, String, String)>,
+}
+
+impl Run<'_> {
+    /// Emits one trace event with the next sequence number.
+    pub fn trace(&mut self, trace_type: &str, call_id: Option<&str>, payload: Value) {
+        self.trace_at(trace_type, self.turn, call_id, payload);
+    }
+
+    pub fn trace_at(&mut self, trace_type: &str, turn: Option<u64>, call_id: Option<&str>, payload: Value) {
+        self.core.seq.trace += 1;
+        let s = self.session;
+        let event = TraceEvent {
+            schema_version: 2,
+            session_id: s.session_id.clone(),
+            playbook_id: s.playbook_id.clone(),
+            root_session_id: s.root_session_id.clone(),
+            parent_session_id: s.parent_session_id.clone(),
+            parent_call_id: s.parent_call_id.clone(),
+            depth: s.depth,
+            sequence: self.core.seq.trace,
+            timestamp: self.io.now,
+            trace_type: trace_type.to_owned(),
+            turn_id: turn,
+            call_id: call_id.map(str::to_owned),
+            payload,
+        };
+        self.io.out.push(Emission::Trace { event });
+    }
+
+    /// The descriptor now.
+    pub fn state(&self) -> PlaybookState {
+        self.core.descriptor(self.m)
+    }
+
+    /// `{state, stateId?}`, the payload of `session.*`.
+    pub fn state_payload(&self) -> Value {
+        let state = self.state();
+        let mut p = Map::new();
+        if let Some(id) = &state.state_id {
+            p.insert("stateId".into(), Value::String(id.clone()));
+        }
+        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        Value::Object(p)
+    }
+
+    /// A status line: its `status.emitted` trace, then the status itself.
+    pub fn status(&mut self, message: &str, data: Option<Value>) {
+        let state = self.state();
+        let mut p = Map::new();
+        p.insert("message".into(), Value::String(message.to_owned()));
+        if let Some(d) = data {
+            p.insert("data".into(), d);
+        }
+        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        if let Some(id) = &state.state_id {
+            p.insert("stateId".into(), Value::String(id.clone()));
+        }
+        self.trace("status.emitted", None, Value::Object(p));
+        self.io.out.push(Emission::Status { message: message.to_owned() });
+    }
+
+    /// Moves to `position` because of `event`: the `fsm.transition` trace, the
+    /// `playbook.fsm.state` telemetry, then the status lines of the profile.
+    pub fn enter(&mut self, position: Position, event: Value) {
+        let previous = self.state();
+        let from = state_key(&self.core.position);
+        self.core.position = position;
+        if let Position::At(id) = &self.core.position {
+            if self.m.state(id).is_some_and(|s| s.is_final) {
+                self.core.done = true;
+                self.core.output = Some(self.output_of(&id.clone()));
+            }
+        }
+        let state = self.state();
+        let to = state_key(&self.core.position);
+        let mut p = Map::new();
+        p.insert("from".into(), Value::String(from));
+        p.insert("to".into(), Value::String(to.clone()));
+        p.insert("event".into(), event);
+        p.insert("previousState".into(), serde_json::to_value(&previous).unwrap_or(Value::Null));
+        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        if let Some(q) = self.core.pending.last() {
+            p.insert("pendingQuestion".into(), serde_json::to_value(q.public()).unwrap_or(Value::Null));
+        }
+        if let Some(e) = &self.core.last_error {
+            if to == FAILED {
+                p.insert("error".into(), e.to_value());
+            }
+        }
+        self.trace("fsm.transition", None, Value::Object(p));
+        let mut t = Map::new();
+        t.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        let pending: Vec<_> = self.core.pending.iter().map(Question::public).collect();
+        if !pending.is_empty() {
+            t.insert("pendingQuestions".into(), serde_json::to_value(pending).unwrap_or(Value::Null));
+        }
+        self.io.out.push(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload: Value::Object(t) });
+        self.entry_statuses(&to);
+    }
+
+    fn entry_statuses(&mut self, to: &str) {
+        let canonical = !self.m.player_states.is_empty();
+        if to == AWAIT_BOSS_REPLY {
+            if let Some(q) = self.core.pending.last().cloned() {
+                self.status(&format!("{} asks: {}", q.player, q.question), None);
+                let item = q.source_item.clone().unwrap_or_default();
+                self.status(&format!("◆ awaiting Boss reply · {} · {} · {item}", q.resume_state_id, q.player), None);
+            }
+            return;
+        }
+        if to == FAILED {
+            self.status("◆ workflow failed; awaiting Boss recovery.", None);
+            return;
+        }
+        if canonical {
+            if let Some(ps) = self.m.player_states.iter().find(|p| p.state == to) {
+                let line = format!("⤷ {}: {}", capitalise(&ps.player), ps.label);
+                self.status(&line, None);
+            }
+        } else {
+            self.status(&format!("Entered {to}."), None);
+        }
+    }
+
+    /// A final state's output.
+    pub fn output_of(&self, id: &str) -> Value {
+        let mut out = Map::new();
+        if let Some(s) = self.m.state(id) {
+            for f in &s.output {
+                let v = match &f.value {
+                    crate::machine::Operand::Context(c) => self.core.context.get(c).cloned().unwrap_or(Value::Null),
+                    crate::machine::Operand::Literal(l) => l.clone(),
+                    _ => Value::Null,
+                };
+                out.insert(f.name.clone(), v);
+            }
+        }
+        Value::Object(out)
+    }
+
+    /// The source item of a state.
+    pub fn source_item(&self, id: &str) -> Option<String> {
+        self.m.state(id).and_then(|s| s.source_item.clone())
+    }
+
+    /// Latches the boundary's first control-plane error.
+    pub fn latch(&mut self, e: NormalizedError) {
+        if self.control.is_none() {
+            self.control = Some(e);
+        }
+    }
+
+    /// Whether the state invokes something (a working leaf).
+    pub fn invokes(&self, id: &str) -> Option<&Invoke> {
+        self.m.state(id).and_then(|s| s.invoke.as_ref())
+    }
+}
+
+fn state_key(p: &Position) -> String {
+    match p {
+        Position::At(id) => id.clone(),
+        Position::Group { group, .. } => group.clone(),
+    }
+}
+
+pub(crate) fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,415 @@
+//! The invoked actors (§1.5 "Inside invoked actors"): player and Captain calls with their
+//! continuity and the one corrective re-ask, adjudication through the judge, scripts and
+//! nested playbooks. Each returns a [`Settle`]: what the invoke resolved to.
+
+use serde_json::{json, Map, Value};
+
+use super::core::{Run, SuspendedCall};
+use super::io::{with, Continuity, Emission, Halt, JudgePurpose, PortCall, Reply};
+use super::wire::{CallStatus, NormalizedError, PlaybookCallResult, PlaybookCallStart, PlayerResult};
+use crate::adjudicate::{adjudicate, judge_prompt, GuardSpec};
+use crate::machine::{Invoke, Operand, ResultSpec, Visibility};
+use crate::prompt::{compose, Audience, Continuation};
+
+/// What an invoke resolved to.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Settle {
+    /// A guard and its fields.
+    Guard(String, Map<String, Value>),
+    /// A recoverable failure: to `failed` with this `lastError`.
+    Fail(NormalizedError),
+    /// The boundary's signal aborted.
+    Abort,
+    /// A control-plane error (latched); the machine still goes to `failed`.
+    Control(NormalizedError),
+    /// A nested call is pending.
+    Suspend,
+}
+
+/// How one agent call ended.
+enum Agent {
+    Text(String),
+    Settled(Settle),
+}
+
+impl Run<'_> {
+    /// Runs the invoke of state `id`.
+    pub(crate) fn invoke(&mut self, id: &str, invoke: &Invoke) -> Result<Settle, Halt> {
+        let continuation = match self.continuation.take() {
+            Some((state, q, r)) if state == id => Some((q, r)),
+            other => {
+                self.continuation = other;
+                None
+            }
+        };
+        let cont = continuation.as_ref().map(|(q, r)| Continuation { question: q, reply: r });
+        let overrides = Default::default();
+        match invoke {
+            Invoke::Player { player, prompt, .. } => {
+                let prompt = compose(prompt, &self.core.context, &overrides, Audience::Player, cont);
+                let text = match self.call_player(id, player, &prompt)? {
+                    Agent::Text(t) => t,
+                    Agent::Settled(s) => return Ok(s),
+                };
+                self.adjudicate(id, player, JudgePurpose::PlayerOutputAdjudication, invoke, &text)
+            }
+            Invoke::Captain { prompt, visibility, .. } => {
+                let prompt = compose(prompt, &self.core.context, &overrides, Audience::Captain, cont);
+                let text = match self.call_captain(id, &prompt, *visibility)? {
+                    Agent::Text(t) => t,
+                    Agent::Settled(s) => return Ok(s),
+                };
+                self.adjudicate(id, "Captain", JudgePurpose::CaptainOutputAdjudication, invoke, &text)
+            }
+            Invoke::Script { command, timeout_ms } => self.script(id, command, *timeout_ms),
+            Invoke::Playbook { id: fixed, from_context, text, results } => {
+                self.playbook(id, fixed.as_deref(), from_context.as_deref(), text.as_ref(), results)
+            }
+        }
+    }
+
+    fn identity(&self, id: &str) -> Map<String, Value> {
+        let mut p = Map::new();
+        p.insert("stateId".into(), Value::String(id.to_owned()));
+        if let Some(item) = self.source_item(id) {
+            p.insert("sourceItem".into(), Value::String(item));
+        }
+        p
+    }
+
+    /// `callPlayer` with continuity (§1.3, A16) and the one corrective re-ask on an empty `ok`.
+    fn call_player(&mut self, id: &str, player: &str, prompt: &str) -> Result<Agent, Halt> {
+        let player_id = player.to_lowercase();
+        for attempt in 0..2 {
+            if self.io.aborted {
+                return Ok(Agent::Settled(Settle::Abort));
+            }
+            // Select before the start trace and the call.
+            let resume = self.core.tokens.get(&player_id).cloned();
+            self.io.out.push(Emission::Continuity {
+                op: Continuity::Select { player: player_id.clone(), token: resume.clone() },
+            });
+            self.core.seq.player_call += 1;
+            let call_id = format!("player-{}", self.core.seq.player_call);
+            let resume_value = resume.clone().map_or(Value::Bool(false), Value::String);
+            let identity = with(with(self.identity(id), "playerId", player_id.clone()), "resume", resume_value);
+            self.trace("player.call.started", Some(&call_id), Value::Object(with(identity.clone(), "prompt", prompt)));
+            let reply = self.io.call(PortCall::Player {
+                call_id: call_id.clone(),
+                player_id: player_id.clone(),
+                prompt: prompt.to_owned(),
+                resume,
+            })?;
+            let result = match reply {
+                Reply::Player { result } => result,
+                other => {
+                    return Ok(Agent::Settled(self.failed_call("player.call.finished", &call_id, identity, other)))
+                }
+            };
+            self.update_continuity(&player_id, &result);
+            let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
+            if let Some(t) = &result.final_text {
+                fin = with(fin, "finalText", t.as_str());
+            }
+            if let Some(e) = &result.error {
+                fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+            }
+            if let Some(t) = &result.resume_token {
+                fin = with(fin, "resumeToken", t.as_str());
+            }
+            self.trace("player.call.finished", Some(&call_id), Value::Object(fin));
+            match self.agent_result(player, &result, attempt) {
+                Some(a) => return Ok(a),
+                None => continue,
+            }
+        }
+        Ok(Agent::Settled(Settle::Fail(empty_error(player))))
+    }
+
+    /// The 8.0 omission rule (A16): a non-blank token replaces; an `ok` without one clears;
+    /// an `aborted`/`error` without one leaves the token alone and calls no `update`.
+    fn update_continuity(&mut self, player_id: &str, result: &PlayerResult) {
+        let token = result.resume_token.as_ref().filter(|t| !t.trim().is_empty()).cloned();
+        if token.is_none() && result.status != CallStatus::Ok {
+            return;
+        }
+        match &token {
+            Some(t) => {
+                self.core.tokens.insert(player_id.to_owned(), t.clone());
+            }
+            None => {
+                self.core.tokens.remove(player_id);
+            }
+        }
+        self.io.out.push(Emission::Continuity { op: Continuity::Update { player: player_id.to_owned(), token } });
+    }
+
+    /// What an agent's result means: `None` asks again (the first empty `ok`).
+    fn agent_result(&mut self, who: &str, result: &PlayerResult, attempt: usize) -> Option<Agent> {
+        match result.status {
+            CallStatus::Ok => match &result.final_text {
+                Some(t) if !t.trim().is_empty() => Some(Agent::Text(t.clone())),
+                _ if attempt == 0 => None,
+                _ => Some(Agent::Settled(Settle::Fail(empty_error(who)))),
+            },
+            status => {
+                let message = result.error.clone().unwrap_or_else(|| {
+                    format!("{who} returned status {}", if status == CallStatus::Aborted { "aborted" } else { "error" })
+                });
+                let name = if status == CallStatus::Aborted { "AbortError" } else { "Error" };
+                Some(Agent::Settled(Settle::Fail(NormalizedError::named(name, message))))
+            }
+        }
+    }
+
+    /// The finish of a call that got no result: abort, a start-sink failure, a throw, or a
+    /// reply of the wrong kind.
+    fn failed_call(&mut self, finished: &str, call_id: &str, identity: Map<String, Value>, reply: Reply) -> Settle {
+        let (status, error, settle) = match reply {
+            Reply::Abort => ("aborted", NormalizedError::abort(), Settle::Abort),
+            Reply::SinkFailed { error } | Reply::Threw { error } => ("error", error.clone(), Settle::Control(error)),
+            other => {
+                let e = NormalizedError::named("TypeError", format!("malformed host reply: {other:?}"));
+                ("error", e.clone(), Settle::Control(e))
+            }
+        };
+        let fin = with(with(identity, "status", status), "error", error.to_value());
+        self.trace(finished, Some(call_id), Value::Object(fin));
+        settle
+    }
+
+    /// `callCaptain`: always `resume: false`, no token traced.
+    fn call_captain(&mut self, id: &str, prompt: &str, visibility: Visibility) -> Result<Agent, Halt> {
+        for attempt in 0..2 {
+            if self.io.aborted {
+                return Ok(Agent::Settled(Settle::Abort));
+            }
+            let n = self.core.seq.captain_call.unwrap_or(0) + 1;
+            self.core.seq.captain_call = Some(n);
+            let call_id = format!("captain-{n}");
+            let vis = serde_json::to_value(visibility).unwrap_or(Value::Null);
+            let identity = with(self.identity(id), "visibility", vis);
+            self.trace("captain.call.started", Some(&call_id), Value::Object(with(identity.clone(), "prompt", prompt)));
+            let reply =
+                self.io.call(PortCall::Captain { call_id: call_id.clone(), prompt: prompt.to_owned(), visibility })?;
+            let result = match reply {
+                Reply::Captain { result } => result,
+                other => {
+                    return Ok(Agent::Settled(self.failed_call("captain.call.finished", &call_id, identity, other)))
+                }
+            };
+            let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
+            if let Some(t) = &result.final_text {
+                fin = with(fin, "finalText", t.as_str());
+            }
+            if let Some(e) = &result.error {
+                fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+            }
+            self.trace("captain.call.finished", Some(&call_id), Value::Object(fin));
+            match self.agent_result("Captain", &result, attempt) {
+                Some(a) => return Ok(a),
+                None => continue,
+            }
+        }
+        Ok(Agent::Settled(Settle::Fail(empty_error("Captain"))))
+    }
+
+    /// One traced judge call: `Ok(Ok(reply))`, or how it ended without one.
+    pub(crate) fn call_judge(
+        &mut self,
+        purpose: JudgePurpose,
+        state_id: Option<String>,
+        prompt: String,
+    ) -> Result<Result<String, Settle>, Halt> {
+        if self.io.aborted {
+            return Ok(Err(Settle::Abort));
+        }
+        self.core.seq.judge_call += 1;
+        let call_id = format!("judge-{}", self.core.seq.judge_call);
+        let mut identity = Map::new();
+        identity.insert("purpose".into(), Value::String(purpose.as_str().into()));
+        if let Some(s) = state_id {
+            identity.insert("stateId".into(), Value::String(s));
+        }
+        self.trace(
+            "judge.call.started",
+            Some(&call_id),
+            Value::Object(with(identity.clone(), "prompt", prompt.as_str())),
+        );
+        match self.io.call(PortCall::Judge { call_id: call_id.clone(), purpose, prompt })? {
+            Reply::Judge { text } => {
+                let fin = with(with(identity, "status", "ok"), "reply", text.as_str());
+                self.trace("judge.call.finished", Some(&call_id), Value::Object(fin));
+                Ok(Ok(text))
+            }
+            other => Ok(Err(self.failed_call("judge.call.finished", &call_id, identity, other))),
+        }
+    }
+
+    fn adjudicate(
+        &mut self,
+        id: &str,
+        actor: &str,
+        purpose: JudgePurpose,
+        invoke: &Invoke,
+        text: &str,
+    ) -> Result<Settle, Halt> {
+        let guards: Vec<GuardSpec> = invoke
+            .effective_results()
+            .into_iter()
+            .map(|r| GuardSpec { name: r.guard, description: r.description })
+            .collect();
+        let prompt = judge_prompt(&crate::runtime::core::capitalise(actor), text, &guards);
+        let reply = match self.call_judge(purpose, Some(id.to_owned()), prompt)? {
+            Ok(r) => r,
+            Err(settle) => return Ok(settle),
+        };
+        Ok(match adjudicate(&reply, &guards, text) {
+            Ok(a) => Settle::Guard(a.guard, a.fields),
+            Err(e) => Settle::Control(NormalizedError::named("AdjudicationError", e.to_string())),
+        })
+    }
+
+    /// A script: exit 0 selects `ok`, anything else `failed`; a status line and
+    /// `playbook.script` telemetry, no call trace.
+    fn script(&mut self, id: &str, command: &str, timeout_ms: u64) -> Result<Settle, Halt> {
+        if self.io.aborted {
+            return Ok(Settle::Abort);
+        }
+        self.status(&format!("$ {command}"), None);
+        let reply =
+            self.io.call(PortCall::Script { state_id: id.to_owned(), command: command.to_owned(), timeout_ms })?;
+        let exit = match reply {
+            Reply::Script { exit_code } => exit_code,
+            Reply::Abort => return Ok(Settle::Abort),
+            Reply::SinkFailed { error } | Reply::Threw { error } => return Ok(Settle::Control(error)),
+            other => {
+                return Ok(Settle::Control(NormalizedError::named("TypeError", format!("malformed reply {other:?}"))))
+            }
+        };
+        let payload = json!({"stateId": id, "command": command, "exitCode": exit});
+        self.io.out.push(Emission::Telemetry { topic: "playbook.script".into(), payload });
+        let guard = if exit == Some(0) { "ok" } else { "failed" };
+        Ok(Settle::Guard(guard.into(), Map::new()))
+    }
+
+    fn playbook(
+        &mut self,
+        id: &str,
+        fixed: Option<&str>,
+        from_context: Option<&str>,
+        text: Option<&Operand>,
+        results: &[ResultSpec],
+    ) -> Result<Settle, Halt> {
+        if self.io.aborted {
+            return Ok(Settle::Abort);
+        }
+        let target = match (fixed, from_context) {
+            (Some(t), _) => t.to_owned(),
+            (None, Some(f)) => self.core.context.get(f).and_then(Value::as_str).unwrap_or_default().to_owned(),
+            _ => String::new(),
+        };
+        if let Some(problem) = self.bad_target(&target) {
+            return Ok(Settle::Fail(NormalizedError::named("PlaybookTargetError", problem)));
+        }
+        let text = match text {
+            Some(Operand::Context(f)) => text_of(self.core.context.get(f)),
+            Some(Operand::Literal(v)) => text_of(Some(v)),
+            _ => String::new(),
+        };
+        self.core.seq.playbook_call += 1;
+        let call_id = format!("playbook-{}", self.core.seq.playbook_call);
+        let identity = with(with(self.identity(id), "playbookId", target.as_str()), "text", text.as_str());
+        self.trace("playbook.call.started", Some(&call_id), Value::Object(identity.clone()));
+        let reply = self.io.call(PortCall::Playbook {
+            call_id: call_id.clone(),
+            playbook_id: target.clone(),
+            text: text.clone(),
+        })?;
+        match reply {
+            Reply::Playbook { start: PlaybookCallStart::Settled { result } } => {
+                let fin = with(identity, "result", serde_json::to_value(&result).unwrap_or(Value::Null));
+                self.trace("playbook.call.finished", Some(&call_id), Value::Object(fin));
+                Ok(child_settle(&result, results))
+            }
+            Reply::Playbook { start: PlaybookCallStart::Suspended { child_session_id } } => {
+                self.core.suspended = Some(SuspendedCall {
+                    call_id,
+                    playbook_id: target,
+                    child_session_id,
+                    turn_id: self.turn,
+                    state_id: id.to_owned(),
+                });
+                Ok(Settle::Suspend)
+            }
+            other => Ok(self.failed_call("playbook.call.finished", &call_id, identity, other)),
+        }
+    }
+
+    /// Why a nested target is refused before the call (§2.3): empty, this playbook itself,
+    /// or outside the catalogue when one is given.
+    fn bad_target(&self, target: &str) -> Option<String> {
+        if target.is_empty() {
+            return Some("the nested playbook id is empty".into());
+        }
+        if target == self.m.id {
+            return Some(format!("a playbook may not call itself (`{target}`)"));
+        }
+        match &self.opts.catalogue {
+            Some(c) if !c.iter().any(|x| x == target) => Some(format!("`{target}` is not in the catalogue")),
+            _ => None,
+        }
+    }
+}
+
+/// What a settled child result means for the parent's invoke.
+pub(crate) fn child_settle(result: &PlaybookCallResult, results: &[ResultSpec]) -> Settle {
+    match result {
+        PlaybookCallResult::Ok { output, .. } => {
+            if results.is_empty() {
+                return Settle::Guard(crate::machine::DONE.into(), Map::new());
+            }
+            let guard = output.as_ref().and_then(|o| o.get("guard")).and_then(Value::as_str);
+            let Some(spec) = guard.and_then(|g| results.iter().find(|r| r.guard == g)) else {
+                return Settle::Control(NormalizedError::named(
+                    "TypeError",
+                    "the child's output names no declared result in its `guard` member",
+                ));
+            };
+            let mut fields = Map::new();
+            for f in spec.required_fields.iter().chain(&spec.verbatim_fields) {
+                match output.as_ref().and_then(|o| o.get(f)) {
+                    Some(v) if !v.is_null() => {
+                        fields.insert(f.clone(), v.clone());
+                    }
+                    _ => {
+                        return Settle::Control(NormalizedError::named(
+                            "TypeError",
+                            format!("the child's output lacks `{f}`"),
+                        ))
+                    }
+                }
+            }
+            Settle::Guard(spec.guard.clone(), fields)
+        }
+        PlaybookCallResult::Aborted { error } => {
+            Settle::Fail(error.clone().unwrap_or_else(|| NormalizedError::named("AbortError", "the child was aborted")))
+        }
+        PlaybookCallResult::Error { error } => Settle::Fail(error.clone()),
+    }
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn empty_error(who: &str) -> NormalizedError {
+    NormalizedError::named(
+        "EmptyResultError",
+        format!("{who} returned no final text, twice (one corrective re-ask was made)"),
+    )
+}

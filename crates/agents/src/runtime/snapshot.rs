@@ -1,0 +1,151 @@
+//! The snapshot, schema 1 (§1.8): its shape, capture and validation. The `machine` member is
+//! the runtime's own (hosts treat it as opaque); it also carries the `apply` receipts and the
+//! last Boss event, beyond 6.0 (A19).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::core::{BossEvent, Core, Phase, Position, Question, Sequences};
+use super::wire::{NormalizedError, PendingBossQuestion, PlaybookState, Receipt};
+use crate::machine::{Machine, Tag};
+
+/// A runtime snapshot, schema 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Snapshot {
+    /// Always 1.
+    pub schema_version: u32,
+    /// The playbook.
+    pub playbook_id: String,
+    /// The machine's persisted state (opaque to hosts).
+    pub machine: Value,
+    /// `{player: token}`.
+    pub player_resume_tokens: BTreeMap<String, String>,
+    /// The counters.
+    pub sequences: Sequences,
+    /// The descriptor at capture.
+    pub state: PlaybookState,
+    /// The pending questions at capture.
+    pub pending_boss_questions: Vec<PendingBossQuestion>,
+}
+
+/// The `machine` member.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Persisted {
+    position: Position,
+    context: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pending_boss_questions: Vec<Question>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_error: Option<NormalizedError>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_boss_event: Option<BossEvent>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    apply_receipts: BTreeMap<String, Receipt>,
+}
+
+/// Why a snapshot was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("snapshot refused: {0}")]
+pub struct SnapshotError(pub String);
+
+pub(crate) fn capture(m: &Machine, core: &Core) -> Snapshot {
+    let persisted = Persisted {
+        position: core.position.clone(),
+        context: core.context.clone(),
+        pending_boss_questions: core.pending.clone(),
+        last_error: core.last_error.clone(),
+        last_boss_event: core.last_boss_event.clone(),
+        apply_receipts: core.receipts.clone(),
+    };
+    let mut sequences = core.seq.clone();
+    sequences.captain_call = Some(sequences.captain_call.unwrap_or(0));
+    sequences.apply_call = Some(sequences.apply_call.unwrap_or(0));
+    Snapshot {
+        schema_version: 1,
+        playbook_id: m.id.clone(),
+        machine: serde_json::to_value(persisted).unwrap_or(Value::Null),
+        player_resume_tokens: core.tokens.clone(),
+        sequences,
+        state: core.descriptor(m),
+        pending_boss_questions: core.pending.iter().map(Question::public).collect(),
+    }
+}
+
+/// Reads a snapshot from JSON text, refusing unknown keys.
+pub fn parse_snapshot(text: &str) -> Result<Snapshot, SnapshotError> {
+    serde_json::from_str(text).map_err(|e| SnapshotError(e.to_string()))
+}
+
+pub(crate) fn validate(m: &Machine, snap: &Snapshot) -> Result<Core, SnapshotError> {
+    let bad = |s: &str| Err(SnapshotError(s.to_owned()));
+    if snap.schema_version != 1 {
+        return Err(SnapshotError(format!("schema {} (expected 1)", snap.schema_version)));
+    }
+    if snap.playbook_id != m.id {
+        return Err(SnapshotError(format!("playbook `{}` (expected `{}`)", snap.playbook_id, m.id)));
+    }
+    let p: Persisted =
+        serde_json::from_value(snap.machine.clone()).map_err(|e| SnapshotError(format!("machine: {e}")))?;
+    let ids: Vec<&String> = match &p.position {
+        Position::At(id) => vec![id],
+        Position::Group { group, regions } => {
+            let Some(g) = m.state(group) else { return bad("an unknown parallel group") };
+            if g.parallel.len() != regions.len() || g.parallel.iter().zip(regions).any(|(a, r)| a != &r.member) {
+                return bad("regions that are not the group's members");
+            }
+            if regions.iter().any(|r| r.phase == Phase::Running) {
+                return bad("a parallel region still running (not a safe capture point)");
+            }
+            std::iter::once(group).chain(regions.iter().map(|r| &r.member)).collect()
+        }
+    };
+    for id in &ids {
+        let Some(s) = m.state(id) else { return Err(SnapshotError(format!("no state `{id}`"))) };
+        if s.tags.contains(&Tag::Suspended) {
+            return bad("a state tagged suspended with no suspended-call descriptor");
+        }
+        if s.is_final {
+            return bad("a final state (the restored machine would not be active)");
+        }
+    }
+    if let Position::At(id) = &p.position {
+        if m.state(id).is_some_and(|s| s.invoke.is_some() || !s.parallel.is_empty()) {
+            return bad("a working state (not a safe capture point)");
+        }
+    }
+    for k in p.context.keys() {
+        if !m.context.iter().any(|f| &f.name == k) {
+            return Err(SnapshotError(format!("an undeclared context field `{k}`")));
+        }
+    }
+    for t in snap.player_resume_tokens.values() {
+        if t.trim().is_empty() {
+            return bad("a blank resume token");
+        }
+    }
+    let mut seq = snap.sequences.clone();
+    if seq.captain_call.is_none() {
+        // An older snapshot: the trace counter is a collision-free floor.
+        seq.captain_call = Some(seq.trace);
+    }
+    let mut core = Core::initial(m);
+    core.position = p.position;
+    core.context = p.context;
+    core.pending = p.pending_boss_questions;
+    core.last_error = p.last_error;
+    core.last_boss_event = p.last_boss_event;
+    core.receipts = p.apply_receipts;
+    core.tokens = snap.player_resume_tokens.clone();
+    core.seq = seq;
+    if core.pending.iter().map(Question::public).collect::<Vec<_>>() != snap.pending_boss_questions {
+        return bad("pendingBossQuestions that disagree with the machine");
+    }
+    if core.descriptor(m) != snap.state {
+        return bad("a state descriptor that disagrees with the machine");
+    }
+    Ok(core)
+}

@@ -1,0 +1,275 @@
+//! One Boss turn (§1.5), a nested call's resumption (§1.4), and the run result (§1.6).
+
+use serde_json::{json, Map, Value};
+
+use super::core::{BossEvent, Core, Run, SuspendedCall};
+use super::drive::{can, BOSS_INTERRUPT, TARGET_ID};
+use super::invoke::{child_settle, Settle};
+use super::io::{Halt, JudgePurpose};
+use super::wire::{NormalizedError, PendingCall, PlaybookCallResult, RunResult};
+use crate::adjudicate::classify::{
+    classification_prompt, validate_classification, EventContract, EventField, FieldSource, PendingQuestion, NO_ACTION,
+};
+use crate::machine::{self, Invoke, Machine, Operand, FAILED, READY};
+
+/// The flat event contracts the judge chooses among: the declared events, then the derived
+/// `BOSS_INTERRUPT` when the machine has jumps (A17).
+pub(crate) fn contracts(m: &Machine) -> Vec<EventContract> {
+    let mut out: Vec<EventContract> = m
+        .events
+        .iter()
+        .map(|e| EventContract {
+            event_type: e.event_type.clone(),
+            fields: e
+                .fields
+                .iter()
+                .map(|f| EventField {
+                    name: f.name.clone(),
+                    source: match f.source {
+                        machine::FieldSource::Judge => FieldSource::Judge,
+                        machine::FieldSource::Text => FieldSource::Text,
+                    },
+                    required: f.required,
+                    values: f.values.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    if !m.boss_interrupt.is_empty() {
+        let mut targets: Vec<String> = m.boss_interrupt.iter().map(|j| j.target.clone()).collect();
+        targets.sort();
+        targets.dedup();
+        let mut fields = vec![EventField {
+            name: TARGET_ID.into(),
+            source: FieldSource::Judge,
+            required: true,
+            values: Some(targets),
+        }];
+        for j in &m.boss_interrupt {
+            for a in &j.assign {
+                if let machine::Assign::Set { value: Operand::Event(name), .. } = a {
+                    if fields.iter().any(|f| &f.name == name) {
+                        continue;
+                    }
+                    // A field some declared event also carries keeps that event's source;
+                    // otherwise it is Boss's text.
+                    let declared = m.events.iter().flat_map(|e| &e.fields).find(|f| &f.name == name);
+                    let source = match declared.map(|f| f.source) {
+                        Some(machine::FieldSource::Judge) => FieldSource::Judge,
+                        _ => FieldSource::Text,
+                    };
+                    fields.push(EventField { name: name.clone(), source, required: false, values: None });
+                }
+            }
+        }
+        out.push(EventContract { event_type: BOSS_INTERRUPT.into(), fields });
+    }
+    out
+}
+
+impl Run<'_> {
+    /// One Boss turn. `Ok(Err(e))` is a latched control-plane error: the method rejects.
+    pub(crate) fn boss_turn(&mut self, text: &str) -> Result<Result<RunResult, NormalizedError>, Halt> {
+        self.core.seq.turn += 1;
+        self.turn = Some(self.core.seq.turn);
+        self.trace("boss.input.received", None, json!({ "text": text }));
+        if !text.trim().is_empty() {
+            let event = match self.entry_event(text) {
+                Some(e) if self.can_take(&e) => Some(e),
+                Some(e) => {
+                    self.status(&format!("{} is not possible now", e.event_type), None);
+                    None
+                }
+                None => self.classify(text)?,
+            };
+            if let Some(event) = event {
+                // The classification status: the bare event type, in the canonical profile
+                // only (a machine without playerStates keeps the legacy lines: none).
+                if !self.m.player_states.is_empty() {
+                    self.status(&event.event_type, None);
+                }
+                if self.core.done {
+                    self.reconstruct();
+                }
+                self.core.last_boss_event = Some(event.clone());
+                self.send(&event);
+                self.drive()?;
+            }
+        }
+        Ok(self.settle_turn())
+    }
+
+    /// The deterministic entry event, when it applies now (§1.5 step 3; A18).
+    fn entry_event(&self, text: &str) -> Option<BossEvent> {
+        let entry = self.m.entry_event.as_ref()?;
+        let at = self.core.single();
+        let applies = self.core.done
+            || at == Some(READY)
+            || (self.opts.entry_from_failed && at == Some(FAILED) && self.core.pending.is_empty());
+        if !applies {
+            return None;
+        }
+        let spec = self.m.events.iter().find(|e| e.event_type == entry.event_type)?;
+        let mut fields = Map::new();
+        for f in spec.fields.iter().filter(|f| f.source == machine::FieldSource::Text) {
+            fields.insert(f.name.clone(), Value::String(text.to_owned()));
+        }
+        Some(BossEvent { event_type: entry.event_type.clone(), fields })
+    }
+
+    /// Classification through the judge; `None` sends no event.
+    fn classify(&mut self, text: &str) -> Result<Option<BossEvent>, Halt> {
+        let pending: Vec<PendingQuestion> = self
+            .core
+            .pending
+            .iter()
+            .map(|q| PendingQuestion {
+                question_id: q.question_id.clone(),
+                asker: q.player.clone(),
+                question: q.question.clone(),
+            })
+            .collect();
+        let contracts = contracts(self.m);
+        let state = self.state();
+        let where_ = state.state_id.clone().unwrap_or_else(|| state.active_state_ids.join(", "));
+        let prompt = classification_prompt(text, &where_, &pending, &contracts);
+        let reply = match self.call_judge(JudgePurpose::BossInputClassification, state.state_id.clone(), prompt)? {
+            Ok(r) => r,
+            Err(Settle::Control(e)) => {
+                self.latch(e);
+                return Ok(None);
+            }
+            Err(_) => return Ok(None),
+        };
+        let event = match validate_classification(&reply, text, &pending, &contracts) {
+            Ok(e) => BossEvent { event_type: e.event_type, fields: e.fields },
+            Err(e) => {
+                self.status(&format!("Boss input not understood: {e}"), None);
+                return Ok(None);
+            }
+        };
+        if event.event_type == NO_ACTION {
+            return Ok(None);
+        }
+        if !self.can_take(&event) {
+            self.status(&format!("{} is not possible now", event.event_type), None);
+            return Ok(None);
+        }
+        Ok(Some(event))
+    }
+
+    /// Whether the machine takes `event` now (`snapshot.can`).
+    fn can_take(&self, event: &BossEvent) -> bool {
+        let c = &self.core;
+        can(self.m, &c.position, c.done, &c.context, &c.pending, event)
+    }
+
+    /// A finished machine starts again, only now that a real event exists (§1.5 step 5).
+    fn reconstruct(&mut self) {
+        let tokens = std::mem::take(&mut self.core.tokens);
+        let seq = self.core.seq.clone();
+        let receipts = std::mem::take(&mut self.core.receipts);
+        let last = self.core.last_boss_event.take();
+        self.core = Core::initial(self.m);
+        self.core.tokens = tokens;
+        self.core.seq = seq;
+        self.core.receipts = receipts;
+        self.core.last_boss_event = last;
+    }
+
+    /// The run result now (§1.6).
+    pub(crate) fn result(&self) -> RunResult {
+        let state = self.state();
+        if self.io.aborted {
+            return RunResult::Aborted { state, error: Some(NormalizedError::abort()) };
+        }
+        if !self.event_sent {
+            return RunResult::NoAction { state };
+        }
+        if let Some(s) = &self.core.suspended {
+            let pending_call = PendingCall {
+                call_id: s.call_id.clone(),
+                playbook_id: s.playbook_id.clone(),
+                child_session_id: s.child_session_id.clone(),
+            };
+            return RunResult::Suspended { state, pending_call };
+        }
+        if self.core.done {
+            return RunResult::Terminal { state, output: self.core.output.clone() };
+        }
+        if self.core.single() == Some(FAILED) {
+            return RunResult::Failed { state, error: self.core.last_error.clone() };
+        }
+        RunResult::Quiescent { state }
+    }
+
+    /// `boss.input.settled` with the projected result, then the latched error if any.
+    fn settle_turn(&mut self) -> Result<RunResult, NormalizedError> {
+        let result = self.result();
+        let mut payload = match serde_json::to_value(&result) {
+            Ok(Value::Object(o)) => o,
+            _ => Map::new(),
+        };
+        if let Some(id) = &result.state().state_id {
+            payload.insert("stateId".into(), Value::String(id.clone()));
+        }
+        self.trace("boss.input.settled", None, Value::Object(payload));
+        match self.control.take() {
+            Some(e) => Err(e),
+            None => Ok(result),
+        }
+    }
+
+    /// Delivers a suspended child's result: `playbook.call.finished` (with the call's own
+    /// turn id) before the transition it causes; no new turn, no `boss.input.*` pair.
+    pub(crate) fn resume_call(
+        &mut self,
+        call: &SuspendedCall,
+        result: &PlaybookCallResult,
+    ) -> Result<Result<RunResult, NormalizedError>, Halt> {
+        self.turn = call.turn_id;
+        self.event_sent = true;
+        self.core.suspended = None;
+        let mut p = Map::new();
+        p.insert("stateId".into(), Value::String(call.state_id.clone()));
+        if let Some(item) = self.source_item(&call.state_id) {
+            p.insert("sourceItem".into(), Value::String(item));
+        }
+        p.insert("playbookId".into(), Value::String(call.playbook_id.clone()));
+        p.insert("result".into(), serde_json::to_value(result).unwrap_or(Value::Null));
+        self.trace("playbook.call.finished", Some(&call.call_id), Value::Object(p));
+        let results = match self.invokes(&call.state_id) {
+            Some(Invoke::Playbook { results, .. }) => results.clone(),
+            _ => Vec::new(),
+        };
+        self.route(&call.state_id, child_settle(result, &results));
+        self.drive()?;
+        let out = self.result();
+        Ok(match self.control.take() {
+            Some(e) => Err(e),
+            None => Ok(out),
+        })
+    }
+
+    /// Disposal: a pending child is disposed first, then its call finishes aborted, then
+    /// `session.disposed` with the final descriptor; tokens are discarded.
+    pub(crate) fn dispose(&mut self) -> Result<(), Halt> {
+        if let Some(call) = self.core.suspended.clone() {
+            self.io.call(super::io::PortCall::DisposeChild {
+                call_id: call.call_id.clone(),
+                child_session_id: call.child_session_id.clone(),
+            })?;
+            let p = json!({
+                "stateId": call.state_id, "playbookId": call.playbook_id,
+                "result": {"status": "aborted", "error": NormalizedError::named("AbortError", "the parent was disposed").to_value()},
+            });
+            self.trace_at("playbook.call.finished", call.turn_id, Some(&call.call_id), p);
+            self.core.suspended = None;
+        }
+        self.core.stopped = true;
+        let payload = self.state_payload();
+        self.trace("session.disposed", None, payload);
+        self.core.tokens.clear();
+        Ok(())
+    }
+}
