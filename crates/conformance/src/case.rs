@@ -9,7 +9,8 @@ use stagehand_playbook::{Playbook, Reader};
 use crate::fixture::{Expect, Fixture, FixtureKind, Send as SendTurn, Turn};
 use crate::subject::{PlaybookSubject, Subject};
 
-/// One case on disk: a folder holding `fixture.json`.
+/// One case on disk: a folder holding `fixture.json`, or an agent playbook scenario's
+/// `case.json` (its format is the agent runtime's own, run by a [`ScenarioRunner`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Case {
     /// The case's name: its folder's name.
@@ -63,7 +64,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
 }
 
 fn collect(dir: &Path, cases: &mut Vec<Case>) -> std::io::Result<()> {
-    if dir.join("fixture.json").is_file() {
+    if dir.join("fixture.json").is_file() || dir.join(SCENARIO).is_file() {
         let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
         cases.push(Case { name, dir: dir.to_path_buf() });
         return Ok(());
@@ -76,6 +77,14 @@ fn collect(dir: &Path, cases: &mut Vec<Case>) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// The file that makes a folder an agent playbook scenario.
+pub const SCENARIO: &str = "case.json";
+
+/// Plays an agent playbook scenario (a folder holding [`SCENARIO`]) and says what did not hold:
+/// the agent runtime's own case runner, when the binary wires it in. Its format is owned by the
+/// runtime, so the harness only finds the cases and counts them.
+pub type ScenarioRunner = Arc<dyn Fn(&Path) -> Result<(), Vec<String>> + Send + Sync>;
 
 /// Turns a script into a playbook (the DialogueDown compiler, when the binary wires it in).
 pub type Compiler = Arc<dyn Fn(&str, &str) -> Result<Playbook, String> + Send + Sync>;
@@ -98,6 +107,7 @@ pub struct Harness {
     compiler: Option<Compiler>,
     loaders: Vec<Arc<dyn Loader>>,
     read: Option<ReadFile>,
+    scenarios: Option<ScenarioRunner>,
 }
 
 impl fmt::Debug for Harness {
@@ -105,6 +115,7 @@ impl fmt::Debug for Harness {
         f.debug_struct("Harness")
             .field("compiler", &self.compiler.is_some())
             .field("loaders", &self.loaders.len())
+            .field("scenarios", &self.scenarios.is_some())
             .finish()
     }
 }
@@ -148,8 +159,23 @@ impl Harness {
         self
     }
 
+    /// Plays agent playbook scenarios with `runner`.
+    pub fn with_scenarios(mut self, runner: ScenarioRunner) -> Self {
+        self.scenarios = Some(runner);
+        self
+    }
+
     /// Runs one case.
     pub fn run(&self, case: &Case) -> Outcome {
+        if !case.dir.join("fixture.json").is_file() && case.dir.join(SCENARIO).is_file() {
+            return match &self.scenarios {
+                None => Outcome::NotYetPlayable(vec![format!("an agent playbook scenario runner for {SCENARIO}")]),
+                Some(run) => match run(&case.dir) {
+                    Ok(()) => Outcome::Conformed,
+                    Err(failures) => Outcome::Diverged(failures.join("; ")),
+                },
+            };
+        }
         let fixture_path = case.dir.join("fixture.json");
         let fixture = match self.read_text(&fixture_path) {
             Err(e) => return Outcome::Broken(format!("{}: {e}", fixture_path.display())),

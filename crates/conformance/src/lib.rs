@@ -32,7 +32,7 @@ mod host;
 mod session;
 mod subject;
 
-pub use case::{discover, Case, Compiler, Harness, Loader, Outcome, ReadFile, SOURCE};
+pub use case::{discover, Case, Compiler, Harness, Loader, Outcome, ReadFile, ScenarioRunner, SCENARIO, SOURCE};
 pub use fixture::{
     Expect, Fixture, FixtureError, FixtureKind, Host, HostStep, PerformClaim, ReceiptClaim, Send, SpeechClaim, Turn,
 };

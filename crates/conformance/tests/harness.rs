@@ -246,3 +246,22 @@ fn the_host_script_in_the_readme_reads() {
     );
     assert!(matches!(outcome, Outcome::Diverged(_)), "the example is about another document: {outcome}");
 }
+
+#[test]
+fn an_agent_scenario_is_found_and_played_only_by_a_plugged_in_runner() {
+    let dir = std::env::temp_dir().join(format!("stagehand-scenario-{}", std::process::id()));
+    let case_dir = dir.join("a-scenario");
+    std::fs::create_dir_all(&case_dir).expect("writable");
+    std::fs::write(case_dir.join("case.json"), "{}").expect("writable");
+    let cases = stagehand_conformance::discover(std::slice::from_ref(&dir)).expect("discovered");
+    assert_eq!(cases.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["a-scenario"]);
+
+    let outcome = Harness::new().run(&cases[0]);
+    assert!(matches!(&outcome, Outcome::NotYetPlayable(needs) if needs[0].contains("case.json")), "{outcome:?}");
+    let passing = Harness::new().with_scenarios(Arc::new(|_: &std::path::Path| Ok(())));
+    assert_eq!(passing.run(&cases[0]), Outcome::Conformed);
+    let failing =
+        Harness::new().with_scenarios(Arc::new(|_: &std::path::Path| Err(vec!["step 2: the log differs".to_owned()])));
+    assert!(matches!(failing.run(&cases[0]), Outcome::Diverged(why) if why.contains("step 2")));
+    let _ = std::fs::remove_dir_all(&dir);
+}

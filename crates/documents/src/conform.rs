@@ -1,6 +1,7 @@
 //! The conformance harness with every engine this build has: the DialogueDown runner for
-//! playbooks (compiling a case's `source.dialogue.md` when its playbook is absent) and the
-//! ChatMapper engine for projects ([`ChatMapperLoader`]). Both are held through the protocol's
+//! playbooks (compiling a case's `source.dialogue.md` when its playbook is absent), the
+//! ChatMapper engine for projects ([`ChatMapperLoader`]), and the agent runtime's scenarios
+//! (`case.json`, played by `stagehand_agents::scenario::run_case`). Both are held through the protocol's
 //! [`Engine`](stagehand_protocol::Engine) trait; this module only opens the documents. It lives
 //! here, above the engines and the harness, so that no engine depends on the harness.
 
@@ -31,6 +32,14 @@ pub fn harness() -> Harness {
             }
         }))
         .with_loader(Arc::new(ChatMapperLoader))
+        .with_scenarios(Arc::new(|dir: &Path| {
+            let verdict = stagehand_agents::scenario::run_case(dir);
+            if verdict.passed() {
+                Ok(())
+            } else {
+                Err(verdict.failures)
+            }
+        }))
 }
 
 /// Opens ChatMapper projects for the harness: whatever [`kind`] calls a ChatMapper project (an

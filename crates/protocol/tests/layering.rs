@@ -50,6 +50,9 @@ const ALLOWED: &[(&str, &str)] = &[
     // The harness with every engine: documents opens each kind (compiles scripts, loads
     // ChatMapper projects) for the conformance harness, above both (decision H20).
     ("stagehand-documents", "stagehand-conformance"),
+    // Agent playbook scenarios (`case.json`) are played by the agent runtime's own case runner,
+    // which the harness plugs in like the compiler (decision H23).
+    ("stagehand-documents", "stagehand-agents"),
     // The binary is glue over everything.
     ("stagehand", "stagehand-documents"),
     ("stagehand", "stagehand-chatmapper"),
