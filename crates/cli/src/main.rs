@@ -8,7 +8,6 @@ mod check;
 mod compile;
 mod conform;
 mod graph;
-mod kind;
 mod play;
 mod read;
 mod run;

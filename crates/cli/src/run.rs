@@ -1,5 +1,6 @@
-//! `stagehand run` and `stagehand run resume`: glue between the arguments, the document's
-//! engine and `stagehand_session::runs` (decisions H11-H13 in `docs/design/host-contract.md`).
+//! `stagehand run` and `stagehand run resume`: glue between the arguments, the document (opened
+//! by `stagehand-documents`) and `stagehand_worlds::runs` (decisions H11-H13, H43 in
+//! `docs/design/host-contract.md`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,15 +8,13 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use stagehand_chatmapper::ChatMapperEngine;
-use stagehand_runner::RunnerEngine;
+use stagehand_documents::Document;
 use stagehand_session::parked::{Parked, Store};
-use stagehand_session::runs::{self, RunError, RunOf, Turn};
-use stagehand_session::World;
+use stagehand_worlds::runs::{self, RunError, RunOf, Turn};
+use stagehand_worlds::World;
 
 use crate::compile::Settings;
-use crate::kind::{kind_of, Kind};
-use crate::play::{discover_world, open_world, read_playbook};
+use crate::play::{discover_world, open_document, open_world};
 
 /// `stagehand run`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -111,10 +110,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let started = now();
     let id = format!("run-{started}-{}", std::process::id());
-    let turn = with_engine(&of, |engine| match engine {
-        Opened::Playbook(engine, world) => runs::begin(engine, world, &id, of.clone(), &store, started),
-        Opened::Project(engine, world) => runs::begin(*engine, world, &id, of.clone(), &store, started),
-    });
+    let turn = with_document(&of, |document, world| runs::begin(document, world, &id, of.clone(), &store, started));
     match (turn, args.reply) {
         (Ok(turn), Some(reply)) if turn.status == runs::PARKED => {
             trace(&of.trace, &turn);
@@ -127,42 +123,17 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-/// A document's engine, with the world that answers it.
-enum Opened<'p, 'w> {
-    Playbook(RunnerEngine<'p>, &'w mut dyn World),
-    Project(Box<ChatMapperEngine>, &'w mut dyn World),
-}
-
-/// Opens the run's document and world and hands the engine to `go`.
-fn with_engine(of: &RunOf, go: impl FnOnce(Opened<'_, '_>) -> Result<Turn, RunError>) -> Result<Turn, RunError> {
-    let refused = RunError::Refused;
-    let path = Path::new(&of.document);
-    let mut world: Box<dyn World> = match &of.world {
-        Some(world) => open_world(Path::new(world), of.seed).map_err(refused)?,
-        None => crate::play::no_world(),
-    };
-    match kind_of(path).map_err(refused)? {
-        Kind::ChatMapper => {
-            let name = path.display().to_string();
-            let bytes = crate::read::bytes(path).map_err(refused)?;
-            let project = stagehand_chatmapper::load(&bytes, &name).map_err(|e| refused(e.to_string()))?;
-            let options = stagehand_chatmapper::Options::seeded(of.seed);
-            let lua = of.world.as_deref().filter(|w| w.ends_with(".lua"));
-            let engine = match lua {
-                Some(w) => {
-                    let source = crate::read::text(Path::new(w)).map_err(refused)?;
-                    ChatMapperEngine::with_world(project, options, w, &source)
-                }
-                None => ChatMapperEngine::new(project, options),
-            }
-            .map_err(|e| refused(format!("{name}: {e}")))?;
-            go(Opened::Project(Box::new(engine), world.as_mut()))
-        }
-        Kind::Script | Kind::Playbook => {
-            let playbook = read_playbook(path, &Settings::default()).map_err(refused)?;
-            go(Opened::Playbook(RunnerEngine::new(&playbook, of.seed), world.as_mut()))
-        }
-    }
+/// Opens the run's document and world and hands them to `go`.
+fn with_document(
+    of: &RunOf,
+    go: impl FnOnce(&Document, &mut dyn World) -> Result<Turn, RunError>,
+) -> Result<Turn, RunError> {
+    let world = of.world.as_deref().map(Path::new);
+    let mut opened = open_world(world, of.seed).map_err(RunError::Refused)?;
+    let options = stagehand_chatmapper::Options::seeded(of.seed);
+    let document =
+        open_document(Path::new(&of.document), &Settings::default(), options, world).map_err(RunError::Refused)?;
+    go(&document, opened.as_mut())
 }
 
 fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>) -> Result<Turn, RunError> {
@@ -172,10 +143,7 @@ fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>
         seed: record.seed,
         trace: record.trace.clone(),
     };
-    let turn = with_engine(&of, |engine| match engine {
-        Opened::Playbook(engine, world) => runs::resume(engine, world, record, action, key, store, now()),
-        Opened::Project(engine, world) => runs::resume(*engine, world, record, action, key, store, now()),
-    });
+    let turn = with_document(&of, |document, world| runs::resume(document, world, record, action, key, store, now()));
     if let Ok(turn) = &turn {
         trace(&of.trace, turn);
     }

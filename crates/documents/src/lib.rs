@@ -1,16 +1,15 @@
 //! Stagehand's documents, with one answer for every command: what kind a file is (a DialogueDown
 //! script, a playbook, a ChatMapper project; [`mod@kind`]), the lints over a compiled graph that
 //! `stagehand check` reports ([`mod@lint`]), and a playbook's graph drawn as Graphviz DOT or Mermaid
-//! ([`mod@graph`]), a document of any kind opened once and played by sessions that hosts hold
-//! without branching on the kind ([`Document`]), and a ChatMapper project played behind the session's
-//! [`Playable`](stagehand_session::Playable) seam ([`mod@chatmapper`]). Sans-IO: callers read the
-//! files and print the results.
+//! ([`mod@graph`]), and a document of any kind opened once and played by sessions that hosts hold
+//! without branching on the kind ([`Document`]: sessions, saves, `why`). Sans-IO: callers read
+//! the files and print the results.
 
-pub mod chatmapper;
 pub mod document;
 pub mod graph;
 pub mod kind;
 pub mod lint;
+mod why;
 
 pub use document::{kind_of_content, Document, OpenError, OpenOptions};
 pub use graph::{render, Format};

@@ -1,8 +1,10 @@
 //! How a run looks: with ANSI styling in a terminal, as a plain transcript otherwise.
 
 use stagehand_playbook::{plain_text, Fragment, Style};
-use stagehand_runner::OwnedEvent;
-use stagehand_session::{command_text, AnswerText, Happening, Record, Sender};
+use stagehand_protocol::{Answer, OwnedEvent};
+use stagehand_session::host::Move;
+use stagehand_session::{Sender, ValueText};
+use stagehand_worlds::{command_text, Happening, Record};
 
 const RESET: &str = "\x1b[0m";
 const SPEAKER: &str = "\x1b[1;36m";
@@ -105,6 +107,7 @@ impl Painter {
             }
             Happening::Log(line) => self.paint(DIM, &format!("  | {line}")),
             Happening::Answered { .. } | Happening::Guessed { .. } | Happening::Diagnostic(_) => return None,
+            Happening::Rejected(reason) => self.warning(&format!("refused: {reason}")),
         })
     }
 
@@ -146,18 +149,19 @@ impl Painter {
     pub fn history(&self, records: &[Record]) -> String {
         let mut out = String::new();
         for record in records {
-            match (&record.entry.by, &record.entry.command) {
-                (Sender::Player, stagehand_runner::Command::Choose(position)) => {
+            match (&record.entry.by, &record.entry.step) {
+                (Sender::Player, Move::Choose { position }) => {
                     let label = record.entry.label.clone().unwrap_or_default();
                     out.push_str(&format!("> {}. {label}\n", position.saturating_add(1)));
                 }
-                (Sender::World, stagehand_runner::Command::Supply(answers)) => {
-                    for (key, answer) in answers.iter() {
-                        out.push_str(&self.paint(DIM, &format!("  ({key} = {})", AnswerText(answer))));
+                (Sender::World, Move::Supply { answers }) => {
+                    for (key, answer) in answers {
+                        out.push_str(&self.paint(DIM, &format!("  ({key} = {})", ValueText(answer))));
                         out.push('\n');
                     }
                 }
-                (Sender::World, stagehand_runner::Command::Failed { explanation }) => {
+                (Sender::World, Move::Failed { explanation }) => {
+                    let explanation = record.failure.as_deref().unwrap_or(explanation);
                     out.push_str(&self.warning(&format!("  [failed: {explanation}]")));
                     out.push('\n');
                 }
@@ -179,6 +183,16 @@ impl Painter {
             }
         }
         out
+    }
+}
+
+/// An answer as a supply writes it: `true`, `"words"`, `2.5`, `0`.
+pub fn answer_text(answer: &Answer<'_>) -> String {
+    match answer {
+        Answer::Truth(truth) => truth.to_string(),
+        Answer::Text(text) => format!("{text:?}"),
+        Answer::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
+        Answer::Number(n) => n.to_string(),
     }
 }
 

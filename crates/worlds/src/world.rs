@@ -7,18 +7,11 @@
 //! | [`LuaWorld`] | `query(key)`, else the global at the dotted path | calling a Lua function (see [`LuaWorld`]) |
 //! | [`NoWorld`] | nothing: every key is unknown | doing nothing (it succeeds) |
 //!
-//! A key a world does not know is answered by the session with a default (false, empty words, 0)
-//! and reported as [`Happening::Guessed`](crate::Happening::Guessed), unless the front-end wraps
-//! the world to ask a person.
-
-mod facts;
-mod lua;
+//! A key a world does not know is left to a person: the driver stops there, and a player asks
+//! the person or answers with a default (false, empty words, 0) and says so.
 
 use stagehand_playbook::Fragment;
-use stagehand_runner::{Answer, AnswerKind};
-
-pub use facts::FactsWorld;
-pub use lua::{LuaWorld, PERFORM_FUNCTION, QUERY_FUNCTION};
+use stagehand_protocol::{Answer, AnswerKind};
 
 /// A world's failure: a command it could not carry out, or a key it could not read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,761 @@
+//! [`Playthrough`]: a person playing a document of any kind, with a world beside them — the
+//! terminal player's core, as a library (decisions P8–P11 in `docs/design/player.md`).
+//!
+//! Every move goes through a host session ([`AnySession`]) under an idempotency key; the world
+//! answers what the session leaves pending (as [`drive`](crate::drive) does), outside the session.
+//! Beside the session's journal the playthrough keeps who made each move (the person or the
+//! world), the label of each option taken, the engine's events of each move (for the history),
+//! and the effects the world carried out (so undo and load can rebuild a world that keeps state).
+//!
+//! - Undo takes back the person's last move and the world's answers after it (the session
+//!   replays its journal), then rebuilds the world: reset, and every effect carried out again.
+//! - A failed command holds the run: retry carries it out again, skip carries on without it
+//!   (journalled as the person's `done`).
+//! - Saves ([`Save`]) load into the document they were made of, or into an edited one, by
+//!   replaying their journal; a move the story no longer takes, or an option that moved, refuses
+//!   the load, naming the move.
+
+use std::fmt;
+
+use serde_json::Value;
+use stagehand_documents::Document;
+use stagehand_playbook::Fragment;
+use stagehand_protocol::{Answer, AnswerKind, OwnedEvent, Receipt, RefusalReason};
+use stagehand_session::host::{AnySession, HostError, Move, Pending};
+use stagehand_session::{Entry, Save, SaveError, Sender};
+
+use crate::world::{default_answer, World, WorldError};
+
+/// Something a front-end shows while a run is played: the run's own events, and what the world
+/// did about its requests.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Happening {
+    /// An event the run reported.
+    Event(OwnedEvent),
+    /// The world answered a key.
+    Answered {
+        /// The key.
+        key: String,
+        /// Its answer.
+        answer: Answer<'static>,
+    },
+    /// Nobody knew a key, so it was answered with a default (false, empty words, 0).
+    Guessed {
+        /// The key.
+        key: String,
+        /// The default given.
+        answer: Answer<'static>,
+        /// Why the world could not say, when it failed rather than not knowing.
+        problem: Option<String>,
+    },
+    /// The world carried out a command.
+    Performed {
+        /// The command fragment.
+        effect: Fragment,
+    },
+    /// The world could not carry out a command: the run holds until it is retried or skipped.
+    Failed {
+        /// The command fragment.
+        effect: Fragment,
+        /// Why, in the world's words.
+        explanation: String,
+    },
+    /// A line the world (or a project's Lua `print`) wrote for the person.
+    Log(String),
+    /// What an engine reports about itself rather than the story (a condition it could not
+    /// evaluate, a script that failed): shown apart from the transcript, each message once.
+    Diagnostic(String),
+    /// A move the session would not take, and why (nothing happened).
+    Rejected(String),
+}
+
+/// What the run waits for, for a front-end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Waiting {
+    /// Nothing has started.
+    NotStarted,
+    /// A line was said: `next` moves on.
+    Next,
+    /// A menu: each label and whether it may be taken.
+    Choice {
+        /// The options, in the order offered.
+        options: Vec<(Vec<Fragment>, bool)>,
+    },
+    /// The world failed to carry out this command: retry, skip, undo or quit.
+    Held {
+        /// The command that failed.
+        effect: Fragment,
+    },
+    /// The run cannot go on from here; undo or restart.
+    Stuck {
+        /// Why, in words.
+        waiting: String,
+    },
+    /// The run has ended.
+    Ended,
+}
+
+/// One move with who made it and what the run reported for it: a line of the history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The move, its sender and (for a choice) the label taken.
+    pub entry: Entry,
+    /// What the run reported.
+    pub events: Vec<OwnedEvent>,
+    /// The effects the world was asked to carry out just before this move (a world's `done`, or
+    /// its `failed`, whose last effect failed): a world that keeps state is rebuilt by asking
+    /// again.
+    pub performed: Vec<Fragment>,
+    /// The world's own words for a `failed`.
+    pub failure: Option<String>,
+}
+
+/// Why a replay stopped.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    /// A journalled move was not taken: the story differs from the one the journal was played
+    /// on, from this step on.
+    #[error("the story now differs at step {step} ({command}): {explanation}")]
+    Diverged {
+        /// The step, counting from 1.
+        step: usize,
+        /// The move, for people, with its sender.
+        command: String,
+        /// Why it was not taken.
+        explanation: String,
+    },
+    /// The world could not be rebuilt.
+    #[error("the world could not be rebuilt: {0}")]
+    World(#[from] WorldError),
+    /// No session could be made.
+    #[error("{0}")]
+    Host(#[from] HostError),
+}
+
+/// Why a save was not loaded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadError {
+    /// The save does not read.
+    #[error(transparent)]
+    Save(#[from] SaveError),
+    /// Its journal does not replay against this document.
+    #[error("the save does not fit this script: {0}")]
+    Replay(ReplayError),
+    /// The save was made of another document, and its journal does not replay against this one.
+    #[error("the save was made from {saved}, not {script}, and does not fit it: {error}")]
+    OtherScript {
+        /// The document the save names.
+        saved: String,
+        /// The document played now.
+        script: String,
+        /// Where its journal stopped replaying.
+        error: ReplayError,
+    },
+}
+
+/// How a save was loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loaded {
+    /// Into the document it was saved from: the run stands where it was saved.
+    Restored,
+    /// Into an edited document: every step of the journal replayed, and the run resumes there.
+    Replayed {
+        /// How many steps replayed.
+        steps: usize,
+    },
+}
+
+impl fmt::Display for Loaded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Loaded::Restored => f.write_str("restored where it was saved"),
+            Loaded::Replayed { steps } => write!(
+                f,
+                "the script changed since this was saved; all {steps} steps replayed against it, and play resumes there"
+            ),
+        }
+    }
+}
+
+/// A person's playthrough of one document, with the world that answers it.
+pub struct Playthrough<'d> {
+    document: &'d Document,
+    session: Box<dyn AnySession + 'd>,
+    world: Box<dyn World>,
+    seed: u64,
+    records: Vec<Record>,
+    /// The effects of the pending perform, and how many the world has carried out.
+    effects: Vec<Fragment>,
+    performed: usize,
+    /// The next idempotency key's number.
+    keys: u64,
+}
+
+/// The session's id for a playthrough (the player keeps one session at a time).
+const SESSION_ID: &str = "play";
+
+impl<'d> Playthrough<'d> {
+    /// Starts a playthrough of `document` at `anchor` (or its entry), random choices drawn from
+    /// `seed`, with `world` answering; what the opening showed. A start the engine refuses leaves
+    /// the run [`Waiting::NotStarted`] with the refusal among the happenings.
+    pub fn start(
+        document: &'d Document,
+        world: Box<dyn World>,
+        seed: u64,
+        anchor: Option<&str>,
+    ) -> Result<(Playthrough<'d>, Vec<Happening>), HostError> {
+        let (mut playthrough, mut out) = Self::open(document, world, seed, anchor)?;
+        playthrough.answer(&mut out);
+        Ok((playthrough, out))
+    }
+
+    /// [`start`](Self::start) without letting the world answer the opening.
+    fn open(
+        document: &'d Document,
+        world: Box<dyn World>,
+        seed: u64,
+        anchor: Option<&str>,
+    ) -> Result<(Playthrough<'d>, Vec<Happening>), HostError> {
+        let mut session = document.start_at(SESSION_ID, seed, anchor, 0)?;
+        session.keep_events();
+        let events = session.take_opening_events();
+        let mut playthrough = Playthrough {
+            document,
+            session,
+            world,
+            seed,
+            records: Vec::new(),
+            effects: Vec::new(),
+            performed: 0,
+            keys: 0,
+        };
+        let entry = Entry { by: Sender::Player, step: Move::Start { anchor: anchor.map(str::to_owned) }, label: None };
+        let mut out = playthrough.logs();
+        out.extend(events.iter().cloned().map(Happening::Event));
+        playthrough.note_effects(&events);
+        playthrough.record(entry, events, Vec::new(), None);
+        Ok((playthrough, out))
+    }
+
+    /// The document played.
+    pub fn document(&self) -> &'d Document {
+        self.document
+    }
+
+    /// The world, given back (to reuse it elsewhere, or to replace it).
+    pub fn into_world(self) -> Box<dyn World> {
+        self.world
+    }
+
+    /// Every move with what the run reported for it.
+    pub fn history(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// What the run waits for.
+    pub fn waiting(&self) -> Waiting {
+        match self.session.pending() {
+            Pending::Start => Waiting::NotStarted,
+            // The opening start was refused: nothing has started.
+            Pending::Stuck { .. } if self.records.len() <= 1 => Waiting::NotStarted,
+            Pending::Line => Waiting::Next,
+            Pending::Menu { options } => {
+                let offered = self.records.iter().rev().flat_map(|r| r.events.iter().rev()).find_map(|e| match e {
+                    OwnedEvent::Offer { options, .. } => Some(options.clone()),
+                    _ => None,
+                });
+                let options = offered.filter(|o| o.len() == options.len()).unwrap_or_else(|| {
+                    options.iter().map(|o| (vec![Fragment::text(o.label.clone())], o.available)).collect()
+                });
+                Waiting::Choice { options }
+            }
+            Pending::Perform { effect, .. } => Waiting::Held {
+                effect: self.effects.get(self.performed).cloned().unwrap_or_else(|| Fragment::text(effect.clone())),
+            },
+            Pending::Resolve { asked } => {
+                let keys: Vec<&str> = asked.iter().map(|a| a.key.as_str()).collect();
+                Waiting::Stuck { waiting: format!("an input prompt waits for {}", keys.join(", ")) }
+            }
+            Pending::Ended => Waiting::Ended,
+            Pending::Stopped => {
+                Waiting::Stuck { waiting: "the conversation was stopped as a possible loop".to_owned() }
+            }
+            Pending::Stuck { error } => Waiting::Stuck { waiting: error.clone() },
+        }
+    }
+
+    /// The session's control view (where it stands, its state id, the actions).
+    pub fn view(&self) -> stagehand_protocol::View {
+        self.session.describe()
+    }
+
+    /// Where the run stands and why each way out is open or closed, in words.
+    pub fn why(&mut self) -> String {
+        self.document.why(self.session.as_mut())
+    }
+
+    /// The person's `next`.
+    pub fn move_on(&mut self) -> Vec<Happening> {
+        self.person("next".to_owned(), Move::Next, None)
+    }
+
+    /// The person's choice of the option at `position` (from 0). An option the menu lacks, or
+    /// closes, is refused as the engine refuses it, and nothing happens.
+    pub fn choose(&mut self, position: i64) -> Vec<Happening> {
+        let Pending::Menu { options } = self.session.pending() else {
+            let why = "no menu waits for a choice".to_owned();
+            return vec![Happening::Event(OwnedEvent::Refused { reason: RefusalReason::Misplaced, explanation: why })];
+        };
+        let option = usize::try_from(position).ok().and_then(|p| options.get(p));
+        let (reason, explanation) = match option {
+            Some(option) if option.available => {
+                let label = Some(option.label.trim().to_owned());
+                return self.person(format!("choose:{position}"), Move::Choose { position }, label);
+            }
+            Some(_) => (RefusalReason::UnavailableOption, format!("option {position} is not available")),
+            None => (RefusalReason::NoSuchOption, format!("the menu has no option {position}")),
+        };
+        vec![Happening::Event(OwnedEvent::Refused { reason, explanation })]
+    }
+
+    /// Starts at `anchor` (a scene's anchor, a ChatMapper conversation), or at the entry, in the
+    /// same playthrough: random choices draw on, a project's variables are kept.
+    pub fn begin(&mut self, anchor: Option<&str>) -> Vec<Happening> {
+        let id = anchor.map_or_else(|| "start".to_owned(), |a| format!("start:{a}"));
+        self.person(id, Move::Start { anchor: anchor.map(str::to_owned) }, None)
+    }
+
+    /// Starts again from the opening's place with the world reset; journalled like any move, so
+    /// it can be undone, and random choices draw on rather than repeat.
+    pub fn restart(&mut self) -> Result<Vec<Happening>, WorldError> {
+        self.world.reset()?;
+        let anchor = match self.records.first().map(|r| &r.entry.step) {
+            Some(Move::Start { anchor }) => anchor.clone(),
+            _ => None,
+        };
+        Ok(self.begin(anchor.as_deref()))
+    }
+
+    /// Asks the world again to carry out the command it failed.
+    pub fn retry(&mut self) -> Vec<Happening> {
+        if !matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. }) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        self.apply("retry");
+        self.answer(&mut out);
+        out
+    }
+
+    /// Carries on without the command the world failed (and any after it on the same line): the
+    /// person's `done`. Nothing happens unless the run holds on a failed command.
+    pub fn skip(&mut self) -> Vec<Happening> {
+        if !matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. }) {
+            return Vec::new();
+        }
+        self.apply("retry");
+        self.person("done".to_owned(), Move::Done, None)
+    }
+
+    /// Takes back the person's last move and the world's answers after it; `false` when only
+    /// the opening is left.
+    pub fn undo(&mut self) -> Result<bool, ReplayError> {
+        let Some(keep) = self.records.iter().rposition(|r| r.entry.by == Sender::Player).filter(|&k| k > 0) else {
+            return Ok(false);
+        };
+        while self.session.journal().len() > keep {
+            if let Receipt::Rejected { reason } | Receipt::Failed { error: reason } = self.apply("undo").0 {
+                return Err(ReplayError::Diverged { step: keep, command: "undo".into(), explanation: reason });
+            }
+        }
+        self.session.take_events();
+        self.session.take_log();
+        self.records.truncate(keep);
+        self.rebuild()?;
+        Ok(true)
+    }
+
+    /// The run as a save.
+    pub fn save(&self) -> Save {
+        Save {
+            kind: self.document.save_kind(),
+            document: self.document.name().to_owned(),
+            fingerprint: self.document.fingerprint().to_owned(),
+            seed: self.seed,
+            journal: self.records.iter().map(|r| r.entry.clone()).collect(),
+        }
+    }
+
+    /// Loads a save's JSON into `document` (which may have been edited since the save was made),
+    /// with `world` rebuilt by the replay.
+    pub fn load(
+        document: &'d Document,
+        world: Box<dyn World>,
+        json: &str,
+    ) -> Result<(Playthrough<'d>, Loaded), LoadError> {
+        let save = Save::from_json(json, document.save_kind())?;
+        let playthrough = Self::replay(document, world, &save).map_err(|error| {
+            if save.document == document.name() {
+                LoadError::Replay(error)
+            } else {
+                LoadError::OtherScript { saved: save.document.clone(), script: document.name().to_owned(), error }
+            }
+        })?;
+        let loaded = if save.fingerprint == document.fingerprint() {
+            Loaded::Restored
+        } else {
+            Loaded::Replayed { steps: save.journal.len() }
+        };
+        Ok((playthrough, loaded))
+    }
+
+    fn replay(document: &'d Document, mut world: Box<dyn World>, save: &Save) -> Result<Self, ReplayError> {
+        world.reset()?;
+        let (first, rest) = match save.journal.split_first() {
+            Some((first @ Entry { step: Move::Start { anchor }, .. }, rest)) => (anchor.clone(), (first, rest)),
+            _ => {
+                let explanation = "the journal does not open with a start".to_owned();
+                return Err(ReplayError::Diverged { step: 1, command: "start".into(), explanation });
+            }
+        };
+        // The world's answers come from the journal, not from the world.
+        let (mut playthrough, _) = Self::open(document, world, save.seed, first.as_deref())?;
+        if let Pending::Stuck { error } = playthrough.session.pending() {
+            let explanation = error.clone();
+            return Err(ReplayError::Diverged { step: 1, command: rest.0.to_string(), explanation });
+        }
+        playthrough.records[0].entry = rest.0.clone();
+        for (index, entry) in rest.1.iter().enumerate() {
+            playthrough.replay_one(entry).map_err(|explanation| ReplayError::Diverged {
+                step: index + 2,
+                command: entry.to_string(),
+                explanation,
+            })?;
+        }
+        playthrough.session.take_log();
+        playthrough.world.take_log();
+        Ok(playthrough)
+    }
+
+    /// Takes one journalled move again, as its sender took it.
+    fn replay_one(&mut self, entry: &Entry) -> Result<(), String> {
+        let mut performed = Vec::new();
+        let mut failure = None;
+        match &entry.step {
+            Move::Start { .. } => self.world.reset().map_err(|e| e.to_string())?,
+            Move::Choose { position } => {
+                if let (Pending::Menu { options }, Some(expected)) = (self.session.pending(), &entry.label) {
+                    let now = usize::try_from(*position).ok().and_then(|p| options.get(p)).map(|o| o.label.trim());
+                    same_option(expected, *position, now)?;
+                }
+            }
+            Move::Done | Move::Failed { .. } if entry.by == Sender::World && self.world.keeps_state() => {
+                while let Some(effect) = self.effects.get(self.performed).cloned() {
+                    match self.world.perform(&effect) {
+                        Ok(()) => {
+                            self.performed += 1;
+                            performed.push(effect);
+                        }
+                        Err(WorldError(problem)) if matches!(entry.step, Move::Done) => {
+                            return Err(format!("the world now fails {}: {problem}", crate::command_text(&effect)));
+                        }
+                        Err(WorldError(problem)) => {
+                            failure = Some(problem);
+                            performed.push(effect);
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if matches!(entry.step, Move::Done)
+            && matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. })
+        {
+            self.apply("retry");
+        }
+        let (receipt, events) = match &entry.step {
+            Move::Supply { answers } => {
+                let mut last = Receipt::Rejected { reason: "no answers".into() };
+                for (key, value) in answers {
+                    let key_now = self.key();
+                    last = self.session.input(key, &value_text(value), &key_now, 0);
+                    self.session.take_trace();
+                    if matches!(last, Receipt::Rejected { .. }) {
+                        break;
+                    }
+                }
+                let events = self.session.take_events();
+                self.note_effects(&events);
+                (last, events)
+            }
+            step => self.apply(&action_of(step)),
+        };
+        match receipt {
+            Receipt::Executed { .. } => {
+                self.record(entry.clone(), events, performed, failure);
+                Ok(())
+            }
+            Receipt::Rejected { reason } | Receipt::Failed { error: reason } => Err(reason),
+        }
+    }
+
+    /// A move of the person's, then whatever the world answers after it.
+    fn person(&mut self, action: String, step: Move, label: Option<String>) -> Vec<Happening> {
+        let mut out = Vec::new();
+        let (receipt, events) = self.apply(&action);
+        out.extend(self.logs());
+        match receipt {
+            Receipt::Rejected { reason } => {
+                out.push(Happening::Rejected(reason));
+                return out;
+            }
+            Receipt::Executed { .. } | Receipt::Failed { .. } => {}
+        }
+        out.extend(events.iter().cloned().map(Happening::Event));
+        self.record(Entry { by: Sender::Player, step, label }, events, Vec::new(), None);
+        self.answer(&mut out);
+        out
+    }
+
+    /// Applies an action under a fresh key; the receipt and the engine's events.
+    fn apply(&mut self, action: &str) -> (Receipt, Vec<OwnedEvent>) {
+        let key = self.key();
+        let receipt = self.session.apply(action, &key, 0);
+        // The player keeps no trace: drop it as it comes.
+        self.session.take_trace();
+        let events = self.session.take_events();
+        self.note_effects(&events);
+        (receipt, events)
+    }
+
+    fn key(&mut self) -> String {
+        self.keys += 1;
+        format!("play:{}", self.keys)
+    }
+
+    /// Keeps the effects a move asked to be carried out.
+    fn note_effects(&mut self, events: &[OwnedEvent]) {
+        let asked: Vec<Fragment> = events
+            .iter()
+            .filter_map(|e| match e {
+                OwnedEvent::Perform { effect } => Some(effect.clone()),
+                _ => None,
+            })
+            .collect();
+        if !asked.is_empty() {
+            self.effects = asked;
+            self.performed = 0;
+        }
+    }
+
+    /// Journals a move the session took (the session's journal grew by one).
+    fn record(&mut self, entry: Entry, events: Vec<OwnedEvent>, performed: Vec<Fragment>, failure: Option<String>) {
+        if self.session.journal().len() > self.records.len() {
+            self.records.push(Record { entry, events, performed, failure });
+        }
+    }
+
+    /// What the engine logged: a project's `print` for the person, the rest its diagnostics,
+    /// each once with how often it came.
+    fn logs(&mut self) -> Vec<Happening> {
+        let mut lines: Vec<(String, usize)> = Vec::new();
+        for line in self.session.take_log() {
+            match lines.iter_mut().find(|(seen, _)| *seen == line) {
+                Some((_, count)) => *count += 1,
+                None => lines.push((line, 1)),
+            }
+        }
+        lines
+            .into_iter()
+            .map(|(line, count)| match (line.strip_prefix("print: "), count) {
+                (Some(printed), _) => Happening::Log(printed.to_owned()),
+                (None, 1) => Happening::Diagnostic(line),
+                (None, n) => Happening::Diagnostic(format!("{line} ({n} times)")),
+            })
+            .collect()
+    }
+
+    /// Lets the world answer what the session has pending, until a person must act.
+    fn answer(&mut self, out: &mut Vec<Happening>) {
+        for _ in 0..crate::MAX_MOVES {
+            match self.session.pending().clone() {
+                Pending::Perform { failed: None, .. } => {
+                    if !self.perform(out) {
+                        return;
+                    }
+                }
+                Pending::Resolve { asked } => {
+                    let questions: Vec<(String, AnswerKind)> =
+                        asked.iter().filter(|a| a.given.is_none()).map(|a| (a.key.clone(), kind_of(&a.kind))).collect();
+                    let mut answers = Vec::new();
+                    for (key, kind) in questions {
+                        let answer = self.ask(&key, kind, out);
+                        answers.push((key, answer));
+                    }
+                    out.extend(self.world.take_log().into_iter().map(Happening::Log));
+                    let mut receipt = Receipt::Rejected { reason: "nothing was asked".into() };
+                    for (key, answer) in &answers {
+                        let key_now = self.key();
+                        receipt = self.session.input(key, &answer_text(answer), &key_now, 0);
+                        self.session.take_trace();
+                    }
+                    let events = self.session.take_events();
+                    out.extend(self.logs());
+                    out.extend(events.iter().cloned().map(Happening::Event));
+                    self.note_effects(&events);
+                    let step =
+                        Move::Supply { answers: answers.iter().map(|(k, a)| (k.clone(), value_of(a))).collect() };
+                    self.record(Entry { by: Sender::World, step, label: None }, events, Vec::new(), None);
+                    if !matches!(receipt, Receipt::Executed { .. }) {
+                        return;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The world carries out the pending effects: `done` when all succeed, `failed` at the first
+    /// that does not (the run then holds). Whether play goes on.
+    fn perform(&mut self, out: &mut Vec<Happening>) -> bool {
+        let mut performed = Vec::new();
+        while let Some(effect) = self.effects.get(self.performed).cloned() {
+            let result = self.world.perform(&effect);
+            let log = self.world.take_log();
+            match result {
+                Ok(()) => {
+                    self.performed += 1;
+                    out.push(Happening::Performed { effect: effect.clone() });
+                    out.extend(log.into_iter().map(Happening::Log));
+                    performed.push(effect);
+                }
+                Err(WorldError(explanation)) => {
+                    out.extend(log.into_iter().map(Happening::Log));
+                    performed.push(effect.clone());
+                    out.push(Happening::Failed { effect, explanation: explanation.clone() });
+                    let (_, events) = self.apply("failed");
+                    let step = Move::Failed { explanation: explanation.clone() };
+                    self.record(Entry { by: Sender::World, step, label: None }, events, performed, Some(explanation));
+                    return false;
+                }
+            }
+        }
+        let (receipt, events) = self.apply("done");
+        out.extend(self.logs());
+        out.extend(events.iter().cloned().map(Happening::Event));
+        self.record(Entry { by: Sender::World, step: Move::Done, label: None }, events, performed, None);
+        matches!(receipt, Receipt::Executed { .. })
+    }
+
+    /// Asks the world one question; a key it does not know (or answers in the wrong kind) is the
+    /// default for its kind, reported as guessed.
+    fn ask(&mut self, key: &str, kind: AnswerKind, out: &mut Vec<Happening>) -> Answer<'static> {
+        match self.world.answer(key, kind) {
+            Ok(Some(answer)) if answer.fits(kind) => {
+                out.push(Happening::Answered { key: key.to_owned(), answer: answer.clone() });
+                answer
+            }
+            other => {
+                let problem = match other {
+                    Err(WorldError(problem)) => Some(problem),
+                    Ok(Some(answer)) => {
+                        Some(format!("the world answered {}, which is not {kind}", answer_text(&answer)))
+                    }
+                    Ok(None) => None,
+                };
+                let answer = default_answer(kind);
+                out.push(Happening::Guessed { key: key.to_owned(), answer: answer.clone(), problem });
+                answer
+            }
+        }
+    }
+
+    /// Rebuilds the world after the journal was cut: reset, then every effect carried out again
+    /// (reset again at every later start).
+    fn rebuild(&mut self) -> Result<(), WorldError> {
+        self.world.reset()?;
+        if self.world.keeps_state() {
+            for (index, record) in self.records.iter().enumerate() {
+                if index > 0 && matches!(record.entry.step, Move::Start { .. }) {
+                    self.world.reset()?;
+                }
+                for effect in &record.performed {
+                    let _ = self.world.perform(effect);
+                }
+            }
+        }
+        self.world.take_log();
+        // What is pending now, and how much of it the world carried out.
+        self.effects.clear();
+        self.performed = 0;
+        if let Some(at) =
+            self.records.iter().rposition(|r| r.events.iter().any(|e| matches!(e, OwnedEvent::Perform { .. })))
+        {
+            self.note_effects(&self.records[at].events.clone());
+            self.performed =
+                self.records[at + 1..].iter().map(|r| r.performed.len() - usize::from(r.failure.is_some())).sum();
+        }
+        Ok(())
+    }
+}
+
+/// The action that takes a journalled move.
+fn action_of(step: &Move) -> String {
+    match step {
+        Move::Start { anchor: None } => "start".to_owned(),
+        Move::Start { anchor: Some(anchor) } => format!("start:{anchor}"),
+        Move::Next => "next".to_owned(),
+        Move::Done => "done".to_owned(),
+        Move::Failed { .. } => "failed".to_owned(),
+        Move::Choose { position } => format!("choose:{position}"),
+        Move::Supply { .. } => "supply".to_owned(),
+    }
+}
+
+/// Holds a replayed `choose` to the option the journal recorded: the label now at `position`
+/// must be the one taken then. The message numbers options from 1, as menus do.
+fn same_option(expected: &str, position: i64, now: Option<&str>) -> Result<(), String> {
+    let number = position.saturating_add(1);
+    match now {
+        Some(label) if label == expected => Ok(()),
+        Some(label) => {
+            Err(format!("the option taken there, {expected:?}, is no longer option {number} (that is now {label:?})"))
+        }
+        None => Err(format!("the option taken there, {expected:?}, is gone: the menu has no option {number} now")),
+    }
+}
+
+fn kind_of(name: &str) -> AnswerKind {
+    match name {
+        "truth" => AnswerKind::Truth,
+        "number" => AnswerKind::Number,
+        _ => AnswerKind::Text,
+    }
+}
+
+/// An answer as the session's `input` reads it (a number as Lua 5.1 writes it).
+fn answer_text(answer: &Answer<'_>) -> String {
+    match answer {
+        Answer::Truth(truth) => truth.to_string(),
+        Answer::Number(number) => stagehand_lua::format_number(*number),
+        Answer::Text(text) => text.to_string(),
+    }
+}
+
+/// An answer as a bare JSON value.
+fn value_of(answer: &Answer<'_>) -> Value {
+    match answer {
+        Answer::Truth(truth) => Value::Bool(*truth),
+        Answer::Number(number) => serde_json::Number::from_f64(*number).map_or(Value::Null, Value::Number),
+        Answer::Text(text) => Value::String(text.to_string()),
+    }
+}
+
+/// A journalled answer as the session's `input` reads it.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
