@@ -72,19 +72,7 @@ fn nearest_config(script: &Path) -> Option<PathBuf> {
 
 /// Compiles one script, returning its source (for rendering) and what the compile produced.
 pub fn compile_file(script: &Path, settings: &Settings) -> Result<(String, Compilation), String> {
-    compile_loaded(script, crate::read::text_to_load(script)?, settings)
-}
-
-/// [`compile_file`] for a script already read as `bytes`.
-pub fn compile_bytes(script: &Path, bytes: Vec<u8>, settings: &Settings) -> Result<(String, Compilation), String> {
-    compile_loaded(script, crate::read::bytes_to_load(script, bytes)?, settings)
-}
-
-fn compile_loaded(
-    script: &Path,
-    (source, _loading): (String, crate::read::Loading),
-    settings: &Settings,
-) -> Result<(String, Compilation), String> {
+    let (source, _loading) = crate::read::text_to_load(script)?;
     if let Some(kind) = stagehand_documents::recognised(source.as_bytes()) {
         let name = script.display();
         return Err(format!(
@@ -93,8 +81,7 @@ fn compile_loaded(
         ));
     }
     let options = options_for(script, settings)?;
-    let name = script.to_string_lossy();
-    let compilation = compile(&source, &name, &options);
+    let compilation = compile(&source, &script.to_string_lossy(), &options);
     Ok((source, compilation))
 }
 

@@ -1,10 +1,11 @@
 //! Stagehand's documents, with one answer for every command: what kind a file is (a DialogueDown
 //! script, a playbook, a ChatMapper project; [`mod@kind`]), the lints over a compiled graph that
-//! `stagehand check` reports ([`mod@lint`]), and a playbook's graph drawn as Graphviz DOT or Mermaid
+//! `stagehand check` reports ([`mod@lint`]; every kind's findings in [`mod@check`]), and a playbook's graph drawn as Graphviz DOT or Mermaid
 //! ([`mod@graph`]), and a document of any kind opened once and played by sessions that hosts hold
 //! without branching on the kind ([`Document`]: sessions, saves, `why`). Sans-IO: callers read
 //! the files and print the results.
 
+pub mod check;
 pub mod document;
 pub mod graph;
 pub mod kind;
