@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
 use stagehand_documents::Document;
 use stagehand_session::parked::{Parked, Store};
 use stagehand_worlds::runs::{self, RunError, RunOf, Turn};
@@ -175,35 +174,7 @@ fn finish(turn: Result<Turn, RunError>, json: bool) -> ExitCode {
     if json {
         outln!("{}", turn.envelope);
     } else {
-        print_for_a_person(&turn.envelope);
+        crate::out::write(&runs::for_a_person(&turn.envelope));
     }
     ExitCode::from(turn.status)
-}
-
-fn print_for_a_person(envelope: &Value) {
-    for said in envelope["said"].as_array().into_iter().flatten() {
-        match said["speaker"].as_str() {
-            Some(speaker) => outln!("{speaker}: {}", said["text"].as_str().unwrap_or("")),
-            None => outln!("{}", said["text"].as_str().unwrap_or("")),
-        }
-    }
-    let id = envelope["sessionId"].as_str().unwrap_or("");
-    match envelope["outcome"].as_str() {
-        Some("ended") => outln!("(the story ended)"),
-        outcome => {
-            let view = &envelope["view"];
-            if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
-                outln!("error: {error}");
-            }
-            for question in view["pendingQuestions"].as_array().into_iter().flatten() {
-                outln!("? {}", question["text"].as_str().unwrap_or(""));
-            }
-            for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
-                let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
-                outln!("  {}. {label}  [{id}]", n + 1);
-            }
-            let what = if outcome == Some("failed") { "kept" } else { "parked" };
-            outln!("(run {what} as {id}: stagehand run resume {id} ACTION)");
-        }
-    }
 }

@@ -8,13 +8,15 @@
 //! - [`runs`]: one turn of `stagehand run` / `stagehand run resume` over a [`Document`](stagehand_documents::Document).
 //! - [`Playthrough`]: a person playing a document of any kind with a world beside them (the
 //!   terminal player's core): the journal of who made each move, undo that rewinds the world,
-//!   skips and retries, `start` of another place, saves that load into an edited document.
+//!   skips and retries, `start` of another place, saves that load into an edited document;
+//!   [`transcript`] renders it, plain or styled.
 
 mod drive;
 mod facts;
 mod lua;
 mod playthrough;
 pub mod runs;
+pub mod transcript;
 mod world;
 
 pub use drive::{drive, fresh_key, Driven, Stop, MAX_MOVES};

@@ -217,3 +217,37 @@ pub fn resume(
     };
     settle(session, world, record, reported, Some((&key, action, receipt)), store, now)
 }
+
+/// A turn's envelope in words for a person: what was said, a line each, then the end, or the
+/// error, the pending questions and the numbered actions, and how to resume.
+pub fn for_a_person(envelope: &Value) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for said in envelope["said"].as_array().into_iter().flatten() {
+        match said["speaker"].as_str() {
+            Some(speaker) => writeln!(out, "{speaker}: {}", said["text"].as_str().unwrap_or("")),
+            None => writeln!(out, "{}", said["text"].as_str().unwrap_or("")),
+        }
+        .ok();
+    }
+    let id = envelope["sessionId"].as_str().unwrap_or("");
+    match envelope["outcome"].as_str() {
+        Some("ended") => out.push_str("(the story ended)\n"),
+        outcome => {
+            let view = &envelope["view"];
+            if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
+                writeln!(out, "error: {error}").ok();
+            }
+            for question in view["pendingQuestions"].as_array().into_iter().flatten() {
+                writeln!(out, "? {}", question["text"].as_str().unwrap_or("")).ok();
+            }
+            for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
+                let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
+                writeln!(out, "  {}. {label}  [{id}]", n + 1).ok();
+            }
+            let what = if outcome == Some("failed") { "kept" } else { "parked" };
+            writeln!(out, "(run {what} as {id}: stagehand run resume {id} ACTION)").ok();
+        }
+    }
+    out
+}

@@ -23,7 +23,6 @@
 
 mod input;
 mod player;
-mod render;
 mod story;
 
 use std::cell::RefCell;
@@ -40,7 +39,7 @@ use crate::compile::Settings;
 use input::Input;
 use player::{Flow, Plan, Player};
 
-use render::Painter;
+use stagehand_worlds::transcript::Painter;
 pub use story::{open_document, open_world};
 
 const HELP: &str = "\

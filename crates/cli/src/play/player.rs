@@ -11,7 +11,7 @@ use stagehand_protocol::OwnedEvent;
 use stagehand_worlds::{command_text, Happening, Playthrough, Waiting, World};
 
 use super::input::Input;
-use super::render::{self, Painter};
+use stagehand_worlds::transcript::{self as render, Painter};
 use super::story::{open_document, open_world, Attended};
 use super::{fail, Pace, HELP};
 use crate::compile::Settings;

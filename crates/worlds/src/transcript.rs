@@ -1,10 +1,11 @@
-//! How a run looks: with ANSI styling in a terminal, as a plain transcript otherwise.
+//! How a playthrough reads: with ANSI styling for a terminal, as a plain transcript otherwise
+//! ([`Painter`]). Pure: it makes strings, the front-end writes them.
 
 use stagehand_playbook::{plain_text, Fragment, Style};
 use stagehand_protocol::{Answer, OwnedEvent};
 use stagehand_session::host::Move;
 use stagehand_session::{Sender, ValueText};
-use stagehand_worlds::{command_text, Happening, Record};
+use crate::{command_text, Happening, Record};
 
 const RESET: &str = "\x1b[0m";
 const SPEAKER: &str = "\x1b[1;36m";
