@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stagehand_dialoguedown::{compile, render_json, write_human, Compilation, Diagnostic, Mode, Options, Severity};
+use stagehand_dialoguedown::{compile, render_json, write_human, Compilation, Diagnostic, Mode, Options};
+pub use stagehand_documents::check::tally;
 
 /// How diagnostics are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -102,13 +103,6 @@ pub fn report(diagnostics: &[Diagnostic], source: &str, file: &str, format: Mess
         }
         MessageFormat::Json => errln!("{}", render_json(diagnostics)),
     }
-}
-
-/// Counts errors and warnings.
-pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
-    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-    let warnings = diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
-    (errors, warnings)
 }
 
 /// How `compile` spells the playbook it writes.

@@ -24,7 +24,8 @@ pub fn text(path: &Path) -> Result<String, String> {
 /// returned is dropped.
 pub fn text_to_load(path: &Path) -> Result<(String, Loading), String> {
     let text = text(path)?;
-    Ok(loading(path, text))
+    let loading = loading_bytes(path, text.len());
+    Ok((text, loading))
 }
 
 /// [`text_to_load`] for a file already read as `bytes` (to tell its kind): the bytes become the
@@ -34,13 +35,8 @@ pub fn bytes_to_load(path: &Path, bytes: Vec<u8>) -> Result<(String, Loading), S
         let error = files::ReadError::NotUtf8 { offset: e.utf8_error().valid_up_to() };
         format!("{}: {error}", path.display())
     })?;
-    Ok(loading(path, text))
-}
-
-/// Shows, for a large file in a terminal, that `text` is being loaded.
-fn loading(path: &Path, text: String) -> (String, Loading) {
-    let shown = loading_bytes(path, text.len());
-    (text, shown)
+    let loading = loading_bytes(path, text.len());
+    Ok((text, loading))
 }
 
 /// Shows, for a large file of `size` bytes in a terminal, that it is being loaded, until the

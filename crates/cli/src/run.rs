@@ -76,20 +76,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         Err(e) => return bad(&e.to_string()),
     };
     if let Some(RunCommand::Resume { words, last, key, json }) = args.resume {
-        let (id, action) = if last {
-            match store.last() {
-                Ok(id) => (id, words.first().cloned()),
-                Err(e) => return bad(&e.to_string()),
-            }
-        } else {
-            match words.split_first() {
-                Some((id, rest)) => (id.clone(), rest.first().cloned()),
-                None => return bad("name the run: `stagehand run resume ID [ACTION]`, or `--last`"),
-            }
+        let (id, action) = match runs::which(&store, &words, last) {
+            Ok(which) => which,
+            Err(message) => return bad(&message),
         };
-        if last && words.len() > 1 {
-            return bad("with --last, give only the action");
-        }
         return match store.load(&id) {
             Ok(record) => finish(resume(&store, record, action.as_deref(), key.as_deref()), json),
             Err(e) => match key.as_deref().and_then(|key| runs::replay_ended(&store, &id, action.as_deref(), key)) {
@@ -152,11 +142,11 @@ fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>
 /// Appends a turn's trace records to the trace file, if the run has one.
 fn trace(file: &Option<String>, turn: &Turn) {
     let Some(file) = file else { return };
-    let written = std::fs::OpenOptions::new().create(true).append(true).open(file).and_then(|mut f| {
-        turn.trace
-            .iter()
-            .try_for_each(|record| writeln!(f, "{}", serde_json::to_string(record).expect("a trace record is JSON")))
-    });
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .and_then(|mut f| f.write_all(turn.trace_lines().as_bytes()));
     if let Err(e) = written {
         errln!("stagehand run: {file}: cannot write the trace: {e}");
     }

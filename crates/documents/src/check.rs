@@ -35,6 +35,12 @@ impl Finding {
     }
 }
 
+/// How many of `diagnostics` are errors and how many warnings.
+pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
+    let count = |severity| diagnostics.iter().filter(|d| d.severity == severity).count();
+    (count(Severity::Error), count(Severity::Warning))
+}
+
 /// A script checked: the compiler's diagnostics (for the caller to render against its source),
 /// then the findings on the playbook it compiled to (none when it did not compile).
 #[derive(Debug, Clone, PartialEq)]
@@ -115,7 +121,8 @@ fn lints(name: &str, lints: &[Lint]) -> Vec<Finding> {
                 Some((line, column)) => format!("{name}:{line}:{column}"),
                 None => format!("{name} (node {})", found.node),
             };
-            let json = json!({"node": found.node, "line": found.place.map(|p| p.0), "column": found.place.map(|p| p.1)});
+            let json =
+                json!({"node": found.node, "line": found.place.map(|p| p.0), "column": found.place.map(|p| p.1)});
             Finding::new(found.severity, "graph", found.message.clone(), &at, name, json)
         })
         .collect()

@@ -61,6 +61,27 @@ impl fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
+impl OpenError {
+    /// The error for a person reading a terminal: a script's diagnostics rendered against its
+    /// `source` as rustc renders them, then each error with its file, line and column.
+    pub fn for_people(&self, name: &str, source: &[u8]) -> String {
+        match self {
+            OpenError::Compile { diagnostics } => {
+                let text = String::from_utf8_lossy(source);
+                let mut message = stagehand_dialoguedown::render_human(diagnostics, &text, name);
+                let located: Vec<String> = diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| format!("{}:{}:{}: {}", d.file, d.line, d.column, d.message))
+                    .collect();
+                message.push_str(&format!("{name} does not compile:\n{}", located.join("\n")));
+                message
+            }
+            OpenError::Unreadable(message) => message.clone(),
+        }
+    }
+}
+
 /// A document opened and ready to play.
 #[derive(Debug)]
 pub struct Document {
@@ -179,6 +200,22 @@ impl Document {
                 Box::new(Session::starting_at(chatmapper_engine(&self.body, seed)?, id, anchor, now)?)
             }
         })
+    }
+
+    /// Where a player starts: `start`, a scene's anchor, is for a DialogueDown script or
+    /// playbook; `conversation`, by id or title, for a ChatMapper project. The other is refused,
+    /// naming the one to use.
+    pub fn opening(&self, start: Option<&str>, conversation: Option<&str>) -> Result<Option<String>, String> {
+        let name = &self.name;
+        match (&self.body, start, conversation) {
+            (Body::ChatMapper { .. }, Some(anchor), _) => Err(format!(
+                "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
+            )),
+            (Body::Playbook(_), _, Some(_)) => Err(format!(
+                "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
+            )),
+            (_, start, conversation) => Ok(start.or(conversation).map(str::to_owned)),
+        }
     }
 
     /// Whether what the document asks is its question to the person playing (a ChatMapper input

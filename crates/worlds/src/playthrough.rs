@@ -95,6 +95,24 @@ pub enum Waiting {
     Ended,
 }
 
+/// What a line of the person's input did, read where the run stands ([`Playthrough::take_line`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Taken {
+    /// A move was made: what it showed, and (for Enter at a held command) the command retried.
+    Moved {
+        /// The command carried out again, for a retry.
+        retrying: Option<Fragment>,
+        /// What happened.
+        happenings: Vec<Happening>,
+    },
+    /// An option the menu lacks or closes: why, in words (nothing happened).
+    Refused(String),
+    /// Not a move where it was read: why (nothing happened).
+    Invalid(String),
+    /// The story has ended: only commands remain.
+    Ended,
+}
+
 /// One move with who made it and what the run reported for it: a line of the history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -294,6 +312,33 @@ impl<'d> Playthrough<'d> {
         self.document.why(self.session.as_mut())
     }
 
+    /// Takes a line of the person's input (not a `:` command) as a move where the run stands:
+    /// Enter moves on (or retries a held command), a number picks an option (counting from 1).
+    pub fn take_line(&mut self, line: &str) -> Taken {
+        let waiting = self.waiting();
+        match (&waiting, line) {
+            (Waiting::Next, "") => Taken::Moved { retrying: None, happenings: self.move_on() },
+            (Waiting::Held { effect }, "") => Taken::Moved { retrying: Some(effect.clone()), happenings: self.retry() },
+            (Waiting::Choice { options }, text) if text.parse::<i64>().is_ok() => {
+                let number = text.parse::<i64>().unwrap_or(0);
+                let happenings = self.choose(number.saturating_sub(1));
+                let Some(Happening::Event(OwnedEvent::Refused { reason, .. })) = happenings.first() else {
+                    return Taken::Moved { retrying: None, happenings };
+                };
+                let why = match usize::try_from(number.saturating_sub(1)).ok().and_then(|n| options.get(n)) {
+                    Some(_) => format!("option {number} is not available now (:why says why)"),
+                    None => format!("there is no option {number}; choose 1 to {}", options.len()),
+                };
+                Taken::Refused(format!("refused ({}): {why}", reason.as_str()))
+            }
+            (Waiting::Choice { options }, _) => {
+                Taken::Invalid(format!("{line:?} is not an option: choose one by its number, 1 to {}", options.len()))
+            }
+            (Waiting::Ended, _) => Taken::Ended,
+            _ => Taken::Invalid(format!("{line:?}: press Enter to move on, or type :help")),
+        }
+    }
+
     /// The person's `next`.
     pub fn move_on(&mut self) -> Vec<Happening> {
         self.person("next".to_owned(), Move::Next, None)
@@ -373,6 +418,18 @@ impl<'d> Playthrough<'d> {
         self.records.truncate(keep);
         self.rebuild()?;
         Ok(true)
+    }
+
+    /// [`undo`](Self::undo), and unless `lines` is set, undo again while the run stands at a
+    /// line: back to where the person last chose (a player that moved past lines on its own).
+    pub fn undo_to(&mut self, lines: bool) -> Result<bool, ReplayError> {
+        let undone = self.undo()?;
+        while undone && !lines && self.waiting() == Waiting::Next {
+            if !self.undo()? {
+                break;
+            }
+        }
+        Ok(undone)
     }
 
     /// The run as a save.

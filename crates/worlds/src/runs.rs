@@ -34,6 +34,13 @@ pub struct RunOf {
     pub trace: Option<String>,
 }
 
+impl Turn {
+    /// The turn's trace records as JSON lines, each ended by a newline.
+    pub fn trace_lines(&self) -> String {
+        self.trace.iter().filter_map(|record| serde_json::to_string(record).ok()).map(|line| line + "\n").collect()
+    }
+}
+
 /// What one turn did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
@@ -139,6 +146,17 @@ pub fn begin(
         envelopes: BTreeMap::new(),
     };
     settle(session, world, record, opening, None, store, now)
+}
+
+/// Which run `stagehand run resume` means, and the action: `ID [ACTION]`, or with `last` the run
+/// parked last and `[ACTION]`.
+pub fn which(store: &Store, words: &[String], last: bool) -> Result<(String, Option<String>), String> {
+    match (last, words) {
+        (true, [_, _, ..]) => Err("with --last, give only the action".to_owned()),
+        (true, words) => Ok((store.last().map_err(|e| e.to_string())?, words.first().cloned())),
+        (false, [id, rest @ ..]) => Ok((id.clone(), rest.first().cloned())),
+        (false, []) => Err("name the run: `stagehand run resume ID [ACTION]`, or `--last`".to_owned()),
+    }
 }
 
 /// For a run that ended: the envelope a resume of `action` under `key` printed, again (exit

@@ -1,25 +1,14 @@
-//! `stagehand play`: the terminal player. Glue over `stagehand-worlds`' [`Playthrough`] (which
-//! plays a document of any kind through a host session, with the world answering outside it): it
-//! reads what the person types, makes the move, and shows what happened.
+//! `stagehand play`: the terminal player. Glue over `stagehand-worlds`' [`Playthrough`] (a
+//! document of any kind played through a host session, the world answering outside it) and
+//! its transcript: it reads what the person types, makes the move, and shows what happened.
 //!
-//! In a terminal it styles speech with ANSI, wraps it to the terminal's width, reads lines with
-//! editing and history, waits for Enter after each line, and asks the person for keys the world
-//! does not know. Without one (piped input, CI) it plays as `inklecate` does: lines follow each
-//! other without waiting, and only a menu (or a run held by a failed command) reads a line — a
-//! number picks an option, the `:` commands work too. It prints a plain transcript (echoing each
-//! input as `> …`), answers unknown keys with false or empty words (warning once per key), and
-//! exits 0 as soon as the story ends, whether or not the input has. `--pace` sets either pace
-//! anywhere.
-//!
-//! A line that is not valid where it is read (a word at a menu, an option the menu lacks or
-//! closes, an unknown command) is reported on standard error with its number (`input line 3`);
-//! piped, `--strict` stops there with exit status 2. What the engine reports about itself (a
-//! condition that cannot be evaluated, a script that failed) goes to standard error too, each
-//! message once, never into the transcript.
-//!
-//! What is played is opened by `stagehand-documents` ([`story::open_document`]), whatever its
-//! kind. Without `--world`, a world named for the file (`<stem>.world.lua`, `.toml` or `.json`
-//! beside it) is used, and a notice on standard error says so.
+//! In a terminal: ANSI styles, text wrapped to the terminal, a line editor with history, Enter
+//! after each line, and the person asked for keys the world does not know. Piped (as
+//! `inklecate` plays): a plain transcript echoing each input as `> …`, lines that follow each
+//! other, only menus reading a line, unknown keys answered with false or empty words (warned
+//! about once), and exit 0 as soon as the story ends; `--pace` sets either pace anywhere. A line
+//! not valid where it is read is reported on standard error with its number (`--strict` stops
+//! there with status 2); what an engine reports about itself goes to standard error, once.
 
 mod input;
 mod player;
@@ -32,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
-use stagehand_documents::{Document, Kind};
+use stagehand_documents::Document;
 use stagehand_worlds::{Playthrough, Waiting, World};
 
 use crate::compile::Settings;
@@ -108,16 +97,8 @@ pub struct PlayOptions {
 pub fn run(options: PlayOptions) -> ExitCode {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let colour = interactive && std::env::var_os("NO_COLOR").is_none();
-    let world = match options.world.clone() {
-        Some(path) => Some(path),
-        None => match discover_world(&options.file) {
-            Some(path) => {
-                errln!("using world {}", path.display());
-                Some(path)
-            }
-            None => None,
-        },
-    };
+    let discovered = || discover_world(&options.file).inspect(|path| errln!("using world {}", path.display()));
+    let world = options.world.clone().or_else(discovered);
     let mut chatmapper = stagehand_chatmapper::Options {
         player_lines_as_choices: options.player_lines_as_choices,
         ..stagehand_chatmapper::Options::seeded(options.seed)
@@ -127,24 +108,14 @@ pub fn run(options: PlayOptions) -> ExitCode {
         Ok(document) => document,
         Err(message) => return fail(&message),
     };
-    let name = options.file.display();
-    let anchor = match (document.kind(), &options.start, &options.conversation) {
-        (Kind::ChatMapper, Some(anchor), _) => {
-            return fail(&format!(
-                "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
-            ))
-        }
-        (Kind::Script | Kind::Playbook, _, Some(_)) => {
-            return fail(&format!(
-                "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
-            ))
-        }
-        (_, start, conversation) => start.clone().or_else(|| conversation.clone()),
+    let anchor = match document.opening(options.start.as_deref(), options.conversation.as_deref()) {
+        Ok(anchor) => anchor,
+        Err(message) => return fail(&message),
     };
     let input = Rc::new(RefCell::new(Input::new(interactive)));
     let asks = (interactive || document.asks_the_person()).then(|| Rc::clone(&input));
     let world_box = match open_world(world.as_deref(), options.seed) {
-        Ok(inner) => Box::new(story::Attended { inner, input: asks.clone() }) as Box<dyn World>,
+        Ok(inner) => story::attended(inner, asks.clone()),
         Err(message) => return fail(&message),
     };
     // What `:save` must never write over: the story's own files.
@@ -153,14 +124,17 @@ pub fn run(options: PlayOptions) -> ExitCode {
             .into_iter()
             .flatten()
             .collect();
+    let (file, settings, seed, world_file) =
+        (options.file.clone(), options.settings.clone(), options.seed, world.clone());
+    let reopen = move || {
+        let document = open_document(&file, &settings, chatmapper, world_file.as_deref())?;
+        Ok((document, story::attended(open_world(world_file.as_deref(), seed)?, asks.clone())))
+    };
     let mut player = Player {
         own_files,
         world_file: world,
-        file: options.file.clone(),
-        settings: options.settings.clone(),
-        chatmapper,
+        reopen: Box::new(reopen),
         seed: options.seed,
-        asks,
         painter: Painter { colour },
         interactive,
         pace: options.pace.unwrap_or(if interactive { Pace::Enter } else { Pace::Choices }),
@@ -215,16 +189,9 @@ fn round(player: &mut Player, document: &Document, world: Box<dyn World>, plan: 
     player.play(&mut playthrough)
 }
 
-/// The world named for the played file, if one sits beside it: `<stem>.world.lua`, `.toml` or
-/// `.json`, where the stem is the file name before its first `.` (`club-fair.dialogue.md` →
-/// `club-fair.world.lua`).
+/// The world named for the played file, if one sits beside it ([`stagehand_worlds::world_beside`]).
 pub fn discover_world(file: &Path) -> Option<PathBuf> {
-    let name = file.file_name()?.to_str()?;
-    let stem = name.split('.').next().filter(|stem| !stem.is_empty())?;
-    ["lua", "toml", "json"]
-        .iter()
-        .map(|extension| file.with_file_name(format!("{stem}.world.{extension}")))
-        .find(|candidate| candidate.as_path() != file && candidate.is_file())
+    stagehand_worlds::world_beside(file, Path::is_file)
 }
 
 pub(crate) fn fail(message: &str) -> ExitCode {

@@ -8,13 +8,11 @@ use std::rc::Rc;
 
 use stagehand_documents::Document;
 use stagehand_protocol::OwnedEvent;
-use stagehand_worlds::{command_text, Happening, Playthrough, Waiting, World};
+use stagehand_worlds::{command_text, Happening, Playthrough, Taken, Waiting, World};
 
 use super::input::Input;
-use stagehand_worlds::transcript::{self as render, Painter};
-use super::story::{open_document, open_world, Attended};
 use super::{fail, Pace, HELP};
-use crate::compile::Settings;
+use stagehand_worlds::transcript::{Painter, Shown};
 
 /// How the next playthrough begins, once the document was read afresh.
 pub enum Plan {
@@ -27,6 +25,9 @@ pub enum Plan {
     Loaded(String),
 }
 
+/// A document and its world, read from disk.
+pub type Opened = (Document, Box<dyn World>);
+
 /// Where the loop goes next.
 pub enum Flow {
     /// Stop, with this status.
@@ -38,16 +39,12 @@ pub enum Flow {
 pub struct Player {
     /// The story's own files (script or project, world, configuration), which a save never replaces.
     pub own_files: Vec<PathBuf>,
-    /// The world's file, read again by `:restart` and `:load`.
+    /// The world's file, named in warnings.
     pub world_file: Option<PathBuf>,
-    /// The story's file and how it is opened, read again by `:restart` and `:load`.
-    pub file: PathBuf,
-    pub settings: Settings,
-    pub chatmapper: stagehand_chatmapper::Options,
-    /// The seed the world is opened with.
+    /// Reads the story and its world afresh (for `:restart` and `:load`, to pick up edits).
+    pub reopen: Box<dyn Fn() -> Result<Opened, String>>,
+    /// The seed random choices draw from.
     pub seed: u64,
-    /// Where the person answers what the world does not know, when they do.
-    pub asks: Option<Rc<RefCell<Input>>>,
     pub painter: Painter,
     pub interactive: bool,
     pub pace: Pace,
@@ -62,7 +59,6 @@ enum Outcome {
     Continue,
     /// The line is not valid where it was read: why.
     Invalid(String),
-    Quit(ExitCode),
     Go(Flow),
 }
 
@@ -89,52 +85,20 @@ impl Player {
     }
 
     pub fn show(&mut self, happenings: &[Happening]) {
-        let mut opened = None;
-        for happening in happenings {
-            match happening {
-                Happening::Guessed { key, answer, problem } => {
-                    if let Some(problem) = problem {
-                        errln!("warning: the world could not answer {key}: {problem}");
-                    }
-                    if self.warned.insert(key.clone()) {
-                        let hint = match &self.world_file {
-                            Some(path) => format!("the world {} does not define it", path.display()),
-                            None => "give a --world to answer it".into(),
-                        };
-                        errln!("warning: nobody answers {key}; taking {} ({hint})", render::answer_text(answer));
-                    }
-                }
-                Happening::Diagnostic(message) => {
-                    if self.warned.insert(format!("diagnostic: {message}")) {
-                        errln!("warning: {message}");
-                    }
-                    continue;
-                }
-                _ => {}
-            }
-            if let Some(text) = self.painter.happening(happening, &mut opened) {
-                self.say(&text);
-            }
-            if matches!(happening, Happening::Failed { .. }) {
-                self.say(
-                    "  (the world could not do it: Enter retries, :skip carries on without it, :restart reads the \
-                     edited world and starts over, :undo takes the move back, :quit stops)",
-                );
+        let world = self.world_file.as_ref().map(|w| w.display().to_string());
+        for shown in self.painter.show(happenings, &mut self.warned, world.as_deref()) {
+            match shown {
+                Shown::Transcript(line) => self.say(&line),
+                Shown::Aside(line) => errln!("{line}"),
             }
         }
     }
 
     fn prompt(&self, waiting: &Waiting) -> String {
-        if !self.interactive {
-            return String::new();
+        match self.interactive {
+            true => self.painter.prompt(Painter::hint(waiting)),
+            false => String::new(),
         }
-        let hint = match waiting {
-            Waiting::Next => "",
-            Waiting::Choice { .. } => "choose",
-            Waiting::Held { .. } => "Enter retries, or :skip",
-            Waiting::Ended | Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
-        };
-        self.painter.prompt(hint)
     }
 
     pub fn play(&mut self, p: &mut Playthrough<'_>) -> Flow {
@@ -178,63 +142,45 @@ impl Player {
                         Some(code) => return Flow::Exit(code),
                         None => continue,
                     },
-                    Outcome::Quit(code) => return Flow::Exit(code),
                     Outcome::Go(flow) => return flow,
                 }
             }
-            let happenings = match (&waiting, line.as_str()) {
-                (Waiting::Next, "") => p.move_on(),
-                (Waiting::Held { effect }, "") => {
-                    self.say(&format!("  [retrying {}]", command_text(effect)));
-                    p.retry()
-                }
-                (Waiting::Choice { .. }, text) if text.parse::<i64>().is_ok() => {
-                    p.choose(text.parse::<i64>().unwrap_or(0).saturating_sub(1))
-                }
-                (Waiting::Choice { options }, _) => {
-                    let message =
-                        format!("{line:?} is not an option: choose one by its number, 1 to {}", options.len());
-                    match self.invalid(&message) {
-                        Some(code) => return Flow::Exit(code),
-                        None => continue,
+            let happenings = match p.take_line(&line) {
+                Taken::Moved { retrying, happenings } => {
+                    if let Some(effect) = retrying {
+                        self.say(&format!("  [retrying {}]", command_text(&effect)));
                     }
+                    happenings
                 }
-                (Waiting::Ended, _) => {
+                Taken::Ended => {
                     self.say("The story has ended: :undo, :restart, :history or :quit.");
                     continue;
                 }
-                _ => match self.invalid(&format!("{line:?}: press Enter to move on, or type :help")) {
-                    Some(code) => return Flow::Exit(code),
-                    None => continue,
-                },
+                Taken::Refused(message) | Taken::Invalid(message) => {
+                    if let Some(code) = self.invalid(&message) {
+                        return Flow::Exit(code);
+                    }
+                    if let (true, true, Waiting::Choice { options }) =
+                        (self.interactive, message.starts_with("refused"), &waiting)
+                    {
+                        self.say(self.painter.menu(options).trim_end());
+                    }
+                    continue;
+                }
             };
-            if let (Waiting::Choice { options }, Some(Happening::Event(OwnedEvent::Refused { reason, .. }))) =
-                (&waiting, happenings.first())
-            {
-                let number = line.parse::<i64>().unwrap_or(0);
-                let why = match options.get(usize::try_from(number.saturating_sub(1)).unwrap_or(usize::MAX)) {
-                    Some(_) => format!("option {number} is not available now (:why says why)"),
-                    None => format!("there is no option {number}; choose 1 to {}", options.len()),
-                };
-                if let Some(code) = self.invalid(&format!("refused ({}): {why}", reason.as_str())) {
-                    return Flow::Exit(code);
-                }
-                if self.interactive {
-                    self.say(self.painter.menu(options).trim_end());
-                }
-                continue;
-            }
             self.show(&happenings);
         }
     }
 
     fn command(&mut self, p: &mut Playthrough<'_>, name: &str, argument: &str) -> Outcome {
         match name {
-            "quit" | "q" => return Outcome::Quit(ExitCode::SUCCESS),
+            "quit" | "q" => return Outcome::Go(Flow::Exit(ExitCode::SUCCESS)),
             "help" | "h" | "?" => self.say(HELP),
             "why" => self.say(p.why().trim_end()),
             "history" => self.say(self.painter.history(p.history()).trim_end()),
-            "undo" => match self.undo(p) {
+            // At the choices pace the lines after a move were moved past without the person, so
+            // those are taken back too, to where the person last chose.
+            "undo" => match p.undo_to(self.pace == Pace::Enter) {
                 Ok(true) => {
                     self.say("(undone)");
                     self.show_current(p);
@@ -260,7 +206,7 @@ impl Player {
             }
             "load" => match self.load(argument) {
                 Ok(flow) => return Outcome::Go(flow),
-                Err(message) if !self.interactive => return Outcome::Quit(fail(&message)),
+                Err(message) if !self.interactive => return Outcome::Go(Flow::Exit(fail(&message))),
                 Err(message) => self.warn(&message),
             },
             "save" | "save!" if argument.is_empty() => return Outcome::Invalid("usage: :save FILE".into()),
@@ -279,20 +225,12 @@ impl Player {
         Outcome::Continue
     }
 
-    /// The story and its world read afresh (so edits to either are picked up).
-    fn reopen(&self) -> Result<(Document, Box<dyn World>), String> {
-        let world = self.world_file.as_deref();
-        let document = open_document(&self.file, &self.settings, self.chatmapper, world)?;
-        let inner = open_world(world, self.seed)?;
-        Ok((document, Box::new(Attended { inner, input: self.asks.clone() })))
-    }
-
     /// `:restart`: reads the story and its world again, replays the run so far into them, and
     /// starts again from the same opening, so the restart can be undone and random choices draw
     /// on. If the edited story no longer takes the run, it starts afresh. Nothing changes if a
     /// file does not read.
     fn restart(&mut self, p: &Playthrough<'_>) -> Result<Flow, String> {
-        let (document, world) = self.reopen()?;
+        let (document, world) = (self.reopen)()?;
         let json = p.save().to_json();
         let (plan, world) = match Playthrough::load(&document, world, &json) {
             Ok((replayed, _)) => (Plan::Restart(Some(json), String::new()), replayed.into_world()),
@@ -300,22 +238,10 @@ impl Player {
                 let note = format!(
                     "; the run so far does not replay into the story as it is now ({error}), so it starts afresh"
                 );
-                (Plan::Restart(None, note), self.reopen()?.1)
+                (Plan::Restart(None, note), (self.reopen)()?.1)
             }
         };
         Ok(Flow::Reload(Box::new(document), world, plan))
-    }
-
-    /// Takes back the person's last move. At the choices pace the lines after a move were moved
-    /// past without them, so those are taken back too, to where the person last chose.
-    fn undo(&mut self, p: &mut Playthrough<'_>) -> Result<bool, stagehand_worlds::ReplayError> {
-        let undone = p.undo()?;
-        while undone && self.pace == Pace::Choices && p.waiting() == Waiting::Next {
-            if !p.undo()? {
-                break;
-            }
-        }
-        Ok(undone)
     }
 
     /// `:load`: reads the story afresh (so edits are picked up) and loads a save into it.
@@ -324,7 +250,7 @@ impl Player {
             return Err("Usage: :load FILE".into());
         }
         let json = crate::read::text(Path::new(file))?;
-        let (document, world) = self.reopen()?;
+        let (document, world) = (self.reopen)()?;
         let (loaded, how) = Playthrough::load(&document, world, &json).map_err(|e| format!("{file}: {e}"))?;
         self.say(&format!("(loaded {file}: {how})"));
         let world = loaded.into_world();
@@ -333,30 +259,8 @@ impl Player {
 
     /// Shows where the run stands: the last thing said, and the menu if one waits.
     pub fn show_current(&self, p: &Playthrough<'_>) {
-        let mut last_said = None;
-        for record in p.history() {
-            let mut opened = None;
-            for event in &record.events {
-                if matches!(event, OwnedEvent::Said { .. } | OwnedEvent::Continued { .. }) {
-                    if let Some(line) = self.painter.event_in_line(event, &mut opened) {
-                        last_said = Some(line);
-                    }
-                }
-            }
-        }
-        match p.waiting() {
-            Waiting::Choice { options } => {
-                if let Some(line) = last_said {
-                    self.say(&line);
-                }
-                self.say(self.painter.menu(&options).trim_end());
-            }
-            Waiting::Ended => self.say(&self.painter.event(&OwnedEvent::Ended).unwrap_or_default()),
-            _ => {
-                if let Some(line) = last_said {
-                    self.say(&line);
-                }
-            }
+        for line in self.painter.current(p) {
+            self.say(&line);
         }
     }
 }

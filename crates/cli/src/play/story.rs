@@ -1,15 +1,12 @@
 //! Opening what is played from disk: the document (any kind, through `stagehand-documents`) and
-//! the world that answers it, with a person standing by.
+//! the world that answers it (through `stagehand-worlds`).
 
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
 
-use stagehand_dialoguedown::render_human;
-use stagehand_documents::{Document, Kind, OpenError, OpenOptions};
-use stagehand_playbook::Fragment;
-use stagehand_protocol::{Answer, AnswerKind};
-use stagehand_worlds::{parse_answer, FactsWorld, LuaWorld, NoWorld, World, WorldError};
+use stagehand_documents::{Document, Kind, OpenOptions};
+use stagehand_worlds::{world_of, Attended, NoWorld, World};
 
 use super::input::Input;
 use crate::compile::Settings;
@@ -38,84 +35,29 @@ pub fn open_document(
         Kind::Playbook => {}
     }
     let _loading = crate::read::loading_bytes(path, bytes.len());
-    Document::open_as(kind, &name, &bytes, &options).map_err(|error| match error {
-        OpenError::Compile { diagnostics } => {
-            let text = String::from_utf8_lossy(&bytes);
-            let mut message = render_human(&diagnostics, &text, &name);
-            let located: Vec<String> = diagnostics
-                .iter()
-                .filter(|d| d.is_error())
-                .map(|d| format!("{}:{}:{}: {}", d.file, d.line, d.column, d.message))
-                .collect();
-            message.push_str(&format!("{name} does not compile:\n{}", located.join("\n")));
-            message
-        }
-        OpenError::Unreadable(message) => message,
-    })
+    Document::open_as(kind, &name, &bytes, &options).map_err(|error| error.for_people(&name, &bytes))
 }
 
 /// Opens a world by its file's extension: `.lua`, `.toml` or `.json`; no file, no world.
 pub fn open_world(path: Option<&Path>, seed: u64) -> Result<Box<dyn World>, String> {
     let Some(path) = path else { return Ok(Box::new(NoWorld)) };
-    let name = path.display().to_string();
     let text = crate::read::text(path)?;
-    let world: Result<Box<dyn World>, WorldError> = match path.extension().and_then(|e| e.to_str()) {
-        Some("lua") => LuaWorld::new(&name, &text, seed).map(|w| Box::new(w) as Box<dyn World>),
-        Some("toml") => FactsWorld::from_toml(&text).map(|w| Box::new(w) as Box<dyn World>),
-        Some("json") => FactsWorld::from_json(&text).map(|w| Box::new(w) as Box<dyn World>),
-        _ => return Err(format!("{name}: a world is a .lua script or a .toml or .json file of facts")),
-    };
-    world.map_err(|e| format!("{name}: {e}"))
+    world_of(&path.display().to_string(), path.extension().and_then(|e| e.to_str()), &text, seed)
 }
 
-/// A world with a person standing by: a key the world does not know is asked of the person at
-/// the terminal (or, for a story that asks the person itself, read from the input even when
-/// piped). Without one it is left unknown, and the player answers with a default.
-pub struct Attended {
-    /// The world itself.
-    pub inner: Box<dyn World>,
-    /// Where the person answers, when they do.
-    pub input: Option<Rc<RefCell<Input>>>,
-}
-
-impl World for Attended {
-    fn answer(&mut self, key: &str, kind: AnswerKind) -> Result<Option<Answer<'static>>, WorldError> {
-        if let Some(answer) = self.inner.answer(key, kind)? {
-            return Ok(Some(answer));
-        }
-        let Some(input) = &self.input else { return Ok(None) };
-        let hint = match kind {
-            AnswerKind::Truth => "yes/no",
-            AnswerKind::Text => "words",
-            AnswerKind::Number => "a number, 0 or more",
-        };
-        let terminal = input.borrow().is_terminal();
-        loop {
+/// `inner` with the person standing by at `input`, when they answer: in a terminal, asked with a
+/// prompt; piped, the question and the answer read are written into the transcript.
+pub fn attended(inner: Box<dyn World>, input: Option<Rc<RefCell<Input>>>) -> Box<dyn World> {
+    let ask = input.map(|input| {
+        Box::new(move |key: &str, hint: &str| {
+            let terminal = input.borrow().is_terminal();
             let prompt = if terminal { format!("  ? {key} ({hint}): ") } else { String::new() };
-            let Some(line) = input.borrow_mut().read(&prompt) else { return Ok(None) };
+            let line = input.borrow_mut().read(&prompt)?;
             if !terminal {
-                // Piped, the transcript shows the question and the answer read, as it shows moves.
                 crate::out::line(&format!("  ? {key} ({hint}): {line}"));
             }
-            if let Some(answer) = parse_answer(&line, kind) {
-                return Ok(Some(answer));
-            }
-        }
-    }
-
-    fn perform(&mut self, effect: &Fragment) -> Result<(), WorldError> {
-        self.inner.perform(effect)
-    }
-
-    fn reset(&mut self) -> Result<(), WorldError> {
-        self.inner.reset()
-    }
-
-    fn keeps_state(&self) -> bool {
-        self.inner.keeps_state()
-    }
-
-    fn take_log(&mut self) -> Vec<String> {
-        self.inner.take_log()
-    }
+            Some(line)
+        }) as stagehand_worlds::Ask
+    });
+    Box::new(Attended { inner, ask })
 }
