@@ -39,11 +39,7 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
     } else if files.len() > 1 {
         outln!("{} file(s): {errors} error(s), {warnings} warning(s)", files.len());
     }
-    if errors > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    ExitCode::from(u8::from(errors > 0))
 }
 
 /// Prints findings, or gathers them for JSON; how many errors and warnings.

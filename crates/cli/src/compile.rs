@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use stagehand_dialoguedown::{compile, render_json, write_human, Compilation, Diagnostic, Mode, Options};
 pub use stagehand_documents::check::tally;
+pub use stagehand_documents::Spelling;
 
 /// How diagnostics are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -105,34 +106,13 @@ pub fn report(diagnostics: &[Diagnostic], source: &str, file: &str, format: Mess
     }
 }
 
-/// How `compile` spells the playbook it writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spelling {
-    /// The canonical JSON form, on one line.
-    Compact,
-    /// The indented JSON form.
-    Pretty,
-    /// The binary form (`docs/playbook-binary.md`).
-    Binary,
-}
-
-/// Writes a playbook to a file, or to standard output, as it is serialised (JSON is never held
-/// as text).
+/// Writes a playbook to a file, or to standard output.
 fn put(playbook: &stagehand_playbook::Playbook, path: Option<&Path>, spelling: Spelling) -> std::io::Result<()> {
-    use std::io::Write;
-    let out: Box<dyn Write> = match path {
+    let out: Box<dyn std::io::Write> = match path {
         Some(path) => Box::new(std::fs::File::create(path)?),
         None => Box::new(std::io::stdout().lock()),
     };
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    match spelling {
-        Spelling::Binary => out.write_all(&stagehand_playbook::write_binary(playbook))?,
-        Spelling::Compact | Spelling::Pretty => {
-            stagehand_playbook::write_to(playbook, &mut out, spelling == Spelling::Pretty)?;
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()
+    spelling.write(playbook, &mut std::io::BufWriter::with_capacity(1 << 16, out))
 }
 
 pub fn run(
@@ -167,7 +147,7 @@ pub fn run(
         };
         let destination = match output {
             None => None,
-            Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script, spelling))),
+            Some(dir) if dir.is_dir() => Some(dir.join(spelling.file_name(script))),
             Some(file) => Some(file.to_path_buf()),
         };
         // The playbook is written, and dropped, before the diagnostics are rendered: rendering
@@ -190,17 +170,5 @@ pub fn run(
             errln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
         }
     }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-/// `story.dialogue.md` → `story.playbook.json` (`story.playbook.bin` in the binary form).
-fn playbook_name(script: &Path, spelling: Spelling) -> String {
-    let name = script.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = name.strip_suffix(".dialogue.md").or_else(|| name.strip_suffix(".md")).unwrap_or(&name);
-    let extension = if spelling == Spelling::Binary { "bin" } else { "json" };
-    format!("{stem}.playbook.{extension}")
+    ExitCode::from(u8::from(failed))
 }

@@ -10,9 +10,11 @@ pub mod document;
 pub mod graph;
 pub mod kind;
 pub mod lint;
+mod spelling;
 mod why;
 
 pub use document::{kind_of_content, Document, OpenError, OpenOptions};
 pub use graph::{render, Format};
 pub use kind::{kind, recognised, Kind};
 pub use lint::{describe_node, lint, Lint, Places};
+pub use spelling::Spelling;

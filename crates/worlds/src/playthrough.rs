@@ -757,6 +757,16 @@ impl<'d> Playthrough<'d> {
     }
 }
 
+/// A player's `:` command: its name and its argument (`:save run.json` → `("save", "run.json")`);
+/// `None` for a line that is not one.
+pub fn command_of(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix(':')?;
+    Some(match rest.split_once(char::is_whitespace) {
+        Some((name, argument)) => (name, argument.trim()),
+        None => (rest, ""),
+    })
+}
+
 /// The action that takes a journalled move.
 fn action_of(step: &Move) -> String {
     match step {

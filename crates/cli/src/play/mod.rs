@@ -112,6 +112,9 @@ pub fn run(options: PlayOptions) -> ExitCode {
         Ok(anchor) => anchor,
         Err(message) => return fail(&message),
     };
+    if !interactive {
+        crate::out::hold();
+    }
     let input = Rc::new(RefCell::new(Input::new(interactive)));
     let asks = (interactive || document.asks_the_person()).then(|| Rc::clone(&input));
     let world_box = match open_world(world.as_deref(), options.seed) {

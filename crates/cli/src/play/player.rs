@@ -94,13 +94,6 @@ impl Player {
         }
     }
 
-    fn prompt(&self, waiting: &Waiting) -> String {
-        match self.interactive {
-            true => self.painter.prompt(Painter::hint(waiting)),
-            false => String::new(),
-        }
-    }
-
     pub fn play(&mut self, p: &mut Playthrough<'_>) -> Flow {
         loop {
             let waiting = p.waiting();
@@ -118,7 +111,7 @@ impl Player {
             if let Waiting::Stuck { waiting } = &waiting {
                 self.warn(&format!("the run is stuck: {waiting}; :undo or :restart"));
             }
-            let prompt = self.prompt(&waiting);
+            let prompt = if self.interactive { self.painter.prompt(Painter::hint(&waiting)) } else { String::new() };
             let read = self.input.borrow_mut().read(&prompt);
             let Some(line) = read else {
                 if self.interactive {
@@ -131,11 +124,7 @@ impl Player {
             if !self.interactive {
                 self.say(&format!("> {line}"));
             }
-            if let Some(rest) = line.strip_prefix(':') {
-                let (name, argument) = match rest.split_once(char::is_whitespace) {
-                    Some((name, argument)) => (name, argument.trim()),
-                    None => (rest, ""),
-                };
+            if let Some((name, argument)) = stagehand_worlds::command_of(&line) {
                 match self.command(p, name, argument) {
                     Outcome::Continue => continue,
                     Outcome::Invalid(message) => match self.invalid(&message) {
