@@ -526,9 +526,10 @@ impl<'d> Playthrough<'d> {
             }
             _ => {}
         }
-        if matches!(entry.step, Move::Done)
-            && matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. })
-        {
+        // A `done` or `failed` after a failed perform came after a retry (or, from the person, a
+        // skip): the retry is not journalled, so it is made again here.
+        let after_failure = matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. });
+        if after_failure && matches!(entry.step, Move::Done | Move::Failed { .. }) {
             self.apply("retry");
         }
         let (receipt, events) = match &entry.step {

@@ -320,3 +320,20 @@ fn a_project_save_loads_after_an_unrelated_edit_and_is_refused_where_it_differs(
     let error = Playthrough::load(&moved, Box::new(NoWorld), &json).err().unwrap();
     assert!(error.to_string().contains("is no longer option 1"), "{error}");
 }
+
+#[test]
+fn a_command_failed_twice_then_done_saves_and_loads() {
+    let world = "Tries = 0\nfunction Fly() Tries = Tries + 1 if Tries < 3 then error(\"not yet\") end end\n";
+    let script = document("fly.dialogue.md", "Ada: Ready? `Fly()`\n\nAda: Landed.\n");
+    let (mut p, _) = Playthrough::start(&script, Shared::new(world, 1).boxed(), 1, None).unwrap();
+    assert!(matches!(p.waiting(), Waiting::Held { .. }), "{:?}", p.waiting());
+    p.retry();
+    assert!(matches!(p.waiting(), Waiting::Held { .. }), "the second try fails too");
+    p.retry();
+    assert_eq!(p.waiting(), Waiting::Next, "the third flies");
+    let again = Shared::new(world, 1);
+    let (loaded, how) = Playthrough::load(&script, again.boxed(), &p.save().to_json()).unwrap();
+    assert_eq!(how, Loaded::Restored);
+    assert_eq!(loaded.waiting(), Waiting::Next);
+    assert_eq!(again.read("Tries"), Value::Number(3.0), "every try is made again");
+}
