@@ -15,185 +15,19 @@
 //!   replaying their journal; a move the story no longer takes, or an option that moved, refuses
 //!   the load, naming the move.
 
-use std::fmt;
-
 use serde_json::Value;
 use stagehand_documents::Document;
 use stagehand_playbook::Fragment;
 use stagehand_protocol::{Answer, AnswerKind, OwnedEvent, Receipt, RefusalReason};
 use stagehand_session::host::{AnySession, HostError, Move, Pending};
-use stagehand_session::{Entry, Save, SaveError, Sender};
+use stagehand_session::{Entry, Save, Sender};
 
 use crate::world::{default_answer, World, WorldError};
 
-/// Something a front-end shows while a run is played: the run's own events, and what the world
-/// did about its requests.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Happening {
-    /// An event the run reported.
-    Event(OwnedEvent),
-    /// The world answered a key.
-    Answered {
-        /// The key.
-        key: String,
-        /// Its answer.
-        answer: Answer<'static>,
-    },
-    /// Nobody knew a key, so it was answered with a default (false, empty words, 0).
-    Guessed {
-        /// The key.
-        key: String,
-        /// The default given.
-        answer: Answer<'static>,
-        /// Why the world could not say, when it failed rather than not knowing.
-        problem: Option<String>,
-    },
-    /// The world carried out a command.
-    Performed {
-        /// The command fragment.
-        effect: Fragment,
-    },
-    /// The world could not carry out a command: the run holds until it is retried or skipped.
-    Failed {
-        /// The command fragment.
-        effect: Fragment,
-        /// Why, in the world's words.
-        explanation: String,
-    },
-    /// A line the world (or a project's Lua `print`) wrote for the person.
-    Log(String),
-    /// What an engine reports about itself rather than the story (a condition it could not
-    /// evaluate, a script that failed): shown apart from the transcript, each message once.
-    Diagnostic(String),
-    /// A move the session would not take, and why (nothing happened).
-    Rejected(String),
-}
+mod replay;
+mod what;
 
-/// What the run waits for, for a front-end.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Waiting {
-    /// Nothing has started.
-    NotStarted,
-    /// A line was said: `next` moves on.
-    Next,
-    /// A menu: each label and whether it may be taken.
-    Choice {
-        /// The options, in the order offered.
-        options: Vec<(Vec<Fragment>, bool)>,
-    },
-    /// The world failed to carry out this command: retry, skip, undo or quit.
-    Held {
-        /// The command that failed.
-        effect: Fragment,
-    },
-    /// The run cannot go on from here; undo or restart.
-    Stuck {
-        /// Why, in words.
-        waiting: String,
-    },
-    /// The run has ended.
-    Ended,
-}
-
-/// What a line of the person's input did, read where the run stands ([`Playthrough::take_line`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Taken {
-    /// A move was made: what it showed, and (for Enter at a held command) the command retried.
-    Moved {
-        /// The command carried out again, for a retry.
-        retrying: Option<Fragment>,
-        /// What happened.
-        happenings: Vec<Happening>,
-    },
-    /// An option the menu lacks or closes: why, in words (nothing happened).
-    Refused(String),
-    /// Not a move where it was read: why (nothing happened).
-    Invalid(String),
-    /// The story has ended: only commands remain.
-    Ended,
-}
-
-/// One move with who made it and what the run reported for it: a line of the history.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record {
-    /// The move, its sender and (for a choice) the label taken.
-    pub entry: Entry,
-    /// What the run reported.
-    pub events: Vec<OwnedEvent>,
-    /// The effects the world was asked to carry out just before this move (a world's `done`, or
-    /// its `failed`, whose last effect failed): a world that keeps state is rebuilt by asking
-    /// again.
-    pub performed: Vec<Fragment>,
-    /// The world's own words for a `failed`.
-    pub failure: Option<String>,
-}
-
-/// Why a replay stopped.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReplayError {
-    /// A journalled move was not taken: the story differs from the one the journal was played
-    /// on, from this step on.
-    #[error("the story now differs at step {step} ({command}): {explanation}")]
-    Diverged {
-        /// The step, counting from 1.
-        step: usize,
-        /// The move, for people, with its sender.
-        command: String,
-        /// Why it was not taken.
-        explanation: String,
-    },
-    /// The world could not be rebuilt.
-    #[error("the world could not be rebuilt: {0}")]
-    World(#[from] WorldError),
-    /// No session could be made.
-    #[error("{0}")]
-    Host(#[from] HostError),
-}
-
-/// Why a save was not loaded.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum LoadError {
-    /// The save does not read.
-    #[error(transparent)]
-    Save(#[from] SaveError),
-    /// Its journal does not replay against this document.
-    #[error("the save does not fit this script: {0}")]
-    Replay(ReplayError),
-    /// The save was made of another document, and its journal does not replay against this one.
-    #[error("the save was made from {saved}, not {script}, and does not fit it: {error}")]
-    OtherScript {
-        /// The document the save names.
-        saved: String,
-        /// The document played now.
-        script: String,
-        /// Where its journal stopped replaying.
-        error: ReplayError,
-    },
-}
-
-/// How a save was loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Loaded {
-    /// Into the document it was saved from: the run stands where it was saved.
-    Restored,
-    /// Into an edited document: every step of the journal replayed, and the run resumes there.
-    Replayed {
-        /// How many steps replayed.
-        steps: usize,
-    },
-}
-
-impl fmt::Display for Loaded {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Loaded::Restored => f.write_str("restored where it was saved"),
-            Loaded::Replayed { steps } => write!(
-                f,
-                "the script changed since this was saved; all {steps} steps replayed against it, and play resumes there"
-            ),
-        }
-    }
-}
+pub use what::{Happening, LoadError, Loaded, Record, ReplayError, Taken, Waiting};
 
 /// A person's playthrough of one document, with the world that answers it.
 pub struct Playthrough<'d> {
@@ -443,121 +277,6 @@ impl<'d> Playthrough<'d> {
         }
     }
 
-    /// Loads a save's JSON into `document` (which may have been edited since the save was made),
-    /// with `world` rebuilt by the replay.
-    pub fn load(
-        document: &'d Document,
-        world: Box<dyn World>,
-        json: &str,
-    ) -> Result<(Playthrough<'d>, Loaded), LoadError> {
-        let save = Save::from_json(json, document.save_kind())?;
-        let playthrough = Self::replay(document, world, &save).map_err(|error| {
-            if save.document == document.name() {
-                LoadError::Replay(error)
-            } else {
-                LoadError::OtherScript { saved: save.document.clone(), script: document.name().to_owned(), error }
-            }
-        })?;
-        let loaded = if save.fingerprint == document.fingerprint() {
-            Loaded::Restored
-        } else {
-            Loaded::Replayed { steps: save.journal.len() }
-        };
-        Ok((playthrough, loaded))
-    }
-
-    fn replay(document: &'d Document, mut world: Box<dyn World>, save: &Save) -> Result<Self, ReplayError> {
-        world.reset()?;
-        let (first, rest) = match save.journal.split_first() {
-            Some((first @ Entry { step: Move::Start { anchor }, .. }, rest)) => (anchor.clone(), (first, rest)),
-            _ => {
-                let explanation = "the journal does not open with a start".to_owned();
-                return Err(ReplayError::Diverged { step: 1, command: "start".into(), explanation });
-            }
-        };
-        // The world's answers come from the journal, not from the world.
-        let (mut playthrough, _) = Self::open(document, world, save.seed, first.as_deref())?;
-        if let Pending::Stuck { error } = playthrough.session.pending() {
-            let explanation = error.clone();
-            return Err(ReplayError::Diverged { step: 1, command: rest.0.to_string(), explanation });
-        }
-        playthrough.records[0].entry = rest.0.clone();
-        for (index, entry) in rest.1.iter().enumerate() {
-            playthrough.replay_one(entry).map_err(|explanation| ReplayError::Diverged {
-                step: index + 2,
-                command: entry.to_string(),
-                explanation,
-            })?;
-        }
-        playthrough.session.take_log();
-        playthrough.world.take_log();
-        Ok(playthrough)
-    }
-
-    /// Takes one journalled move again, as its sender took it.
-    fn replay_one(&mut self, entry: &Entry) -> Result<(), String> {
-        let mut performed = Vec::new();
-        let mut failure = None;
-        match &entry.step {
-            Move::Start { .. } => self.world.reset().map_err(|e| e.to_string())?,
-            Move::Choose { position } => {
-                if let (Pending::Menu { options }, Some(expected)) = (self.session.pending(), &entry.label) {
-                    let now = usize::try_from(*position).ok().and_then(|p| options.get(p)).map(|o| o.label.trim());
-                    same_option(expected, *position, now)?;
-                }
-            }
-            Move::Done | Move::Failed { .. } if entry.by == Sender::World && self.world.keeps_state() => {
-                while let Some(effect) = self.effects.get(self.performed).cloned() {
-                    match self.world.perform(&effect) {
-                        Ok(()) => {
-                            self.performed += 1;
-                            performed.push(effect);
-                        }
-                        Err(WorldError(problem)) if matches!(entry.step, Move::Done) => {
-                            return Err(format!("the world now fails {}: {problem}", crate::command_text(&effect)));
-                        }
-                        Err(WorldError(problem)) => {
-                            failure = Some(problem);
-                            performed.push(effect);
-                            break;
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-        // A `done` or `failed` after a failed perform came after a retry (or, from the person, a
-        // skip): the retry is not journalled, so it is made again here.
-        let after_failure = matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. });
-        if after_failure && matches!(entry.step, Move::Done | Move::Failed { .. }) {
-            self.apply("retry");
-        }
-        let (receipt, events) = match &entry.step {
-            Move::Supply { answers } => {
-                let mut last = Receipt::Rejected { reason: "no answers".into() };
-                for (key, value) in answers {
-                    let key_now = self.key();
-                    last = self.session.input(key, &value_text(value), &key_now, 0);
-                    self.session.take_trace();
-                    if matches!(last, Receipt::Rejected { .. }) {
-                        break;
-                    }
-                }
-                let events = self.session.take_events();
-                self.note_effects(&events);
-                (last, events)
-            }
-            step => self.apply(&action_of(step)),
-        };
-        match receipt {
-            Receipt::Executed { .. } => {
-                self.record(entry.clone(), events, performed, failure);
-                Ok(())
-            }
-            Receipt::Rejected { reason } | Receipt::Failed { error: reason } => Err(reason),
-        }
-    }
-
     /// A move of the person's, then whatever the world answers after it.
     fn person(&mut self, action: String, step: Move, label: Option<String>) -> Vec<Happening> {
         let mut out = Vec::new();
@@ -768,32 +487,6 @@ pub fn command_of(line: &str) -> Option<(&str, &str)> {
     })
 }
 
-/// The action that takes a journalled move.
-fn action_of(step: &Move) -> String {
-    match step {
-        Move::Start { anchor: None } => "start".to_owned(),
-        Move::Start { anchor: Some(anchor) } => format!("start:{anchor}"),
-        Move::Next => "next".to_owned(),
-        Move::Done => "done".to_owned(),
-        Move::Failed { .. } => "failed".to_owned(),
-        Move::Choose { position } => format!("choose:{position}"),
-        Move::Supply { .. } => "supply".to_owned(),
-    }
-}
-
-/// Holds a replayed `choose` to the option the journal recorded: the label now at `position`
-/// must be the one taken then. The message numbers options from 1, as menus do.
-fn same_option(expected: &str, position: i64, now: Option<&str>) -> Result<(), String> {
-    let number = position.saturating_add(1);
-    match now {
-        Some(label) if label == expected => Ok(()),
-        Some(label) => {
-            Err(format!("the option taken there, {expected:?}, is no longer option {number} (that is now {label:?})"))
-        }
-        None => Err(format!("the option taken there, {expected:?}, is gone: the menu has no option {number} now")),
-    }
-}
-
 fn kind_of(name: &str) -> AnswerKind {
     match name {
         "truth" => AnswerKind::Truth,
@@ -817,13 +510,5 @@ fn value_of(answer: &Answer<'_>) -> Value {
         Answer::Truth(truth) => Value::Bool(*truth),
         Answer::Number(number) => serde_json::Number::from_f64(*number).map_or(Value::Null, Value::Number),
         Answer::Text(text) => Value::String(text.to_string()),
-    }
-}
-
-/// A journalled answer as the session's `input` reads it.
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
     }
 }
