@@ -1,212 +1,85 @@
-//! `stagehand check FILE…`: scripts are compiled, read back through the playbook reader and
-//! their graph linted; playbooks are read and linted; ChatMapper projects are loaded and
-//! checked. Exits 0 when clean, 1 on errors; warnings are counted.
+//! `stagehand check FILE…`: each file checked by `stagehand-documents` as its kind says (a script
+//! compiled, read back and linted; a playbook read and linted; a ChatMapper project loaded and
+//! checked), the findings printed for people or as JSON. Exits 0 when clean, 1 on errors;
+//! warnings are counted.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde_json::json;
 use stagehand_dialoguedown::Severity;
-use stagehand_documents::{lint, Lint};
-
-use crate::compile::{compile_bytes, report, tally, MessageFormat, Settings};
+use stagehand_documents::check::{check_playbook, check_project, check_script, Finding};
 use stagehand_documents::{kind, Kind};
 
-/// Errors and warnings found in one file.
-#[derive(Default)]
-struct Count {
-    errors: usize,
-    warnings: usize,
-}
+use crate::compile::{report, tally, MessageFormat, Settings};
 
 pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> ExitCode {
-    let mut total = Count::default();
-    let mut json_findings = Vec::new();
+    let (mut errors, mut warnings) = (0, 0);
+    let mut json = Vec::new();
     for file in files {
         let name = file.to_string_lossy().into_owned();
-        let count = match crate::read::bytes(file) {
+        let (e, w) = match crate::read::bytes(file) {
             Err(message) => {
                 errln!("error: {message}");
-                Count { errors: 1, warnings: 0 }
+                (1, 0)
             }
             Ok(bytes) => match kind(file, &bytes) {
-                Kind::Script => check_script(file, bytes, settings, format, &mut json_findings),
-                Kind::Playbook => check_playbook(&name, &bytes, format, &mut json_findings),
-                Kind::ChatMapper => check_project(&name, &bytes, format, &mut json_findings),
+                Kind::Script => script(file, bytes, settings, format, &mut json),
+                Kind::Playbook => findings(&check_playbook(&name, &bytes), format, &mut json),
+                Kind::ChatMapper => findings(&check_project(&name, &bytes), format, &mut json),
             },
         };
         if format == MessageFormat::Human {
-            outln!("{name}: {} error(s), {} warning(s)", count.errors, count.warnings);
+            outln!("{name}: {e} error(s), {w} warning(s)");
         }
-        total.errors += count.errors;
-        total.warnings += count.warnings;
+        errors += e;
+        warnings += w;
     }
     if format == MessageFormat::Json {
-        outln!("{}", serde_json::Value::Array(json_findings));
+        outln!("{}", serde_json::Value::Array(json));
     } else if files.len() > 1 {
-        outln!("{} file(s): {} error(s), {} warning(s)", files.len(), total.errors, total.warnings);
+        outln!("{} file(s): {errors} error(s), {warnings} warning(s)", files.len());
     }
-    if total.errors > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    ExitCode::from(u8::from(errors > 0))
 }
 
-/// Prints graph lints, or gathers them for JSON.
-fn report_lints(
-    name: &str,
-    lints: &[Lint],
-    format: MessageFormat,
-    json_findings: &mut Vec<serde_json::Value>,
-) -> Count {
-    let mut count = Count::default();
-    for found in lints {
-        match found.severity {
-            Severity::Error => count.errors += 1,
-            Severity::Warning => count.warnings += 1,
-            _ => {}
-        }
-        let at = match found.place {
-            Some((line, column)) => format!("{name}:{line}:{column}"),
-            None => format!("{name} (node {})", found.node),
-        };
+/// Prints findings, or gathers them for JSON; how many errors and warnings.
+fn findings(found: &[Finding], format: MessageFormat, json: &mut Vec<serde_json::Value>) -> (usize, usize) {
+    for finding in found {
         match format {
-            MessageFormat::Human => outln!("{}[graph]: {}\n  --> {at}", found.severity.as_str(), found.message),
-            MessageFormat::Json => json_findings.push(json!({
-                "file": name, "severity": found.severity.as_str(), "code": "graph",
-                "message": found.message, "node": found.node,
-                "line": found.place.map(|p| p.0), "column": found.place.map(|p| p.1),
-            })),
+            MessageFormat::Human => outln!("{}", finding.human),
+            MessageFormat::Json => json.push(finding.json.clone()),
         }
     }
-    count
+    let count = |severity| found.iter().filter(|f| f.severity == severity).count();
+    (count(Severity::Error), count(Severity::Warning))
 }
 
-fn check_script(
+fn script(
     file: &Path,
     bytes: Vec<u8>,
     settings: &Settings,
     format: MessageFormat,
-    json_findings: &mut Vec<serde_json::Value>,
-) -> Count {
+    json: &mut Vec<serde_json::Value>,
+) -> (usize, usize) {
     let name = file.to_string_lossy().into_owned();
     // The bytes read to tell the file's kind are the script: it is not read a second time.
-    let (source, mut compilation) = match compile_bytes(file, bytes, settings) {
-        Ok(done) => done,
+    let checked = crate::read::bytes_to_load(file, bytes).and_then(|(source, _loading)| {
+        let options = crate::compile::options_for(file, settings)?;
+        Ok((check_script(&name, &source, &options), source))
+    });
+    let (checked, source) = match checked {
+        Ok(checked) => checked,
         Err(message) => {
             errln!("error: {message}");
-            return Count { errors: 1, warnings: 0 };
+            return (1, 0);
         }
     };
     if format == MessageFormat::Json {
-        json_findings.extend(stagehand_dialoguedown::render_json_values(&compilation.diagnostics));
-    }
-    let (errors, warnings) = tally(&compilation.diagnostics);
-    let mut count = Count { errors, warnings };
-    // The playbook is checked, and dropped, before the diagnostics are rendered for people:
-    // rendering indexes every line of the script, and a big playbook need not wait beside that.
-    let found =
-        compilation.playbook.take().map(|playbook| graph_findings(&playbook, &source, &compilation.node_offsets));
-    drop(compilation.node_offsets);
-    if format == MessageFormat::Human && !compilation.diagnostics.is_empty() {
-        report(&compilation.diagnostics, &source, &name, format);
-    }
-    drop(source);
-    match found {
-        None => {}
-        Some(Err(refusal)) => {
-            count.errors += 1;
-            let message = format!("the compiled playbook does not read back: {refusal}");
-            match format {
-                MessageFormat::Human => outln!("error[reader]: {message}\n  --> {name}"),
-                MessageFormat::Json => json_findings.push(json!({
-                    "file": name, "severity": "error", "code": "reader", "message": message,
-                })),
-            }
-        }
-        Some(Ok(lints)) => {
-            let more = report_lints(&name, &lints, format, json_findings);
-            count.errors += more.errors;
-            count.warnings += more.warnings;
-        }
-    }
-    count
-}
-
-/// What the compiled playbook's graph shows: the reader's refusal, if it refuses it, else the
-/// lints, each placed in the script.
-fn graph_findings(
-    playbook: &stagehand_playbook::Playbook,
-    source: &str,
-    node_offsets: &[usize],
-) -> Result<Vec<Lint>, String> {
-    // What the compiler built must pass the reader a runtime uses: its rules, run on the playbook
-    // in memory (the writer's output reads back as the same playbook: the playbook crate's promise).
-    stagehand_playbook::Reader::new().check_playbook(playbook).map_err(|refusal| refusal.to_string())?;
-    // The playbook carries no positions; the compiler says where each node was written.
-    let places = stagehand_dialoguedown::line_columns(source, node_offsets);
-    Ok(lint(playbook, &places))
-}
-
-fn check_playbook(
-    name: &str,
-    bytes: &[u8],
-    format: MessageFormat,
-    json_findings: &mut Vec<serde_json::Value>,
-) -> Count {
-    let read = if stagehand_playbook::is_binary(bytes) {
-        stagehand_playbook::read_binary(bytes).map_err(|e| e.to_string())
+        json.extend(stagehand_dialoguedown::render_json_values(&checked.diagnostics));
     } else {
-        stagehand_playbook::read(&String::from_utf8_lossy(bytes)).map_err(|e| e.to_string())
-    };
-    match read {
-        Ok(playbook) => report_lints(name, &lint(&playbook, &[]), format, json_findings),
-        Err(error) => {
-            match format {
-                MessageFormat::Human => outln!("error[reader]: {error}\n  --> {name}"),
-                MessageFormat::Json => json_findings.push(json!({
-                    "file": name, "severity": "error", "code": "reader", "message": error,
-                })),
-            }
-            Count { errors: 1, warnings: 0 }
-        }
+        report(&checked.diagnostics, &source, &name, format);
     }
-}
-
-fn check_project(name: &str, bytes: &[u8], format: MessageFormat, json_findings: &mut Vec<serde_json::Value>) -> Count {
-    use stagehand_chatmapper::check::{check, FindingKind};
-    let project = match stagehand_chatmapper::load(bytes, name) {
-        Ok(project) => project,
-        Err(error) => {
-            match format {
-                MessageFormat::Human => outln!("error[load]: {error}"),
-                MessageFormat::Json => json_findings.push(json!({
-                    "file": name, "severity": "error", "code": "load", "message": error.to_string(),
-                    "line": error.position().map(|p| p.0), "column": error.position().map(|p| p.1),
-                })),
-            }
-            return Count { errors: 1, warnings: 0 };
-        }
-    };
-    let mut count = Count::default();
-    for finding in check(&project) {
-        // A link into nothing is a broken project; the rest the engine survives (an unevaluable
-        // condition counts as true, a failing script is logged), so they warn.
-        let error = matches!(finding.kind, FindingKind::MissingConversation { .. } | FindingKind::MissingEntry { .. });
-        let severity = if error { "error" } else { "warning" };
-        if error {
-            count.errors += 1;
-        } else {
-            count.warnings += 1;
-        }
-        match format {
-            MessageFormat::Human => outln!("{severity}[chatmapper]: {finding}\n  --> {name}"),
-            MessageFormat::Json => json_findings.push(json!({
-                "file": name, "severity": severity, "code": "chatmapper", "message": finding.to_string(),
-                "conversation": finding.conversation, "entry": finding.entry,
-            })),
-        }
-    }
-    count
+    let (errors, warnings) = tally(&checked.diagnostics);
+    let (e, w) = findings(&checked.findings, format, json);
+    (errors + e, warnings + w)
 }

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stagehand_dialoguedown::{compile, render_json, write_human, Compilation, Diagnostic, Mode, Options, Severity};
+use stagehand_dialoguedown::{compile, render_json, write_human, Compilation, Diagnostic, Mode, Options};
+pub use stagehand_documents::check::tally;
+pub use stagehand_documents::Spelling;
 
 /// How diagnostics are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -72,19 +74,7 @@ fn nearest_config(script: &Path) -> Option<PathBuf> {
 
 /// Compiles one script, returning its source (for rendering) and what the compile produced.
 pub fn compile_file(script: &Path, settings: &Settings) -> Result<(String, Compilation), String> {
-    compile_loaded(script, crate::read::text_to_load(script)?, settings)
-}
-
-/// [`compile_file`] for a script already read as `bytes`.
-pub fn compile_bytes(script: &Path, bytes: Vec<u8>, settings: &Settings) -> Result<(String, Compilation), String> {
-    compile_loaded(script, crate::read::bytes_to_load(script, bytes)?, settings)
-}
-
-fn compile_loaded(
-    script: &Path,
-    (source, _loading): (String, crate::read::Loading),
-    settings: &Settings,
-) -> Result<(String, Compilation), String> {
+    let (source, _loading) = crate::read::text_to_load(script)?;
     if let Some(kind) = stagehand_documents::recognised(source.as_bytes()) {
         let name = script.display();
         return Err(format!(
@@ -93,8 +83,7 @@ fn compile_loaded(
         ));
     }
     let options = options_for(script, settings)?;
-    let name = script.to_string_lossy();
-    let compilation = compile(&source, &name, &options);
+    let compilation = compile(&source, &script.to_string_lossy(), &options);
     Ok((source, compilation))
 }
 
@@ -117,41 +106,13 @@ pub fn report(diagnostics: &[Diagnostic], source: &str, file: &str, format: Mess
     }
 }
 
-/// Counts errors and warnings.
-pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
-    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-    let warnings = diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
-    (errors, warnings)
-}
-
-/// How `compile` spells the playbook it writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spelling {
-    /// The canonical JSON form, on one line.
-    Compact,
-    /// The indented JSON form.
-    Pretty,
-    /// The binary form (`docs/playbook-binary.md`).
-    Binary,
-}
-
-/// Writes a playbook to a file, or to standard output, as it is serialised (JSON is never held
-/// as text).
+/// Writes a playbook to a file, or to standard output.
 fn put(playbook: &stagehand_playbook::Playbook, path: Option<&Path>, spelling: Spelling) -> std::io::Result<()> {
-    use std::io::Write;
-    let out: Box<dyn Write> = match path {
+    let out: Box<dyn std::io::Write> = match path {
         Some(path) => Box::new(std::fs::File::create(path)?),
         None => Box::new(std::io::stdout().lock()),
     };
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    match spelling {
-        Spelling::Binary => out.write_all(&stagehand_playbook::write_binary(playbook))?,
-        Spelling::Compact | Spelling::Pretty => {
-            stagehand_playbook::write_to(playbook, &mut out, spelling == Spelling::Pretty)?;
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()
+    spelling.write(playbook, &mut std::io::BufWriter::with_capacity(1 << 16, out))
 }
 
 pub fn run(
@@ -186,7 +147,7 @@ pub fn run(
         };
         let destination = match output {
             None => None,
-            Some(dir) if dir.is_dir() => Some(dir.join(playbook_name(script, spelling))),
+            Some(dir) if dir.is_dir() => Some(dir.join(spelling.file_name(script))),
             Some(file) => Some(file.to_path_buf()),
         };
         // The playbook is written, and dropped, before the diagnostics are rendered: rendering
@@ -209,17 +170,5 @@ pub fn run(
             errln!("{name}: compiled to {} ({warnings} warning(s))", path.display());
         }
     }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-/// `story.dialogue.md` → `story.playbook.json` (`story.playbook.bin` in the binary form).
-fn playbook_name(script: &Path, spelling: Spelling) -> String {
-    let name = script.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = name.strip_suffix(".dialogue.md").or_else(|| name.strip_suffix(".md")).unwrap_or(&name);
-    let extension = if spelling == Spelling::Binary { "bin" } else { "json" };
-    format!("{stem}.playbook.{extension}")
+    ExitCode::from(u8::from(failed))
 }

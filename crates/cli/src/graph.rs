@@ -26,9 +26,15 @@ impl From<Format> for stagehand_documents::Format {
 
 /// Prints the graph of a script (compiled as `settings` say) or a playbook.
 pub fn run(file: &Path, format: Format, settings: &Settings) -> ExitCode {
-    match crate::play::read_playbook(file, settings) {
-        Ok(playbook) => {
-            crate::out::write(&stagehand_documents::render(&playbook, format.into()));
+    let options = stagehand_chatmapper::Options::default();
+    let opened =
+        crate::play::open_document(file, settings, options, None).and_then(|document| match document.playbook() {
+            Some(playbook) => Ok(stagehand_documents::render(playbook, format.into())),
+            None => Err(format!("{}: a ChatMapper project has no playbook graph to draw", file.display())),
+        });
+    match opened {
+        Ok(drawn) => {
+            crate::out::write(&drawn);
             ExitCode::SUCCESS
         }
         Err(message) => {

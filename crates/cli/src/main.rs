@@ -8,7 +8,6 @@ mod check;
 mod compile;
 mod conform;
 mod graph;
-mod kind;
 mod play;
 mod read;
 mod run;
@@ -131,19 +130,17 @@ enum Commands {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let code = match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
         Commands::Play(options) => play::run(options),
         Commands::Compile { files, output, pretty, binary, settings, message_format } => {
-            let spelling = match (binary, pretty) {
-                (true, _) => compile::Spelling::Binary,
-                (false, true) => compile::Spelling::Pretty,
-                (false, false) => compile::Spelling::Compact,
-            };
+            let spelling = compile::Spelling::of(binary, pretty);
             compile::run(&files, output.as_deref(), spelling, &settings, message_format)
         }
         Commands::Check { files, settings, message_format } => check::run(&files, &settings, message_format),
         Commands::Graph { file, format, settings } => graph::run(&file, format, &settings),
         Commands::Run(args) => run::run(args),
-    }
+    };
+    out::flush();
+    code
 }

@@ -5,18 +5,52 @@
 //! standard error with status 1. What cannot be written to standard error is dropped: there is
 //! nowhere left to say so.
 
+use std::cell::RefCell;
 use std::io::Write;
 
-/// Writes `text` and a newline to standard output, and flushes it.
+thread_local! {
+    /// Output held back while a long transcript is piped ([`hold`]), written in large blocks.
+    static HELD: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+}
+
+/// From now on, standard output is written in blocks of 64 KiB rather than line by line; it is
+/// written out before input is read, before anything goes to standard error, and at the end.
+pub fn hold() {
+    HELD.with(|held| *held.borrow_mut() = Some(Vec::with_capacity(1 << 16)));
+}
+
+/// Writes `text` and a newline to standard output.
 pub fn line(text: &str) {
     write(text);
     write("\n");
 }
 
-/// Writes `text` to standard output as it is, and flushes it (a prompt, a document).
+/// Writes `text` to standard output as it is (a prompt, a document), at once unless held.
 pub fn write(text: &str) {
+    let full = HELD.with(|held| {
+        held.borrow_mut().as_mut().map(|buffer| {
+            buffer.extend_from_slice(text.as_bytes());
+            buffer.len() >= 1 << 16
+        })
+    });
+    match full {
+        Some(false) => {}
+        Some(true) => flush(),
+        None => put(text.as_bytes()),
+    }
+}
+
+/// Writes out what is held.
+pub fn flush() {
+    let held = HELD.with(|held| held.borrow_mut().as_mut().map(std::mem::take)).unwrap_or_default();
+    if !held.is_empty() {
+        put(&held);
+    }
+}
+
+fn put(bytes: &[u8]) {
     let mut out = std::io::stdout().lock();
-    if let Err(error) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    if let Err(error) = out.write_all(bytes).and_then(|()| out.flush()) {
         if error.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
@@ -32,8 +66,10 @@ macro_rules! outln {
     };
 }
 
-/// Writes `text` to standard error as it is; a failure to write is dropped.
+/// Writes `text` to standard error as it is (what is held on standard output first, so the two
+/// keep their order when they share a pipe); a failure to write is dropped.
 pub fn err(text: &str) {
+    flush();
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 

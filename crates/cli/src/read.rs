@@ -24,7 +24,8 @@ pub fn text(path: &Path) -> Result<String, String> {
 /// returned is dropped.
 pub fn text_to_load(path: &Path) -> Result<(String, Loading), String> {
     let text = text(path)?;
-    Ok(loading(path, text))
+    let loading = loading_bytes(path, text.len());
+    Ok((text, loading))
 }
 
 /// [`text_to_load`] for a file already read as `bytes` (to tell its kind): the bytes become the
@@ -34,18 +35,20 @@ pub fn bytes_to_load(path: &Path, bytes: Vec<u8>) -> Result<(String, Loading), S
         let error = files::ReadError::NotUtf8 { offset: e.utf8_error().valid_up_to() };
         format!("{}: {error}", path.display())
     })?;
-    Ok(loading(path, text))
+    let loading = loading_bytes(path, text.len());
+    Ok((text, loading))
 }
 
-/// Shows, for a large file in a terminal, that `text` is being loaded.
-fn loading(path: &Path, text: String) -> (String, Loading) {
-    let shown = std::io::stderr().is_terminal() && text.len() as u64 >= SHOW_PROGRESS_FROM;
+/// Shows, for a large file of `size` bytes in a terminal, that it is being loaded, until the
+/// [`Loading`] returned is dropped.
+pub fn loading_bytes(path: &Path, size: usize) -> Loading {
+    let shown = std::io::stderr().is_terminal() && size as u64 >= SHOW_PROGRESS_FROM;
     if shown {
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[Kloading {} ({})…", path.display(), Size(text.len() as u64));
+        let _ = write!(err, "\r\x1b[Kloading {} ({})…", path.display(), Size(size as u64));
         let _ = err.flush();
     }
-    (text, Loading { shown })
+    Loading { shown }
 }
 
 /// The `loading …` line of [`text_to_load`]: cleared when this is dropped.
@@ -61,14 +64,6 @@ impl Drop for Loading {
             let _ = err.flush();
         }
     }
-}
-
-/// Whether a file begins with these bytes (false when it cannot be read, or is shorter): a
-/// peek at its head, so a large file is not read twice.
-pub fn starts_with(path: &Path, head: &[u8]) -> bool {
-    use std::io::Read;
-    let mut found = vec![0; head.len()];
-    std::fs::File::open(path).and_then(|mut file| file.read_exact(&mut found)).is_ok() && found == head
 }
 
 /// Reads a file's bytes; the error names the file.

@@ -1,21 +1,19 @@
-//! `stagehand run` and `stagehand run resume`: glue between the arguments, the document's
-//! engine and `stagehand_session::runs` (decisions H11-H13 in `docs/design/host-contract.md`).
+//! `stagehand run` and `stagehand run resume`: glue between the arguments, the document (opened
+//! by `stagehand-documents`) and `stagehand_worlds::runs` (decisions H11-H13, H43 in
+//! `docs/design/host-contract.md`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
-use stagehand_chatmapper::ChatMapperEngine;
-use stagehand_runner::RunnerEngine;
+use stagehand_documents::Document;
 use stagehand_session::parked::{Parked, Store};
-use stagehand_session::runs::{self, RunError, RunOf, Turn};
-use stagehand_session::World;
+use stagehand_worlds::runs::{self, RunError, RunOf, Turn};
+use stagehand_worlds::World;
 
 use crate::compile::Settings;
-use crate::kind::{kind_of, Kind};
-use crate::play::{discover_world, open_world, read_playbook};
+use crate::play::{discover_world, open_document, open_world};
 
 /// `stagehand run`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -78,20 +76,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         Err(e) => return bad(&e.to_string()),
     };
     if let Some(RunCommand::Resume { words, last, key, json }) = args.resume {
-        let (id, action) = if last {
-            match store.last() {
-                Ok(id) => (id, words.first().cloned()),
-                Err(e) => return bad(&e.to_string()),
-            }
-        } else {
-            match words.split_first() {
-                Some((id, rest)) => (id.clone(), rest.first().cloned()),
-                None => return bad("name the run: `stagehand run resume ID [ACTION]`, or `--last`"),
-            }
+        let (id, action) = match runs::which(&store, &words, last) {
+            Ok(which) => which,
+            Err(message) => return bad(&message),
         };
-        if last && words.len() > 1 {
-            return bad("with --last, give only the action");
-        }
         return match store.load(&id) {
             Ok(record) => finish(resume(&store, record, action.as_deref(), key.as_deref()), json),
             Err(e) => match key.as_deref().and_then(|key| runs::replay_ended(&store, &id, action.as_deref(), key)) {
@@ -111,10 +99,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let started = now();
     let id = format!("run-{started}-{}", std::process::id());
-    let turn = with_engine(&of, |engine| match engine {
-        Opened::Playbook(engine, world) => runs::begin(engine, world, &id, of.clone(), &store, started),
-        Opened::Project(engine, world) => runs::begin(*engine, world, &id, of.clone(), &store, started),
-    });
+    let turn = with_document(&of, |document, world| runs::begin(document, world, &id, of.clone(), &store, started));
     match (turn, args.reply) {
         (Ok(turn), Some(reply)) if turn.status == runs::PARKED => {
             trace(&of.trace, &turn);
@@ -127,42 +112,17 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-/// A document's engine, with the world that answers it.
-enum Opened<'p, 'w> {
-    Playbook(RunnerEngine<'p>, &'w mut dyn World),
-    Project(Box<ChatMapperEngine>, &'w mut dyn World),
-}
-
-/// Opens the run's document and world and hands the engine to `go`.
-fn with_engine(of: &RunOf, go: impl FnOnce(Opened<'_, '_>) -> Result<Turn, RunError>) -> Result<Turn, RunError> {
-    let refused = RunError::Refused;
-    let path = Path::new(&of.document);
-    let mut world: Box<dyn World> = match &of.world {
-        Some(world) => open_world(Path::new(world), of.seed).map_err(refused)?,
-        None => crate::play::no_world(),
-    };
-    match kind_of(path).map_err(refused)? {
-        Kind::ChatMapper => {
-            let name = path.display().to_string();
-            let bytes = crate::read::bytes(path).map_err(refused)?;
-            let project = stagehand_chatmapper::load(&bytes, &name).map_err(|e| refused(e.to_string()))?;
-            let options = stagehand_chatmapper::Options::seeded(of.seed);
-            let lua = of.world.as_deref().filter(|w| w.ends_with(".lua"));
-            let engine = match lua {
-                Some(w) => {
-                    let source = crate::read::text(Path::new(w)).map_err(refused)?;
-                    ChatMapperEngine::with_world(project, options, w, &source)
-                }
-                None => ChatMapperEngine::new(project, options),
-            }
-            .map_err(|e| refused(format!("{name}: {e}")))?;
-            go(Opened::Project(Box::new(engine), world.as_mut()))
-        }
-        Kind::Script | Kind::Playbook => {
-            let playbook = read_playbook(path, &Settings::default()).map_err(refused)?;
-            go(Opened::Playbook(RunnerEngine::new(&playbook, of.seed), world.as_mut()))
-        }
-    }
+/// Opens the run's document and world and hands them to `go`.
+fn with_document(
+    of: &RunOf,
+    go: impl FnOnce(&Document, &mut dyn World) -> Result<Turn, RunError>,
+) -> Result<Turn, RunError> {
+    let world = of.world.as_deref().map(Path::new);
+    let mut opened = open_world(world, of.seed).map_err(RunError::Refused)?;
+    let options = stagehand_chatmapper::Options::seeded(of.seed);
+    let document =
+        open_document(Path::new(&of.document), &Settings::default(), options, world).map_err(RunError::Refused)?;
+    go(&document, opened.as_mut())
 }
 
 fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>) -> Result<Turn, RunError> {
@@ -172,10 +132,7 @@ fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>
         seed: record.seed,
         trace: record.trace.clone(),
     };
-    let turn = with_engine(&of, |engine| match engine {
-        Opened::Playbook(engine, world) => runs::resume(engine, world, record, action, key, store, now()),
-        Opened::Project(engine, world) => runs::resume(*engine, world, record, action, key, store, now()),
-    });
+    let turn = with_document(&of, |document, world| runs::resume(document, world, record, action, key, store, now()));
     if let Ok(turn) = &turn {
         trace(&of.trace, turn);
     }
@@ -185,11 +142,11 @@ fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>
 /// Appends a turn's trace records to the trace file, if the run has one.
 fn trace(file: &Option<String>, turn: &Turn) {
     let Some(file) = file else { return };
-    let written = std::fs::OpenOptions::new().create(true).append(true).open(file).and_then(|mut f| {
-        turn.trace
-            .iter()
-            .try_for_each(|record| writeln!(f, "{}", serde_json::to_string(record).expect("a trace record is JSON")))
-    });
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .and_then(|mut f| f.write_all(turn.trace_lines().as_bytes()));
     if let Err(e) = written {
         errln!("stagehand run: {file}: cannot write the trace: {e}");
     }
@@ -207,35 +164,7 @@ fn finish(turn: Result<Turn, RunError>, json: bool) -> ExitCode {
     if json {
         outln!("{}", turn.envelope);
     } else {
-        print_for_a_person(&turn.envelope);
+        crate::out::write(&runs::for_a_person(&turn.envelope));
     }
     ExitCode::from(turn.status)
-}
-
-fn print_for_a_person(envelope: &Value) {
-    for said in envelope["said"].as_array().into_iter().flatten() {
-        match said["speaker"].as_str() {
-            Some(speaker) => outln!("{speaker}: {}", said["text"].as_str().unwrap_or("")),
-            None => outln!("{}", said["text"].as_str().unwrap_or("")),
-        }
-    }
-    let id = envelope["sessionId"].as_str().unwrap_or("");
-    match envelope["outcome"].as_str() {
-        Some("ended") => outln!("(the story ended)"),
-        outcome => {
-            let view = &envelope["view"];
-            if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
-                outln!("error: {error}");
-            }
-            for question in view["pendingQuestions"].as_array().into_iter().flatten() {
-                outln!("? {}", question["text"].as_str().unwrap_or(""));
-            }
-            for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
-                let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
-                outln!("  {}. {label}  [{id}]", n + 1);
-            }
-            let what = if outcome == Some("failed") { "kept" } else { "parked" };
-            outln!("(run {what} as {id}: stagehand run resume {id} ACTION)");
-        }
-    }
 }

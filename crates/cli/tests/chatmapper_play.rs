@@ -289,3 +289,17 @@ fn start_begins_another_conversation_of_the_same_playthrough() {
     assert!(transcript.contains("Ferryman: Hold the rail."), "{transcript}");
     assert!(transcript.ends_with("— the end —\n--- stderr\n--- exit 0\n"), "{transcript}");
 }
+
+#[test]
+fn a_save_made_before_an_unrelated_edit_of_the_project_loads_after_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    copy(dir.path(), &["the-crossing.json"]);
+    let saved = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":save s.json", ":quit"]));
+    assert!(saved.contains("(saved to s.json)"), "{saved}");
+    // The ferry's line, which the save never reached, is reworded.
+    edit(&dir.path().join("the-crossing.json"), "Hold the rail.", "Hold the rail, and mind the rope.");
+    let loaded = run_in(dir.path(), &["play", "the-crossing.json"], &lines(&[":load s.json", "1"]));
+    assert!(loaded.contains("steps replayed against it, and play resumes there"), "{loaded}");
+    assert!(loaded.contains("Ferryman: Hold the rail, and mind the rope."), "{loaded}");
+    assert!(loaded.ends_with("--- exit 0\n"), "{loaded}");
+}

@@ -13,6 +13,7 @@ use stagehand_dialoguedown::{compile, Diagnostic};
 use stagehand_playbook::Playbook;
 use stagehand_runner::RunnerEngine;
 use stagehand_session::host::{snapshot_of, AnySession, HostError, Session};
+use stagehand_session::SaveKind;
 
 use crate::kind::{recognised, Kind};
 
@@ -60,6 +61,27 @@ impl fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
+impl OpenError {
+    /// The error for a person reading a terminal: a script's diagnostics rendered against its
+    /// `source` as rustc renders them, then each error with its file, line and column.
+    pub fn for_people(&self, name: &str, source: &[u8]) -> String {
+        match self {
+            OpenError::Compile { diagnostics } => {
+                let text = String::from_utf8_lossy(source);
+                let mut message = stagehand_dialoguedown::render_human(diagnostics, &text, name);
+                let located: Vec<String> = diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| format!("{}:{}:{}: {}", d.file, d.line, d.column, d.message))
+                    .collect();
+                message.push_str(&format!("{name} does not compile:\n{}", located.join("\n")));
+                message
+            }
+            OpenError::Unreadable(message) => message.clone(),
+        }
+    }
+}
+
 /// A document opened and ready to play.
 #[derive(Debug)]
 pub struct Document {
@@ -100,7 +122,9 @@ impl Document {
             }
             Kind::Playbook => (Body::Playbook(read_playbook(name, bytes)?), Vec::new()),
             Kind::ChatMapper => {
-                let project = stagehand_chatmapper::load(bytes, name).map_err(|e| unreadable(&e))?;
+                // The loader's errors name the file already.
+                let project =
+                    stagehand_chatmapper::load(bytes, name).map_err(|e| OpenError::Unreadable(e.to_string()))?;
                 let body = Body::ChatMapper { project, options: options.chatmapper, world: options.lua_world.clone() };
                 (body, Vec::new())
             }
@@ -155,10 +179,75 @@ impl Document {
     /// A new session of this document under the id `id`, its random choices drawn from `seed`:
     /// `session.started` is traced and the engine started at its entry.
     pub fn start(&self, id: &str, seed: u64, now: u64) -> Result<Box<dyn AnySession + '_>, HostError> {
+        self.start_at(id, seed, None, now)
+    }
+
+    /// [`start`](Self::start) at `anchor`: a DialogueDown anchor, a ChatMapper conversation by id
+    /// or title. An anchor the engine refuses leaves the session stuck, the refusal in its
+    /// opening (decision H40).
+    pub fn start_at(
+        &self,
+        id: &str,
+        seed: u64,
+        anchor: Option<&str>,
+        now: u64,
+    ) -> Result<Box<dyn AnySession + '_>, HostError> {
         Ok(match &self.body {
-            Body::Playbook(playbook) => Box::new(Session::new(RunnerEngine::new(playbook, seed), id, now)?),
-            Body::ChatMapper { .. } => Box::new(Session::new(chatmapper_engine(&self.body, seed)?, id, now)?),
+            Body::Playbook(playbook) => {
+                Box::new(Session::starting_at(RunnerEngine::new(playbook, seed), id, anchor, now)?)
+            }
+            Body::ChatMapper { .. } => {
+                Box::new(Session::starting_at(chatmapper_engine(&self.body, seed)?, id, anchor, now)?)
+            }
         })
+    }
+
+    /// Where a player starts: `start`, a scene's anchor, is for a DialogueDown script or
+    /// playbook; `conversation`, by id or title, for a ChatMapper project. The other is refused,
+    /// naming the one to use.
+    pub fn opening(&self, start: Option<&str>, conversation: Option<&str>) -> Result<Option<String>, String> {
+        let name = &self.name;
+        match (&self.body, start, conversation) {
+            (Body::ChatMapper { .. }, Some(anchor), _) => Err(format!(
+                "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
+            )),
+            (Body::Playbook(_), _, Some(_)) => Err(format!(
+                "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
+            )),
+            (_, start, conversation) => Ok(start.or(conversation).map(str::to_owned)),
+        }
+    }
+
+    /// Whether what the document asks is its question to the person playing (a ChatMapper input
+    /// prompt, `[?Name]`) rather than a key for a world: a player puts it to the person even
+    /// when the input is piped (decision P1).
+    pub fn asks_the_person(&self) -> bool {
+        matches!(self.body, Body::ChatMapper { .. })
+    }
+
+    /// What a save of a playthrough of this document is of (its key and how it names the
+    /// document).
+    pub fn save_kind(&self) -> SaveKind {
+        match self.body {
+            Body::Playbook(_) => SaveKind::Script,
+            Body::ChatMapper { .. } => SaveKind::Project,
+        }
+    }
+
+    /// Where `session` (a session of this document) stands and why each way out is or is not
+    /// open, in words, a line each (the terminal player's `:why`). It takes a snapshot of the
+    /// session, so it is for a person's command, not for every turn.
+    pub fn why(&self, session: &mut dyn AnySession) -> String {
+        let Ok(snapshot) = session.snapshot_value() else {
+            return "The session could not be read.\n".to_owned();
+        };
+        let explained = match &self.body {
+            Body::Playbook(playbook) => crate::why::playbook(playbook, &snapshot),
+            Body::ChatMapper { .. } => {
+                chatmapper_engine(&self.body, 0).ok().and_then(|engine| crate::why::project(engine, session, &snapshot))
+            }
+        };
+        explained.unwrap_or_else(|| format!("{}\n", session.describe().description))
     }
 
     /// A session of this document put back from its snapshot ([`AnySession::snapshot_value`]):

@@ -97,4 +97,11 @@ pub trait Engine {
     fn anchors(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// What the engine logged since it was last asked, a line each (a ChatMapper condition that
+    /// could not be evaluated, a project script's `print` as `print: …`). Engines that log
+    /// nothing give nothing.
+    fn take_log(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }

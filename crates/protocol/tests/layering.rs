@@ -30,12 +30,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-conformance", "stagehand-protocol"),
     ("stagehand-conformance", "stagehand-runner"),
     ("stagehand-conformance", "stagehand-session"),
-    // The session layer: the generic host session needs only the protocol; the DialogueDown
-    // session and its worlds (to move to a worlds crate) still use the runner and Lua.
+    // The session layer: one host session over any engine needs only the protocol (and the
+    // playbook's fragments it turns into plain data). No runner, no Lua: it builds anywhere.
     ("stagehand-session", "stagehand-protocol"),
     ("stagehand-session", "stagehand-playbook"),
-    ("stagehand-session", "stagehand-runner"),
-    ("stagehand-session", "stagehand-lua"),
     // Documents: what kind a file is (a playbook's or a project's bytes), the graph lints (keys
     // judged by the runner's own PlayContext, severities in the compiler's terms) and drawing
     // (commands spelled as the protocol spells them). One answer for every command of the CLI.
@@ -44,8 +42,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-documents", "stagehand-runner"),
     ("stagehand-documents", "stagehand-dialoguedown"),
     ("stagehand-documents", "stagehand-chatmapper"),
-    // A ChatMapper project is opened for the player behind the session's Playable seam (until
-    // issue 12 puts every document on the host session).
+    // A document's sessions are host sessions, held as AnySession by every host.
     ("stagehand-documents", "stagehand-session"),
     // The harness with every engine: documents opens each kind (compiles scripts, loads
     // ChatMapper projects) for the conformance harness, above both (decision H20).
@@ -53,14 +50,23 @@ const ALLOWED: &[(&str, &str)] = &[
     // Agent playbook scenarios (`case.json`) are played by the agent runtime's own case runner,
     // which the harness plugs in like the compiler (decision H23).
     ("stagehand-documents", "stagehand-agents"),
+    // Worlds: who answers a session's requests for a local player (facts; Lua in the sandbox),
+    // the driver that answers through the session's apply and input, `stagehand run`'s turns
+    // and the terminal player's playthrough, over documents of every kind.
+    ("stagehand-worlds", "stagehand-session"),
+    ("stagehand-worlds", "stagehand-lua"),
+    ("stagehand-worlds", "stagehand-protocol"),
+    ("stagehand-worlds", "stagehand-playbook"),
+    ("stagehand-worlds", "stagehand-documents"),
     // The binary is glue over everything.
     ("stagehand", "stagehand-documents"),
     ("stagehand", "stagehand-chatmapper"),
     ("stagehand", "stagehand-conformance"),
     ("stagehand", "stagehand-dialoguedown"),
     ("stagehand", "stagehand-playbook"),
-    ("stagehand", "stagehand-runner"),
+    ("stagehand", "stagehand-protocol"),
     ("stagehand", "stagehand-session"),
+    ("stagehand", "stagehand-worlds"),
 ];
 
 /// The crates that depend on nothing of ours. `stagehand-ports` is one on purpose: the host's
@@ -126,8 +132,29 @@ fn the_leaves_depend_on_nothing_of_ours() {
 fn engines_never_depend_on_the_session_layer_the_harness_or_the_binary() {
     let (edges, _) = edges(&metadata());
     for engine in ["stagehand-runner", "stagehand-chatmapper", "stagehand-protocol", "stagehand-playbook"] {
-        for host in ["stagehand-session", "stagehand-conformance", "stagehand"] {
+        for host in ["stagehand-session", "stagehand-worlds", "stagehand-conformance", "stagehand"] {
             assert!(!edges.contains(&(engine.to_owned(), host.to_owned())), "{engine} depends on {host}");
         }
+    }
+}
+
+#[test]
+fn the_session_links_no_lua_and_no_engine() {
+    // What the session reaches, directly or not: it must build where Lua cannot (WebAssembly).
+    let (edges, _) = edges(&metadata());
+    let mut reached = BTreeSet::from(["stagehand-session".to_owned()]);
+    loop {
+        let more: Vec<String> = edges
+            .iter()
+            .filter(|(from, to)| reached.contains(from) && !reached.contains(to))
+            .map(|(_, to)| to.clone())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        reached.extend(more);
+    }
+    for far in ["stagehand-lua", "stagehand-runner", "stagehand-chatmapper", "stagehand-worlds"] {
+        assert!(!reached.contains(far), "the session reaches {far}: {reached:?}");
     }
 }

@@ -1,52 +1,178 @@
-//! Saves: a run written down so it can be picked up again. This crate owns the save's spelling;
-//! [`Save`] is converted explicitly to and from private wire types.
+//! Saves: a playthrough written down so it can be picked up again, for a document of any kind
+//! (decision H42). This crate owns the save's spelling.
+//!
+//! A save holds the document's name and fingerprint, the seed, and the **journal**: every move
+//! the session took, each marked as the person's or the world's, a `choose` with the label of the
+//! option taken. Moves are spelled as the host session's [`Move`] is (one spelling of a command).
+//!
+//! ```json
+//! {
+//!   "stagehand-save": 0,
+//!   "script": "club-fair.dialogue.md",
+//!   "fingerprint": "9f2c…",
+//!   "seed": 7,
+//!   "journal": [
+//!     { "by": "player", "command": "start" },
+//!     { "by": "world", "command": "supply", "answers": [["You.HasTicket", false]] },
+//!     { "by": "player", "command": "choose", "position": 0, "label": "Join the art club." }
+//!   ]
+//! }
+//! ```
+//!
+//! A ChatMapper project's save is the same but for its first two keys:
+//! `"stagehand-chatmapper-save": 0` and `"project"`. Unknown properties are ignored (a save of
+//! the earlier format, with a `state` and `option` for a choice, still reads); another version
+//! is refused.
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use stagehand_playbook::Fingerprint;
-use stagehand_runner::{Answer, Answers, Availability, Command, Entropy, Moment, PlayState, Resume, Situation};
+use serde_json::{Map, Value};
 
-use crate::journal::{Entry, Sender};
+use crate::host::Move;
 
-/// The save format's version, written as `"stagehand-save"`.
+/// The save format's version.
 pub const SAVE_VERSION: u64 = 0;
 
-/// A run written down: which playbook, the seed, where the run stands, and the journal.
-///
-/// ```json
-/// {
-///   "stagehand-save": 0,
-///   "script": "club.dialogue.md",
-///   "fingerprint": "9f2c…",
-///   "seed": 7,
-///   "state": { "situation": "awaiting-choice", "node": 4, "available": [5], "entropy": 11400714819323198549 },
-///   "journal": [
-///     { "by": "player", "command": "start" },
-///     { "by": "world", "command": "supply", "answers": [{ "key": "Alice.InClub", "answer": false }] },
-///     { "by": "player", "command": "choose", "option": 1, "label": "Join the art club." }
-///   ]
-/// }
-/// ```
-///
-/// Situations are spelled `not-started`, `at-node`, `awaiting-done` (with `resume`: a segment
-/// number, or `"node-end"`), `awaiting-supply` (with `moment`: a segment number to play from, or
-/// `"to-leave"`; both waits carry `passed`, the nodes walked since the person last had the turn,
-/// when it is not 0), `awaiting-choice` (with `available`: the bit words of the options available,
-/// absent when all were) and `at-end`. Commands are spelled as the fixture vocabulary spells
-/// them; an answer is the bare JSON value it is.
-///
-/// Unknown properties are ignored, so a later build may add some; a different
-/// `stagehand-save` version is refused.
+/// What a save is of: the key that marks it and names its document differ by family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveKind {
+    /// A DialogueDown script or playbook.
+    Script,
+    /// A ChatMapper project.
+    Project,
+}
+
+impl SaveKind {
+    /// The key that marks the save and holds its version.
+    pub fn key(self) -> &'static str {
+        match self {
+            SaveKind::Script => "stagehand-save",
+            SaveKind::Project => "stagehand-chatmapper-save",
+        }
+    }
+
+    fn document_key(self) -> &'static str {
+        match self {
+            SaveKind::Script => "script",
+            SaveKind::Project => "project",
+        }
+    }
+
+    /// What it is, for people.
+    pub fn words(self) -> &'static str {
+        match self {
+            SaveKind::Script => "a DialogueDown script",
+            SaveKind::Project => "a ChatMapper project",
+        }
+    }
+}
+
+/// Who made a move: the person playing, or the world answering a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sender {
+    /// The person: `start`, `next`, `choose`, and `done` when they skip a command the world failed.
+    Player,
+    /// The world: `done`, `failed`, `supply`.
+    World,
+}
+
+impl Sender {
+    /// The sender as the save spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sender::Player => "player",
+            Sender::World => "world",
+        }
+    }
+}
+
+/// One move of the journal: who made it, the move, and for a `choose` the option's label (plain
+/// text), so a replay against an edited document notices when that position now holds another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Who made it.
+    pub by: Sender,
+    /// The move.
+    #[serde(flatten)]
+    pub step: Move,
+    /// For a `choose`, the label of the option taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl fmt::Display for Entry {
+    /// The move for people, the option's label, then its sender: `choose option 2 "Wait here"
+    /// (player)`. Options are numbered from 1, as menus number them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.step {
+            Move::Choose { position } => write!(f, "choose option {}", position.saturating_add(1))?,
+            step => write!(f, "{}", MoveText(step))?,
+        }
+        if let Some(label) = &self.label {
+            write!(f, " {label:?}")?;
+        }
+        write!(f, " ({})", self.by.as_str())
+    }
+}
+
+/// A move in the fixture vocabulary, for people: `start`, `start at cellar`, `next`, `done`,
+/// `failed: why`, `supply Alice.HasKey = true`, `choose 1` (positions count from 0).
+#[derive(Debug, Clone, Copy)]
+pub struct MoveText<'a>(pub &'a Move);
+
+impl fmt::Display for MoveText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Move::Start { anchor: None } => f.write_str("start"),
+            Move::Start { anchor: Some(anchor) } => write!(f, "start at {anchor}"),
+            Move::Next => f.write_str("next"),
+            Move::Done => f.write_str("done"),
+            Move::Failed { explanation } => write!(f, "failed: {explanation}"),
+            Move::Choose { position } => write!(f, "choose {position}"),
+            Move::Supply { answers } => {
+                f.write_str("supply")?;
+                for (i, (key, answer)) in answers.iter().enumerate() {
+                    let separator = if i == 0 { " " } else { ", " };
+                    write!(f, "{separator}{key} = {}", ValueText(answer))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// An answer as written in a supply: `true`, `"words"`, `2.5`, `3`.
+#[derive(Debug, Clone, Copy)]
+pub struct ValueText<'a>(pub &'a Value);
+
+impl fmt::Display for ValueText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Value::String(text) => write!(f, "{text:?}"),
+            // A whole number as Lua 5.1 writes it, without a fraction.
+            Value::Number(n) => match n.as_f64() {
+                Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => write!(f, "{}", x as i64),
+                _ => write!(f, "{n}"),
+            },
+            other => write!(f, "{other}"),
+        }
+    }
+}
+
+/// A playthrough written down.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Save {
-    /// The script the playbook was compiled from (for people; the fingerprint decides).
-    pub script: String,
-    /// The playbook's fingerprint.
-    pub fingerprint: Fingerprint,
+    /// What the save is of.
+    pub kind: SaveKind,
+    /// The document's name (for people; the fingerprint decides).
+    pub document: String,
+    /// The document's fingerprint (lowercase hex).
+    pub fingerprint: String,
     /// The seed random choices draw from.
     pub seed: u64,
-    /// Where the run stands.
-    pub state: PlayState,
-    /// Every command the run accepted.
+    /// Every move the session took, the opening `start` first.
     pub journal: Vec<Entry>,
 }
 
@@ -62,280 +188,130 @@ pub enum SaveError {
     /// The fingerprint is not 64 hexadecimal digits.
     #[error("the save's fingerprint {0:?} is not 64 hexadecimal digits")]
     Fingerprint(String),
+    /// A save of another kind of document.
+    #[error("the save does not read: it is a save of {}, not of {}", .saved.words(), .playing.words())]
+    OtherKind {
+        /// What the save is of.
+        saved: SaveKind,
+        /// What is played.
+        playing: SaveKind,
+    },
+}
+
+#[derive(Deserialize)]
+struct Body {
+    #[serde(alias = "script", alias = "project")]
+    document: String,
+    fingerprint: String,
+    seed: u64,
+    journal: Vec<Entry>,
 }
 
 impl Save {
     /// The save as pretty JSON.
     pub fn to_json(&self) -> String {
-        let wire = SaveWire {
-            version: SAVE_VERSION,
-            script: self.script.clone(),
-            fingerprint: self.fingerprint.to_hex(),
-            seed: self.seed,
-            state: StateWire::from(&self.state),
-            journal: self.journal.iter().map(EntryWire::from).collect(),
-        };
-        serde_json::to_string_pretty(&wire).unwrap_or_default() + "\n"
+        let mut map = Map::new();
+        map.insert(self.kind.key().into(), SAVE_VERSION.into());
+        map.insert(self.kind.document_key().into(), self.document.clone().into());
+        map.insert("fingerprint".into(), self.fingerprint.clone().into());
+        map.insert("seed".into(), self.seed.into());
+        map.insert("journal".into(), serde_json::to_value(&self.journal).unwrap_or_default());
+        serde_json::to_string_pretty(&Value::Object(map)).unwrap_or_default() + "\n"
     }
 
-    /// Reads a save from JSON.
-    pub fn from_json(json: &str) -> Result<Save, SaveError> {
-        let version: VersionWire = serde_json::from_str(json).map_err(|e| SaveError::Malformed(e.to_string()))?;
-        if version.version != SAVE_VERSION {
-            return Err(SaveError::Version(version.version));
+    /// Reads a save of `kind` from JSON; a save of the other kind is refused, naming both.
+    pub fn from_json(json: &str, kind: SaveKind) -> Result<Save, SaveError> {
+        let value: Value = serde_json::from_str(json).map_err(|e| SaveError::Malformed(e.to_string()))?;
+        let Some(map) = value.as_object() else {
+            return Err(SaveError::Malformed("it is not a JSON object".into()));
+        };
+        let Some(version) = map.get(kind.key()) else {
+            for other in [SaveKind::Script, SaveKind::Project] {
+                if map.contains_key(other.key()) {
+                    return Err(SaveError::OtherKind { saved: other, playing: kind });
+                }
+            }
+            return Err(SaveError::Malformed(format!("it has no {:?} version", kind.key())));
+        };
+        match version.as_u64() {
+            Some(SAVE_VERSION) => {}
+            other => return Err(SaveError::Version(other.unwrap_or(u64::MAX))),
         }
-        let wire: SaveWire = serde_json::from_str(json).map_err(|e| SaveError::Malformed(e.to_string()))?;
-        let fingerprint =
-            Fingerprint::from_hex(&wire.fingerprint).ok_or_else(|| SaveError::Fingerprint(wire.fingerprint.clone()))?;
+        let body: Body = serde_json::from_value(value).map_err(|e| SaveError::Malformed(e.to_string()))?;
+        let hex = body.fingerprint.len() == 64 && body.fingerprint.bytes().all(|b| b.is_ascii_hexdigit());
+        if !hex {
+            return Err(SaveError::Fingerprint(body.fingerprint));
+        }
         Ok(Save {
-            script: wire.script,
-            fingerprint,
-            seed: wire.seed,
-            state: wire.state.into(),
-            journal: wire.journal.into_iter().map(Entry::from).collect(),
+            kind,
+            document: body.document,
+            fingerprint: body.fingerprint.to_ascii_lowercase(),
+            seed: body.seed,
+            journal: body.journal,
         })
     }
 }
 
-#[derive(Deserialize)]
-struct VersionWire {
-    #[serde(rename = "stagehand-save")]
-    version: u64,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-#[derive(Serialize, Deserialize)]
-struct SaveWire {
-    #[serde(rename = "stagehand-save")]
-    version: u64,
-    script: String,
-    fingerprint: String,
-    seed: u64,
-    state: StateWire,
-    journal: Vec<EntryWire>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct StateWire {
-    #[serde(flatten)]
-    situation: SituationWire,
-    entropy: u64,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "situation", rename_all = "kebab-case")]
-enum SituationWire {
-    NotStarted,
-    AtNode {
-        node: usize,
-    },
-    AwaitingDone {
-        node: usize,
-        resume: Position,
-        #[serde(default, skip_serializing_if = "is_zero")]
-        passed: usize,
-    },
-    AwaitingSupply {
-        node: usize,
-        moment: Position,
-        #[serde(default, skip_serializing_if = "is_zero")]
-        passed: usize,
-    },
-    AwaitingChoice {
-        node: usize,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        available: Option<Vec<u64>>,
-    },
-    AtEnd,
-}
-
-fn is_zero(count: &usize) -> bool {
-    *count == 0
-}
-
-/// A segment number, or a named place (`node-end`, `to-leave`).
-#[derive(Serialize, Deserialize)]
-#[serde(untagged)]
-enum Position {
-    Segment(usize),
-    Named(String),
-}
-
-impl From<&PlayState> for StateWire {
-    fn from(state: &PlayState) -> Self {
-        let situation = match &state.situation {
-            Situation::NotStarted => SituationWire::NotStarted,
-            Situation::AtNode(node) => SituationWire::AtNode { node: *node },
-            Situation::AwaitingDone { node, resume, passed } => SituationWire::AwaitingDone {
-                node: *node,
-                passed: *passed,
-                resume: match resume {
-                    Resume::From(segment) => Position::Segment(*segment),
-                    Resume::FromNodeEnd => Position::Named("node-end".into()),
+    fn save() -> Save {
+        Save {
+            kind: SaveKind::Script,
+            document: "club.dialogue.md".into(),
+            fingerprint: "ab".repeat(32),
+            seed: 7,
+            journal: vec![
+                Entry { by: Sender::Player, step: Move::Start { anchor: None }, label: None },
+                Entry {
+                    by: Sender::World,
+                    step: Move::Supply { answers: vec![("You.HasTicket".into(), Value::Bool(false))] },
+                    label: None,
                 },
-            },
-            Situation::AwaitingSupply { node, moment, passed } => SituationWire::AwaitingSupply {
-                node: *node,
-                passed: *passed,
-                moment: match moment {
-                    Moment::ToPlay(segment) => Position::Segment(*segment),
-                    Moment::ToLeave => Position::Named("to-leave".into()),
-                },
-            },
-            Situation::AwaitingChoice { node, available } => SituationWire::AwaitingChoice {
-                node: *node,
-                available: match available {
-                    Availability::All => None,
-                    Availability::Only(words) => Some(words.to_vec()),
-                },
-            },
-            Situation::AtEnd => SituationWire::AtEnd,
-        };
-        StateWire { situation, entropy: state.entropy.state }
+                Entry { by: Sender::Player, step: Move::Choose { position: 0 }, label: Some("Join.".into()) },
+            ],
+        }
     }
-}
 
-impl From<StateWire> for PlayState {
-    fn from(wire: StateWire) -> Self {
-        let situation = match wire.situation {
-            SituationWire::NotStarted => Situation::NotStarted,
-            SituationWire::AtNode { node } => Situation::AtNode(node),
-            SituationWire::AwaitingDone { node, resume, passed } => Situation::AwaitingDone {
-                node,
-                passed,
-                resume: match resume {
-                    Position::Segment(segment) => Resume::From(segment),
-                    Position::Named(_) => Resume::FromNodeEnd,
-                },
-            },
-            SituationWire::AwaitingSupply { node, moment, passed } => Situation::AwaitingSupply {
-                node,
-                passed,
-                moment: match moment {
-                    Position::Segment(segment) => Moment::ToPlay(segment),
-                    Position::Named(_) => Moment::ToLeave,
-                },
-            },
-            SituationWire::AwaitingChoice { node, available } => Situation::AwaitingChoice {
-                node,
-                available: match available {
-                    None => Availability::All,
-                    Some(words) => Availability::Only(words.into_boxed_slice()),
-                },
-            },
-            SituationWire::AtEnd => Situation::AtEnd,
-        };
-        PlayState { situation, entropy: Entropy { state: wire.entropy } }
+    #[test]
+    fn a_save_reads_back_as_it_was_written() {
+        let json = save().to_json();
+        assert!(json.starts_with("{\n  \"stagehand-save\": 0,\n  \"script\": \"club.dialogue.md\""), "{json}");
+        assert!(json.contains("\"by\": \"player\",\n      \"command\": \"choose\",\n      \"position\": 0"), "{json}");
+        assert_eq!(Save::from_json(&json, SaveKind::Script), Ok(save()));
     }
-}
 
-/// One journal entry as a save spells it (`{"by": "player", "command": "choose", "option": 0,
-/// "label": …}`): public so that other engines' saves write their journals the same way.
-#[derive(Serialize, Deserialize)]
-pub struct EntryWire {
-    by: SenderWire,
-    #[serde(flatten)]
-    command: CommandWire,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    label: Option<String>,
-}
-
-#[derive(Serialize, Deserialize, Clone, Copy)]
-#[serde(rename_all = "kebab-case")]
-enum SenderWire {
-    Player,
-    World,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "command", rename_all = "kebab-case")]
-enum CommandWire {
-    Start {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        anchor: Option<String>,
-    },
-    Next,
-    Done,
-    Failed {
-        explanation: String,
-    },
-    Supply {
-        answers: Vec<AnswerWire>,
-    },
-    Choose {
-        option: i64,
-    },
-}
-
-#[derive(Serialize, Deserialize)]
-struct AnswerWire {
-    key: String,
-    answer: AnswerValue,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(untagged)]
-enum AnswerValue {
-    Truth(bool),
-    Number(f64),
-    Text(String),
-}
-
-impl From<&Entry> for EntryWire {
-    fn from(entry: &Entry) -> Self {
-        let by = match entry.by {
-            Sender::Player => SenderWire::Player,
-            Sender::World => SenderWire::World,
-        };
-        let command = match &entry.command {
-            Command::Start { anchor } => CommandWire::Start { anchor: anchor.as_ref().map(|a| a.to_string()) },
-            Command::Next => CommandWire::Next,
-            Command::Done => CommandWire::Done,
-            Command::Failed { explanation } => CommandWire::Failed { explanation: explanation.to_string() },
-            Command::Choose(option) => CommandWire::Choose { option: *option },
-            Command::Supply(answers) => CommandWire::Supply {
-                answers: answers
-                    .iter()
-                    .map(|(key, answer)| AnswerWire {
-                        key: key.to_owned(),
-                        answer: match answer {
-                            Answer::Truth(b) => AnswerValue::Truth(*b),
-                            Answer::Text(text) => AnswerValue::Text(text.to_string()),
-                            Answer::Number(n) => AnswerValue::Number(*n),
-                        },
-                    })
-                    .collect(),
-            },
-        };
-        EntryWire { by, command, label: entry.label.clone() }
+    #[test]
+    fn a_save_of_the_earlier_format_still_reads() {
+        let old = r#"{"stagehand-save": 0, "script": "club.dialogue.md", "fingerprint": "ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB",
+            "seed": 7, "state": {"situation": "at-end", "entropy": 3}, "journal": [
+            {"by": "player", "command": "start"},
+            {"by": "world", "command": "supply", "answers": [{"key": "You.HasTicket", "answer": false}]},
+            {"by": "player", "command": "choose", "option": 0, "label": "Join."}]}"#;
+        assert_eq!(Save::from_json(old, SaveKind::Script), Ok(save()));
     }
-}
 
-impl From<EntryWire> for Entry {
-    fn from(wire: EntryWire) -> Self {
-        let by = match wire.by {
-            SenderWire::Player => Sender::Player,
-            SenderWire::World => Sender::World,
-        };
-        let command = match wire.command {
-            CommandWire::Start { anchor } => Command::Start { anchor: anchor.map(Into::into) },
-            CommandWire::Next => Command::Next,
-            CommandWire::Done => Command::Done,
-            CommandWire::Failed { explanation } => Command::failed(explanation),
-            CommandWire::Choose { option } => Command::Choose(option),
-            CommandWire::Supply { answers } => Command::Supply(
-                answers
-                    .into_iter()
-                    .map(|a| {
-                        let answer = match a.answer {
-                            AnswerValue::Truth(b) => Answer::Truth(b),
-                            AnswerValue::Text(text) => Answer::Text(text.into()),
-                            AnswerValue::Number(n) => Answer::Number(n),
-                        };
-                        (a.key, answer)
-                    })
-                    .collect::<Answers<'static>>(),
-            ),
-        };
-        Entry { by, command, label: wire.label }
+    #[test]
+    fn other_kinds_versions_and_broken_saves_are_refused() {
+        let json = save().to_json();
+        assert_eq!(
+            Save::from_json(&json, SaveKind::Project).map_err(|e| e.to_string()),
+            Err("the save does not read: it is a save of a DialogueDown script, not of a ChatMapper project".into())
+        );
+        let later = json.replace("\"stagehand-save\": 0", "\"stagehand-save\": 9");
+        assert_eq!(Save::from_json(&later, SaveKind::Script), Err(SaveError::Version(9)));
+        let broken = json.replace(&"ab".repeat(32), "nope");
+        assert!(matches!(Save::from_json(&broken, SaveKind::Script), Err(SaveError::Fingerprint(_))));
+        for bad in ["", "[]", "{}", "{\"stagehand-save\": 0}"] {
+            assert!(matches!(Save::from_json(bad, SaveKind::Script), Err(SaveError::Malformed(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn entries_read_for_people() {
+        let journal = save().journal;
+        assert_eq!(journal[1].to_string(), "supply You.HasTicket = false (world)");
+        assert_eq!(journal[2].to_string(), "choose option 1 \"Join.\" (player)");
     }
 }

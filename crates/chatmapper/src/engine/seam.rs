@@ -41,6 +41,10 @@ impl Engine for ChatMapperEngine {
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    fn take_log(&mut self) -> Vec<String> {
+        ChatMapperEngine::take_log(self)
+    }
+
     fn describe(&self) -> String {
         let conversation = self.state.conversation.map(|c| self.project.conversations[c].title().to_owned());
         let mut sentence = String::new();

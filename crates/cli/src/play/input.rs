@@ -52,6 +52,7 @@ impl Input {
             },
             None => {
                 crate::out::write(prompt);
+                crate::out::flush();
                 let mut line = String::new();
                 match std::io::stdin().lock().take(LONGEST_LINE).read_line(&mut line) {
                     Ok(0) => return None,

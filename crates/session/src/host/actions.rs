@@ -11,6 +11,8 @@ use super::Session;
 pub(crate) enum Act {
     /// Gives the engine a command.
     Take(Move),
+    /// Gives the engine a `start` (H40): journalled when taken, forgotten when refused.
+    Begin(Move),
     /// Puts a failed perform back to be carried out again.
     Retry,
     /// Keeps an answer given through `input` until the request's other questions are answered.
@@ -75,6 +77,11 @@ pub(crate) fn parse<E: Engine>(session: &Session<E>, action_id: &str) -> Result<
     let advertised = advertised(session);
     if let Some((_, act)) = advertised.iter().find(|(action, _)| action.id == action_id) {
         return Ok(act.clone());
+    }
+    // `start` and `start:NAME` are taken though not advertised: the names are open-ended (H40).
+    if action_id == "start" || action_id.starts_with("start:") {
+        let anchor = action_id.strip_prefix("start:").map(str::to_owned);
+        return Ok(Act::Begin(Move::Start { anchor }));
     }
     let ids: Vec<&str> = advertised.iter().map(|(a, _)| a.id.as_str()).collect();
     let hint = if action_id.starts_with("answer:") { "; answer a question with input" } else { "" };

@@ -7,7 +7,7 @@
 //! concrete type, so it belongs to whoever opened the document (`stagehand_documents::Document`).
 
 use serde_json::Value;
-use stagehand_protocol::{Engine, Receipt, Reported, View};
+use stagehand_protocol::{Engine, OwnedEvent, Receipt, Reported, View};
 
 use super::{HostError, Move, Pending, Session, SessionSnapshot, TraceRecord};
 
@@ -42,6 +42,14 @@ pub trait AnySession {
     fn take_trace(&mut self) -> Vec<TraceRecord>;
     /// The session as plain data: a [`SessionSnapshot`] as JSON.
     fn snapshot_value(&mut self) -> Result<Value, HostError>;
+    /// What the opening `start` reported, once, as the engine's own events.
+    fn take_opening_events(&mut self) -> Vec<OwnedEvent>;
+    /// Keeps the engine's own events of each executed action from now on.
+    fn keep_events(&mut self);
+    /// The engine's events of the last executed action, once kept.
+    fn take_events(&mut self) -> Vec<OwnedEvent>;
+    /// What the engine logged since the last call.
+    fn take_log(&mut self) -> Vec<String>;
 }
 
 impl<E: Engine> AnySession for Session<E> {
@@ -95,6 +103,22 @@ impl<E: Engine> AnySession for Session<E> {
 
     fn take_trace(&mut self) -> Vec<TraceRecord> {
         Session::take_trace(self)
+    }
+
+    fn take_opening_events(&mut self) -> Vec<OwnedEvent> {
+        Session::take_opening_events(self)
+    }
+
+    fn keep_events(&mut self) {
+        Session::keep_events(self);
+    }
+
+    fn take_events(&mut self) -> Vec<OwnedEvent> {
+        Session::take_events(self)
+    }
+
+    fn take_log(&mut self) -> Vec<String> {
+        Session::take_log(self)
     }
 
     fn snapshot_value(&mut self) -> Result<Value, HostError> {

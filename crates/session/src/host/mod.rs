@@ -16,7 +16,6 @@
 
 mod actions;
 mod any;
-mod drive;
 mod pending;
 mod trace;
 
@@ -28,7 +27,6 @@ use serde_json::{json, Value};
 use stagehand_protocol::{Engine, EngineError, OwnedEvent, Receipt, Reported, View};
 
 pub use any::{snapshot_of, AnySession};
-pub use drive::{drive, Driven, Stop, MAX_MOVES};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
@@ -103,13 +101,28 @@ pub struct Session<E: Engine> {
     trace: Trace,
     disposed: bool,
     /// What the opening `start` reported, until taken (not part of the snapshot).
-    opening: Vec<Reported>,
+    opening: Vec<OwnedEvent>,
+    /// The engine's own events of the last executed action, kept (when asked for with
+    /// [`keep_events`](Session::keep_events)) for a host that renders more than a receipt says.
+    kept: Option<Vec<OwnedEvent>>,
 }
 
 impl<E: Engine> Session<E> {
     /// A session of a fresh engine: records `session.started`, then starts the engine at the
     /// entry.
-    pub fn new(mut engine: E, id: impl Into<String>, now: u64) -> Result<Self, HostError> {
+    pub fn new(engine: E, id: impl Into<String>, now: u64) -> Result<Self, HostError> {
+        Self::starting_at(engine, id, None, now)
+    }
+
+    /// [`new`](Self::new), starting the engine at `anchor` (a DialogueDown anchor, a ChatMapper
+    /// conversation by id or title) instead of the entry. An anchor the engine refuses leaves the
+    /// session stuck, with the refusal in [`take_opening`](Self::take_opening) (decision H40).
+    pub fn starting_at(
+        mut engine: E,
+        id: impl Into<String>,
+        anchor: Option<&str>,
+        now: u64,
+    ) -> Result<Self, HostError> {
         let initial = engine.snapshot()?;
         let mut session = Session {
             engine,
@@ -121,11 +134,11 @@ impl<E: Engine> Session<E> {
             trace: Trace::default(),
             disposed: false,
             opening: Vec::new(),
+            kept: None,
         };
         let payload = json!({"stateId": session.engine.state_id(), "description": session.engine.describe()});
         session.emit(now, TraceType::SessionStarted, None, payload);
-        let events = session.take(Move::Start { anchor: None });
-        session.opening = events.iter().map(Reported::of).collect();
+        session.opening = session.take(Move::Start { anchor: anchor.map(str::to_owned) });
         Ok(session)
     }
 
@@ -153,6 +166,7 @@ impl<E: Engine> Session<E> {
             trace,
             disposed: snapshot.disposed,
             opening: Vec::new(),
+            kept: None,
         })
     }
 
@@ -195,7 +209,30 @@ impl<E: Engine> Session<E> {
     /// What the opening `start` reported (what was said before any apply), once: later calls,
     /// and calls on a restored session, give nothing.
     pub fn take_opening(&mut self) -> Vec<Reported> {
+        std::mem::take(&mut self.opening).iter().map(Reported::of).collect()
+    }
+
+    /// [`take_opening`](Self::take_opening), as the engine's own events.
+    pub fn take_opening_events(&mut self) -> Vec<OwnedEvent> {
         std::mem::take(&mut self.opening)
+    }
+
+    /// From now on, keeps the engine's own events of each executed action for
+    /// [`take_events`](Self::take_events) (a terminal renders styled speech and menus from them;
+    /// a receipt holds them as plain text).
+    pub fn keep_events(&mut self) {
+        self.kept.get_or_insert_with(Vec::new);
+    }
+
+    /// The engine's events of the last executed action (empty unless
+    /// [`keep_events`](Self::keep_events) was called, or after a rejected action).
+    pub fn take_events(&mut self) -> Vec<OwnedEvent> {
+        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// What the engine logged since the last call ([`Engine::take_log`]).
+    pub fn take_log(&mut self) -> Vec<String> {
+        self.engine.take_log()
     }
 
     /// Whether a receipt is recorded under the idempotency key `key`.
@@ -329,6 +366,21 @@ impl<E: Engine> Session<E> {
     fn execute(&mut self, act: Act) -> Receipt {
         let events = match act {
             Act::Take(step) => Ok(self.take(step)),
+            Act::Begin(step) => {
+                // A start the engine refuses changed nothing: it is not journalled (H40).
+                let previous = self.pending.clone();
+                let events = self.take(step);
+                let refused = events.iter().find_map(|e| match e {
+                    OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
+                    _ => None,
+                });
+                if let Some(reason) = refused.filter(|_| !matches!(self.pending, Pending::Stopped)) {
+                    self.journal.pop();
+                    self.pending = previous;
+                    return Receipt::Rejected { reason };
+                }
+                Ok(events)
+            }
             Act::Retry => {
                 if let Pending::Perform { failed, .. } = &mut self.pending {
                     *failed = None;
@@ -345,6 +397,9 @@ impl<E: Engine> Session<E> {
             }
             Act::Restart => self.replay(vec![Move::Start { anchor: None }]),
         };
+        if let (Some(kept), Ok(events)) = (&mut self.kept, &events) {
+            kept.clone_from(events);
+        }
         match events {
             Err(error) => Receipt::Failed { error: error.to_string() },
             Ok(events) => match events.iter().find_map(|e| match e {

@@ -27,14 +27,35 @@ pub enum Move {
     },
     /// `supply`: each key with its answer as a bare JSON value (a truth, words, a number).
     Supply {
-        /// The answers, in the order asked.
+        /// The answers, in the order asked. (Read also as `{"key", "answer"}` objects, as saves
+        /// before the one spelling wrote them: decision H41.)
+        #[serde(deserialize_with = "answers_either_way")]
         answers: Vec<(String, Value)>,
     },
     /// `choose`.
     Choose {
-        /// The option's position.
+        /// The option's position. (Read also as `option`, as saves before the one spelling
+        /// wrote it: decision H41.)
+        #[serde(alias = "option")]
         position: i64,
     },
+}
+
+/// A supply's answers as pairs (`[["key", value]]`) or as objects (`[{"key", "answer"}]`).
+fn answers_either_way<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<(String, Value)>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Pair(String, Value),
+        Object { key: String, answer: Value },
+    }
+    let answers = Vec::<Either>::deserialize(deserializer)?;
+    Ok(answers
+        .into_iter()
+        .map(|answer| match answer {
+            Either::Pair(key, value) | Either::Object { key, answer: value } => (key, value),
+        })
+        .collect())
 }
 
 impl Move {
@@ -157,7 +178,7 @@ impl Call {
         }
     }
 
-    /// The fragment again, for [`World::perform`](crate::World::perform).
+    /// The fragment again, for a world to carry out (`stagehand_worlds::World::perform`).
     pub fn fragment(&self) -> Fragment {
         match self {
             Call::Default { action } => Fragment::DefaultCommand { action: action.as_str().into() },

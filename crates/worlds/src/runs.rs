@@ -1,6 +1,7 @@
 //! Durable runs, one turn a command: what `stagehand run` and `stagehand run resume` do, as a
-//! library (decision H12). A turn plays a [`Session`] on with the worlds driver until a person
-//! must act, then parks it in a [`Store`] or, when the story ended, deletes its record.
+//! library (decisions H12, H43). A turn plays a session of a [`Document`] on with the worlds
+//! driver until a person must act, then parks it in a [`Store`] or, when the story ended, deletes
+//! its record.
 //!
 //! A turn's result is one JSON envelope: `{"outcome":"ended"|"awaiting"|"failed","sessionId",
 //! "said":[...]}` (`said` holds the `said` and `continued` events), with the `view` unless it ended, the `receipt` on a resume, and the `error`
@@ -9,10 +10,12 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use stagehand_protocol::{Engine, Receipt, Reported};
+use stagehand_documents::Document;
+use stagehand_protocol::{Receipt, Reported};
+use stagehand_session::host::{AnySession, TraceRecord};
+use stagehand_session::parked::{Parked, ParkedError, Printed, Store, PARKED_VERSION};
 
-use crate::host::{drive, Session, SessionSnapshot, Stop, TraceRecord};
-use crate::parked::{Parked, ParkedError, Printed, Store, PARKED_VERSION};
+use crate::drive::{drive, Stop};
 use crate::World;
 
 /// The exit status of a turn that parked.
@@ -29,6 +32,13 @@ pub struct RunOf {
     pub seed: u64,
     /// Where the trace is appended, if anywhere.
     pub trace: Option<String>,
+}
+
+impl Turn {
+    /// The turn's trace records as JSON lines, each ended by a newline.
+    pub fn trace_lines(&self) -> String {
+        self.trace.iter().filter_map(|record| serde_json::to_string(record).ok()).map(|line| line + "\n").collect()
+    }
 }
 
 /// What one turn did.
@@ -64,8 +74,8 @@ fn said(reported: &[Reported]) -> Vec<Reported> {
 }
 
 /// Plays the session on, then parks, keeps or deletes its record; the turn.
-fn settle<E: Engine>(
-    mut session: Session<E>,
+fn settle(
+    mut session: Box<dyn AnySession + '_>,
     world: &mut dyn World,
     mut record: Parked,
     mut reported: Vec<Reported>,
@@ -73,7 +83,7 @@ fn settle<E: Engine>(
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
-    let driven = drive(&mut session, world, now);
+    let driven = drive(session.as_mut(), world, now);
     reported.extend(driven.reported);
     // The contract's order: the outcome first, then the session, what was said, and the rest.
     let (outcome, status) = match &driven.stop {
@@ -103,25 +113,24 @@ fn settle<E: Engine>(
             store.save_ended(session.id(), &record.envelopes)?;
         }
     } else {
-        let snapshot = session.snapshot().map_err(|e| RunError::Refused(e.to_string()))?;
-        record.session = serde_json::to_value(snapshot).expect("a snapshot is JSON");
+        record.session = session.snapshot_value().map_err(|e| RunError::Refused(e.to_string()))?;
         record.updated_at = now;
         store.save(&record)?;
     }
     Ok(Turn { envelope, status, trace: session.take_trace(), log: driven.log })
 }
 
-/// Begins a run of `engine` under the id `id`: plays until a person must act and parks it.
-pub fn begin<E: Engine>(
-    engine: E,
+/// Begins a run of `document` under the id `id`: plays until a person must act and parks it.
+pub fn begin(
+    document: &Document,
     world: &mut dyn World,
     id: &str,
     of: RunOf,
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
-    let fingerprint = engine.fingerprint();
-    let mut session = Session::new(engine, id, now).map_err(|e| RunError::Refused(e.to_string()))?;
+    let fingerprint = document.fingerprint().to_owned();
+    let mut session = document.start(id, of.seed, now).map_err(|e| RunError::Refused(e.to_string()))?;
     let opening = session.take_opening();
     let record = Parked {
         schema_version: PARKED_VERSION,
@@ -139,6 +148,17 @@ pub fn begin<E: Engine>(
     settle(session, world, record, opening, None, store, now)
 }
 
+/// Which run `stagehand run resume` means, and the action: `ID [ACTION]`, or with `last` the run
+/// parked last and `[ACTION]`.
+pub fn which(store: &Store, words: &[String], last: bool) -> Result<(String, Option<String>), String> {
+    match (last, words) {
+        (true, [_, _, ..]) => Err("with --last, give only the action".to_owned()),
+        (true, words) => Ok((store.last().map_err(|e| e.to_string())?, words.first().cloned())),
+        (false, [id, rest @ ..]) => Ok((id.clone(), rest.first().cloned())),
+        (false, []) => Err("name the run: `stagehand run resume ID [ACTION]`, or `--last`".to_owned()),
+    }
+}
+
 /// For a run that ended: the envelope a resume of `action` under `key` printed, again (exit
 /// status 0); the same key with another action is refused. `None` when the key printed nothing.
 pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) -> Option<Result<Turn, RunError>> {
@@ -152,12 +172,12 @@ pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) ->
     Some(Ok(Turn { envelope: printed.envelope, status: 0, trace: Vec::new(), log: Vec::new() }))
 }
 
-/// Takes one action on the parked run `record` (on a fresh `engine` of its document): an action
+/// Takes one action on the parked run `record` (a session of `document`, restored): an action
 /// id, its number in the view's list (from 1), or free text for the first pending question.
 /// Without an action the run is shown as it stands. With a `key` already used for the same
 /// action, the envelope printed then is given again and nothing is applied.
-pub fn resume<E: Engine>(
-    engine: E,
+pub fn resume(
+    document: &Document,
     world: &mut dyn World,
     mut record: Parked,
     action: Option<&str>,
@@ -165,7 +185,7 @@ pub fn resume<E: Engine>(
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
-    let fingerprint = engine.fingerprint();
+    let fingerprint = document.fingerprint();
     if fingerprint != record.fingerprint {
         return Err(RunError::Refused(format!(
             "{}: the document changed since the run {} was parked (its fingerprint was {}, it is {fingerprint} now); \
@@ -173,9 +193,8 @@ pub fn resume<E: Engine>(
             record.document, record.session_id, record.fingerprint
         )));
     }
-    let snapshot: SessionSnapshot<E::Snapshot> = serde_json::from_value(record.session.take())
-        .map_err(|e| RunError::Refused(format!("the run {} cannot be read: {e}", record.session_id)))?;
-    let mut session = Session::restore(engine, snapshot)
+    let mut session = document
+        .restore(record.session.take())
         .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?;
     let Some(action) = action else {
         return settle(session, world, record, Vec::new(), None, store, now);
@@ -215,4 +234,38 @@ pub fn resume<E: Engine>(
         _ => Vec::new(),
     };
     settle(session, world, record, reported, Some((&key, action, receipt)), store, now)
+}
+
+/// A turn's envelope in words for a person: what was said, a line each, then the end, or the
+/// error, the pending questions and the numbered actions, and how to resume.
+pub fn for_a_person(envelope: &Value) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for said in envelope["said"].as_array().into_iter().flatten() {
+        match said["speaker"].as_str() {
+            Some(speaker) => writeln!(out, "{speaker}: {}", said["text"].as_str().unwrap_or("")),
+            None => writeln!(out, "{}", said["text"].as_str().unwrap_or("")),
+        }
+        .ok();
+    }
+    let id = envelope["sessionId"].as_str().unwrap_or("");
+    match envelope["outcome"].as_str() {
+        Some("ended") => out.push_str("(the story ended)\n"),
+        outcome => {
+            let view = &envelope["view"];
+            if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
+                writeln!(out, "error: {error}").ok();
+            }
+            for question in view["pendingQuestions"].as_array().into_iter().flatten() {
+                writeln!(out, "? {}", question["text"].as_str().unwrap_or("")).ok();
+            }
+            for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
+                let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
+                writeln!(out, "  {}. {label}  [{id}]", n + 1).ok();
+            }
+            let what = if outcome == Some("failed") { "kept" } else { "parked" };
+            writeln!(out, "(run {what} as {id}: stagehand run resume {id} ACTION)").ok();
+        }
+    }
+    out
 }

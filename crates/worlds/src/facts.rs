@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use stagehand_playbook::Fragment;
-use stagehand_runner::{Answer, AnswerKind};
+use stagehand_protocol::{Answer, AnswerKind};
 
-use super::{World, WorldError};
+use crate::world::{World, WorldError};
 
 /// One fact: a truth, words, or a number (a dynamic weight).
 #[derive(Debug, Clone, PartialEq)]

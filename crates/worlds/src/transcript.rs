@@ -1,8 +1,22 @@
-//! How a run looks: with ANSI styling in a terminal, as a plain transcript otherwise.
+//! How a playthrough reads: with ANSI styling for a terminal, as a plain transcript otherwise
+//! ([`Painter`]). Pure: it makes strings, the front-end writes them.
 
 use stagehand_playbook::{plain_text, Fragment, Style};
-use stagehand_runner::OwnedEvent;
-use stagehand_session::{command_text, AnswerText, Happening, Record, Sender};
+use stagehand_protocol::{Answer, OwnedEvent};
+use stagehand_session::host::Move;
+use stagehand_session::{Sender, ValueText};
+use std::collections::BTreeSet;
+
+use crate::{command_text, Happening, Playthrough, Record, Waiting};
+
+/// A line to show: in the transcript, or aside from it (a warning on standard error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    /// A line of the transcript.
+    Transcript(String),
+    /// A warning aside.
+    Aside(String),
+}
 
 const RESET: &str = "\x1b[0m";
 const SPEAKER: &str = "\x1b[1;36m";
@@ -80,6 +94,84 @@ impl Painter {
         out
     }
 
+    /// What to show for `happenings`: the transcript's lines, and warnings aside — a key nobody
+    /// answers and an engine's diagnostic each once (`warned` remembers them). `world` names the
+    /// world's file, for the hint of where a key could be answered.
+    pub fn show(&self, happenings: &[Happening], warned: &mut BTreeSet<String>, world: Option<&str>) -> Vec<Shown> {
+        let mut shown = Vec::new();
+        let mut opened = None;
+        for happening in happenings {
+            match happening {
+                Happening::Guessed { key, answer, problem } => {
+                    if let Some(problem) = problem {
+                        shown.push(Shown::Aside(format!("warning: the world could not answer {key}: {problem}")));
+                    }
+                    if warned.insert(key.clone()) {
+                        let hint = match world {
+                            Some(path) => format!("the world {path} does not define it"),
+                            None => "give a --world to answer it".into(),
+                        };
+                        let taken = answer_text(answer);
+                        shown.push(Shown::Aside(format!("warning: nobody answers {key}; taking {taken} ({hint})")));
+                    }
+                }
+                Happening::Diagnostic(message) => {
+                    if warned.insert(format!("diagnostic: {message}")) {
+                        shown.push(Shown::Aside(format!("warning: {message}")));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(text) = self.happening(happening, &mut opened) {
+                shown.push(Shown::Transcript(text));
+            }
+            if matches!(happening, Happening::Failed { .. }) {
+                shown.push(Shown::Transcript(
+                    "  (the world could not do it: Enter retries, :skip carries on without it, :restart reads the \
+                     edited world and starts over, :undo takes the move back, :quit stops)"
+                        .to_owned(),
+                ));
+            }
+        }
+        shown
+    }
+
+    /// Where the run stands, after an undo or a load: the last thing said, and the menu if one
+    /// waits (or the end).
+    pub fn current(&self, playthrough: &Playthrough<'_>) -> Vec<String> {
+        let mut last_said = None;
+        for record in playthrough.history() {
+            let mut opened = None;
+            for event in &record.events {
+                if matches!(event, OwnedEvent::Said { .. } | OwnedEvent::Continued { .. }) {
+                    if let Some(line) = self.event_in_line(event, &mut opened) {
+                        last_said = Some(line);
+                    }
+                }
+            }
+        }
+        let waiting = playthrough.waiting();
+        if waiting == Waiting::Ended {
+            return vec![self.event(&OwnedEvent::Ended).unwrap_or_default()];
+        }
+        let mut lines: Vec<String> = last_said.into_iter().collect();
+        if let Waiting::Choice { options } = waiting {
+            lines.push(self.menu(&options).trim_end().to_owned());
+        }
+        lines
+    }
+
+    /// The prompt's hint of what the run waits for.
+    pub fn hint(waiting: &Waiting) -> &'static str {
+        match waiting {
+            Waiting::Next => "",
+            Waiting::Choice { .. } => "choose",
+            Waiting::Held { .. } => "Enter retries, or :skip",
+            Waiting::Ended | Waiting::Stuck { .. } | Waiting::NotStarted => ":undo, :restart or :quit",
+        }
+    }
+
     /// The prompt, with a hint of what the run waits for.
     pub fn prompt(&self, hint: &str) -> String {
         if hint.is_empty() {
@@ -105,6 +197,7 @@ impl Painter {
             }
             Happening::Log(line) => self.paint(DIM, &format!("  | {line}")),
             Happening::Answered { .. } | Happening::Guessed { .. } | Happening::Diagnostic(_) => return None,
+            Happening::Rejected(reason) => self.warning(&format!("refused: {reason}")),
         })
     }
 
@@ -146,18 +239,19 @@ impl Painter {
     pub fn history(&self, records: &[Record]) -> String {
         let mut out = String::new();
         for record in records {
-            match (&record.entry.by, &record.entry.command) {
-                (Sender::Player, stagehand_runner::Command::Choose(position)) => {
+            match (&record.entry.by, &record.entry.step) {
+                (Sender::Player, Move::Choose { position }) => {
                     let label = record.entry.label.clone().unwrap_or_default();
                     out.push_str(&format!("> {}. {label}\n", position.saturating_add(1)));
                 }
-                (Sender::World, stagehand_runner::Command::Supply(answers)) => {
-                    for (key, answer) in answers.iter() {
-                        out.push_str(&self.paint(DIM, &format!("  ({key} = {})", AnswerText(answer))));
+                (Sender::World, Move::Supply { answers }) => {
+                    for (key, answer) in answers {
+                        out.push_str(&self.paint(DIM, &format!("  ({key} = {})", ValueText(answer))));
                         out.push('\n');
                     }
                 }
-                (Sender::World, stagehand_runner::Command::Failed { explanation }) => {
+                (Sender::World, Move::Failed { explanation }) => {
+                    let explanation = record.failure.as_deref().unwrap_or(explanation);
                     out.push_str(&self.warning(&format!("  [failed: {explanation}]")));
                     out.push('\n');
                 }
@@ -179,6 +273,16 @@ impl Painter {
             }
         }
         out
+    }
+}
+
+/// An answer as a supply writes it: `true`, `"words"`, `2.5`, `0`.
+pub fn answer_text(answer: &Answer<'_>) -> String {
+    match answer {
+        Answer::Truth(truth) => truth.to_string(),
+        Answer::Text(text) => format!("{text:?}"),
+        Answer::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
+        Answer::Number(n) => n.to_string(),
     }
 }
 

@@ -1,4 +1,4 @@
-//! The worlds driver: answers what a [`Session`] has pending from a [`World`] and stops where a
+//! The worlds driver: answers what a host session ([`AnySession`]) has pending from a [`World`] and stops where a
 //! person must act (decision H11).
 //!
 //! - A line is taken with `next`.
@@ -10,9 +10,9 @@
 //!
 //! The driver reads no clock either: it gives the session the `now` it was given.
 
-use stagehand_protocol::{Answer, AnswerKind, Engine, Receipt, Reported};
+use stagehand_protocol::{Answer, AnswerKind, Receipt, Reported};
+use stagehand_session::host::{AnySession, Pending};
 
-use super::{Pending, Session};
 use crate::World;
 
 /// Why the driver stopped.
@@ -40,8 +40,8 @@ pub struct Driven {
     pub stop: Stop,
 }
 
-/// A key the session has not recorded, for the driver's own applies.
-fn fresh_key<E: Engine>(session: &Session<E>) -> String {
+/// A key the session has not recorded, for the driver's (and a player's) own applies.
+pub fn fresh_key(session: &dyn AnySession) -> String {
     let mut n = session.receipt_count();
     loop {
         let key = format!("world:{n}");
@@ -71,13 +71,13 @@ fn kind_of(name: &str) -> AnswerKind {
 /// Plays `session` on, with `world` answering its requests, until a person must act, the story
 /// ends, or the run cannot go on. Every move goes through the session's `apply` or `input`
 /// under a fresh key, so the receipts and the trace record it like any other.
-pub fn drive<E: Engine>(session: &mut Session<E>, world: &mut dyn World, now: u64) -> Driven {
+pub fn drive(session: &mut dyn AnySession, world: &mut dyn World, now: u64) -> Driven {
     let mut driven = Driven { reported: Vec::new(), log: Vec::new(), world_error: None, stop: Stop::Person };
     // Each pass applies one move or stops. A story of lines that never ends is parked at a
     // line after `MAX_MOVES`, so a drive is bounded in time and memory.
     for _ in 0..MAX_MOVES {
         let receipt = match session.pending().clone() {
-            Pending::Line => session.apply("next", &fresh_key(session), now),
+            Pending::Line => session.apply("next", &fresh_key(&*session), now),
             Pending::Perform { failed: None, call, .. } => {
                 let outcome = match &call {
                     Some(call) => world.perform(&call.fragment()),
@@ -85,10 +85,10 @@ pub fn drive<E: Engine>(session: &mut Session<E>, world: &mut dyn World, now: u6
                 };
                 driven.log.extend(world.take_log());
                 match outcome {
-                    Ok(()) => session.apply("done", &fresh_key(session), now),
+                    Ok(()) => session.apply("done", &fresh_key(&*session), now),
                     Err(error) => {
                         driven.world_error = Some(error.to_string());
-                        session.apply("failed", &fresh_key(session), now)
+                        session.apply("failed", &fresh_key(&*session), now)
                     }
                 }
             }
@@ -100,7 +100,7 @@ pub fn drive<E: Engine>(session: &mut Session<E>, world: &mut dyn World, now: u6
                 let known = world.answer(&open.key, kind_of(&open.kind));
                 driven.log.extend(world.take_log());
                 match known {
-                    Ok(Some(answer)) => session.input(&open.key, &answer_text(&answer), &fresh_key(session), now),
+                    Ok(Some(answer)) => session.input(&open.key, &answer_text(&answer), &fresh_key(&*session), now),
                     Ok(None) => {
                         driven.stop = Stop::Person;
                         return driven;

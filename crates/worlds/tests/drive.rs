@@ -1,14 +1,15 @@
 //! The worlds driver on a host session: it takes lines, carries commands out through the world,
 //! answers the keys the world knows, and stops where a person must act.
 
+#[path = "../../documents/tests/host_support/mod.rs"]
 mod host_support;
 
-use host_support::*;
+use host_support::{fair, ids};
 use stagehand_playbook::Fragment;
 use stagehand_protocol::{Answer, AnswerKind};
 use stagehand_runner::RunnerEngine;
-use stagehand_session::host::{drive, Pending, Session, Stop};
-use stagehand_session::{FactsWorld, World, WorldError};
+use stagehand_session::host::{Pending, Session};
+use stagehand_worlds::{drive, FactsWorld, Stop, World, WorldError};
 
 /// A world that knows `You.Rich` and records, or refuses, the commands it is given.
 struct Ledger {
@@ -23,7 +24,7 @@ impl World for Ledger {
     }
 
     fn perform(&mut self, effect: &Fragment) -> Result<(), WorldError> {
-        self.performed.push(stagehand_session::command_text(effect));
+        self.performed.push(stagehand_worlds::command_text(effect));
         if self.refuse {
             Err(WorldError("the art club is full".to_owned()))
         } else {

@@ -7,18 +7,11 @@
 //! | [`LuaWorld`] | `query(key)`, else the global at the dotted path | calling a Lua function (see [`LuaWorld`]) |
 //! | [`NoWorld`] | nothing: every key is unknown | doing nothing (it succeeds) |
 //!
-//! A key a world does not know is answered by the session with a default (false, empty words, 0)
-//! and reported as [`Happening::Guessed`](crate::Happening::Guessed), unless the front-end wraps
-//! the world to ask a person.
-
-mod facts;
-mod lua;
+//! A key a world does not know is left to a person: the driver stops there, and a player asks
+//! the person or answers with a default (false, empty words, 0) and says so.
 
 use stagehand_playbook::Fragment;
-use stagehand_runner::{Answer, AnswerKind};
-
-pub use facts::FactsWorld;
-pub use lua::{LuaWorld, PERFORM_FUNCTION, QUERY_FUNCTION};
+use stagehand_protocol::{Answer, AnswerKind};
 
 /// A world's failure: a command it could not carry out, or a key it could not read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,6 +37,80 @@ pub trait World {
     /// Lines the world wrote for the person (a Lua world's `print`), since the last call.
     fn take_log(&mut self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+/// The world named for a played file, if `exists` finds one beside it: `<stem>.world.lua`,
+/// `.toml` or `.json`, where the stem is the file name before its first `.`
+/// (`club-fair.dialogue.md` → `club-fair.world.lua`).
+pub fn world_beside(file: &std::path::Path, exists: impl Fn(&std::path::Path) -> bool) -> Option<std::path::PathBuf> {
+    let name = file.file_name()?.to_str()?;
+    let stem = name.split('.').next().filter(|stem| !stem.is_empty())?;
+    ["lua", "toml", "json"]
+        .iter()
+        .map(|extension| file.with_file_name(format!("{stem}.world.{extension}")))
+        .find(|candidate| candidate.as_path() != file && exists(candidate))
+}
+
+/// A world read from a file's text by its extension: `lua` (a [`LuaWorld`](crate::LuaWorld)),
+/// `toml` or `json` (a [`FactsWorld`](crate::FactsWorld)). The error names the file.
+pub fn world_of(name: &str, extension: Option<&str>, text: &str, seed: u64) -> Result<Box<dyn World>, String> {
+    let world: Result<Box<dyn World>, WorldError> = match extension {
+        Some("lua") => crate::LuaWorld::new(name, text, seed).map(|w| Box::new(w) as Box<dyn World>),
+        Some("toml") => crate::FactsWorld::from_toml(text).map(|w| Box::new(w) as Box<dyn World>),
+        Some("json") => crate::FactsWorld::from_json(text).map(|w| Box::new(w) as Box<dyn World>),
+        _ => return Err(format!("{name}: a world is a .lua script or a .toml or .json file of facts")),
+    };
+    world.map_err(|e| format!("{name}: {e}"))
+}
+
+/// How a person is asked a key: given the key and a hint of the kind of answer, their line
+/// (`None` when they have gone).
+pub type Ask = Box<dyn FnMut(&str, &str) -> Option<String>>;
+
+/// A world with a person standing by: a key the world does not know is asked of the person
+/// through `ask` (given the key and a hint of the kind of answer; `None` when the person has
+/// gone), again until the answer reads as that kind. Without `ask` the key is left unknown.
+pub struct Attended {
+    /// The world itself.
+    pub inner: Box<dyn World>,
+    /// How the person is asked.
+    pub ask: Option<Ask>,
+}
+
+impl World for Attended {
+    fn answer(&mut self, key: &str, kind: AnswerKind) -> Result<Option<Answer<'static>>, WorldError> {
+        if let Some(answer) = self.inner.answer(key, kind)? {
+            return Ok(Some(answer));
+        }
+        let Some(ask) = &mut self.ask else { return Ok(None) };
+        let hint = match kind {
+            AnswerKind::Truth => "yes/no",
+            AnswerKind::Text => "words",
+            AnswerKind::Number => "a number, 0 or more",
+        };
+        loop {
+            let Some(line) = ask(key, hint) else { return Ok(None) };
+            if let Some(answer) = parse_answer(&line, kind) {
+                return Ok(Some(answer));
+            }
+        }
+    }
+
+    fn perform(&mut self, effect: &Fragment) -> Result<(), WorldError> {
+        self.inner.perform(effect)
+    }
+
+    fn reset(&mut self) -> Result<(), WorldError> {
+        self.inner.reset()
+    }
+
+    fn keeps_state(&self) -> bool {
+        self.inner.keeps_state()
+    }
+
+    fn take_log(&mut self) -> Vec<String> {
+        self.inner.take_log()
     }
 }
 

@@ -2,9 +2,9 @@
 
 use stagehand_lua::{format_number, Key, Limits, Sandbox, ScriptError, ScriptHost, Value};
 use stagehand_playbook::Fragment;
-use stagehand_runner::{Answer, AnswerKind};
+use stagehand_protocol::{Answer, AnswerKind};
 
-use super::{World, WorldError};
+use crate::world::{World, WorldError};
 
 /// The Lua function that answers keys, when the world defines it.
 pub const QUERY_FUNCTION: &str = "query";

@@ -1,0 +1,129 @@
+//! What `stagehand check` finds in a document of any kind, as findings a front-end prints for
+//! people or as JSON (this module owns that JSON spelling). A script's compiler diagnostics are
+//! the compiler's own (`stagehand_dialoguedown::Diagnostic`); the findings here come after them:
+//! the reader's refusal of the compiled playbook, the graph lints, a ChatMapper project's problems.
+
+use serde_json::{json, Value};
+use stagehand_dialoguedown::{compile, Diagnostic, Severity};
+use stagehand_playbook::Playbook;
+
+use crate::lint::{lint, Lint};
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// How bad it is.
+    pub severity: Severity,
+    /// How people read it: `warning[graph]: … \n  --> file:3:1`.
+    pub human: String,
+    /// How editors read it: `{"file", "severity", "code", "message", …}`.
+    pub json: Value,
+}
+
+impl Finding {
+    fn new(severity: Severity, code: &str, message: String, at: &str, file: &str, more: Value) -> Finding {
+        let human = format!("{}[{code}]: {message}\n  --> {at}", severity.as_str());
+        let mut object = serde_json::Map::new();
+        object.insert("file".into(), file.into());
+        object.insert("severity".into(), severity.as_str().into());
+        object.insert("code".into(), code.into());
+        object.insert("message".into(), message.into());
+        if let Value::Object(more) = more {
+            object.extend(more);
+        }
+        Finding { severity, human, json: Value::Object(object) }
+    }
+}
+
+/// How many of `diagnostics` are errors and how many warnings.
+pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
+    let count = |severity| diagnostics.iter().filter(|d| d.severity == severity).count();
+    (count(Severity::Error), count(Severity::Warning))
+}
+
+/// A script checked: the compiler's diagnostics (for the caller to render against its source),
+/// then the findings on the playbook it compiled to (none when it did not compile).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedScript {
+    /// What the compiler said.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the compiled playbook shows.
+    pub findings: Vec<Finding>,
+}
+
+/// Compiles a script and checks what it compiled to: the reader's rules, run on the playbook in
+/// memory (the writer's output reads back as the same playbook: the playbook crate's promise),
+/// then the graph lints, each placed in the script. The playbook is dropped before this returns.
+pub fn check_script(name: &str, source: &str, options: &stagehand_dialoguedown::Options) -> CheckedScript {
+    let mut compilation = compile(source, name, options);
+    let findings = match compilation.playbook.take() {
+        None => Vec::new(),
+        Some(playbook) => match stagehand_playbook::Reader::new().check_playbook(&playbook) {
+            Err(refusal) => {
+                let message = format!("the compiled playbook does not read back: {refusal}");
+                vec![Finding::new(Severity::Error, "reader", message, name, name, json!({}))]
+            }
+            Ok(()) => {
+                let places = stagehand_dialoguedown::line_columns(source, &compilation.node_offsets);
+                lints(name, &lint(&playbook, &places))
+            }
+        },
+    };
+    CheckedScript { diagnostics: compilation.diagnostics, findings }
+}
+
+/// Reads a playbook (JSON or binary) and lints its graph.
+pub fn check_playbook(name: &str, bytes: &[u8]) -> Vec<Finding> {
+    let read: Result<Playbook, String> = if stagehand_playbook::is_binary(bytes) {
+        stagehand_playbook::read_binary(bytes).map_err(|e| e.to_string())
+    } else {
+        stagehand_playbook::read(&String::from_utf8_lossy(bytes)).map_err(|e| e.to_string())
+    };
+    match read {
+        Ok(playbook) => lints(name, &lint(&playbook, &[])),
+        Err(error) => vec![Finding::new(Severity::Error, "reader", error, name, name, json!({}))],
+    }
+}
+
+/// Loads a ChatMapper project and checks it. A link into nothing is a broken project (an
+/// error); the rest the engine survives (an unevaluable condition counts as true, a failing
+/// script is logged), so they warn.
+pub fn check_project(name: &str, bytes: &[u8]) -> Vec<Finding> {
+    use stagehand_chatmapper::check::{check, FindingKind};
+    let project = match stagehand_chatmapper::load(bytes, name) {
+        Ok(project) => project,
+        Err(error) => {
+            let (line, column) = (error.position().map(|p| p.0), error.position().map(|p| p.1));
+            let json = json!({"line": line, "column": column});
+            let mut finding = Finding::new(Severity::Error, "load", error.to_string(), name, name, json);
+            finding.human = format!("error[load]: {error}");
+            return vec![finding];
+        }
+    };
+    check(&project)
+        .into_iter()
+        .map(|finding| {
+            let error =
+                matches!(finding.kind, FindingKind::MissingConversation { .. } | FindingKind::MissingEntry { .. });
+            let severity = if error { Severity::Error } else { Severity::Warning };
+            let json = json!({"conversation": finding.conversation, "entry": finding.entry});
+            Finding::new(severity, "chatmapper", finding.to_string(), name, name, json)
+        })
+        .collect()
+}
+
+/// Graph lints as findings, each placed at its line and column (or its node).
+fn lints(name: &str, lints: &[Lint]) -> Vec<Finding> {
+    lints
+        .iter()
+        .map(|found| {
+            let at = match found.place {
+                Some((line, column)) => format!("{name}:{line}:{column}"),
+                None => format!("{name} (node {})", found.node),
+            };
+            let json =
+                json!({"node": found.node, "line": found.place.map(|p| p.0), "column": found.place.map(|p| p.1)});
+            Finding::new(found.severity, "graph", found.message.clone(), &at, name, json)
+        })
+        .collect()
+}
