@@ -14,11 +14,13 @@ use crate::claims::subset;
 use crate::fixture::{Host, HostStep, ReceiptClaim};
 use crate::session::Divergence;
 
-/// A snapshot kept by name: its JSON, how much of the trace it had seen, and the receipts the
+/// A snapshot kept by name: its JSON, the trace it had seen, and the receipts the
 /// script had been given by then.
 struct Kept {
     json: String,
-    trace: usize,
+    /// The trace of the session's lineage when the snapshot was taken: a later restore of
+    /// another snapshot may have dropped some of it from `Seen::trace`.
+    trace: Vec<TraceRecord>,
     receipts: BTreeMap<String, String>,
 }
 
@@ -78,7 +80,7 @@ fn step_once<E: Engine>(
             let snapshot = seen.session.snapshot().map_err(|e| format!("the snapshot failed: {e}"))?;
             let json = serde_json::to_string(&snapshot).map_err(|e| format!("the snapshot does not serialise: {e}"))?;
             seen.trace.extend(seen.session.take_trace());
-            let kept = Kept { json, trace: seen.trace.len(), receipts: seen.receipts.clone() };
+            let kept = Kept { json, trace: seen.trace.clone(), receipts: seen.receipts.clone() };
             seen.kept.insert(name.clone(), kept);
             Ok(())
         }
@@ -88,8 +90,8 @@ fn step_once<E: Engine>(
                 serde_json::from_str(&kept.json).map_err(|e| format!("the snapshot does not read back: {e}"))?;
             let engine = fresh().map_err(|e| format!("the engine could not be made: {e}"))?;
             seen.session = Session::restore(engine, snapshot).map_err(|e| format!("the restore failed: {e}"))?;
-            seen.trace.truncate(kept.trace);
-            seen.checked = seen.checked.min(kept.trace);
+            seen.trace.clone_from(&kept.trace);
+            seen.checked = seen.checked.min(kept.trace.len());
             seen.receipts = kept.receipts.clone();
             Ok(())
         }
