@@ -75,6 +75,15 @@ fn writing_fingerprinting_and_reading_hold_no_tree_of_the_document() {
         "reading a {}-byte document held {held} bytes for a {kept}-byte playbook",
         text.len()
     );
+    // What it keeps is the playbook, at its exact size: 1.12× its canonical text here (nodes of
+    // 104 bytes, a line's one fragment of 40 boxed at its length, the words on the heap); with
+    // nodes of 128 bytes and speech in a `Vec` of 56-byte fragments it was about 1.35×.
+    assert!(
+        kept <= 5 * text.len() / 4,
+        "reading a {}-byte document kept a {kept}-byte playbook ({:.2}× the text)",
+        text.len(),
+        kept as f64 / text.len() as f64
+    );
 
     // The binary form builds the same playbook, with no more slack than the JSON reader leaves,
     // and holds about what that reader holds (most of it the playbook, and what the checkers
