@@ -295,10 +295,10 @@ fn fragment(value: &Value, here: &Here<'_>) -> Read<Fragment> {
                 Here::Key(here, "style")
                     .refuse(format!("expected italic, bold or strikethrough, found {}", describe(value)))
             })?;
-            Fragment::Styled { style, children: nested("children")?.into() }
+            Fragment::Styled { style, children: nested("children")? }
         }
-        "link" => Fragment::Link { target: text("target")?.as_str().into(), label: nested("label")?.into() },
-        "image" => Fragment::Image { source: text("source")?.as_str().into(), alt: nested("alt")?.into() },
+        "link" => Fragment::Link { target: text("target")?.as_str().into(), label: nested("label")? },
+        "image" => Fragment::Image { source: text("source")?.as_str().into(), alt: nested("alt")? },
         "break" => Fragment::Break,
         "query" => Fragment::Query { key: text("key")? },
         "default-command" => Fragment::DefaultCommand { action: text("action")? },
