@@ -138,7 +138,7 @@ fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: usize) {
 }
 
 fn condition(cond: &Option<Cond>) -> Option<Condition> {
-    cond.as_ref().map(|cond| Condition::key(cond.key.clone()))
+    cond.as_ref().map(|cond| Condition::key(&cond.key))
 }
 
 impl Lowering {
