@@ -127,7 +127,7 @@ pub fn command(send: &Send) -> Result<Command<'static>, (RefusalReason, String)>
 fn speech_holds(claim: &SpeechClaim, speech: &[Fragment]) -> bool {
     match claim {
         SpeechClaim::Plain(text) => plain_text(speech) == *text,
-        SpeechClaim::Fragments(fragments) => fragments.as_slice() == speech,
+        SpeechClaim::Fragments(fragments) => fragments[..] == speech[..],
     }
 }
 
@@ -240,7 +240,7 @@ fn matches(expect: &Expect, event: &OwnedEvent) -> Result<(), String> {
         (
             Expect::Perform(PerformClaim::Custom { name, args }),
             OwnedEvent::Perform { effect: Fragment::CustomCommand { name: performed, args: given } },
-        ) if name == performed && args.as_ref().is_none_or(|claimed| claimed == given) => Ok(()),
+        ) if **name == **performed && args.as_ref().is_none_or(|claimed| **claimed == **given) => Ok(()),
         (Expect::Resolve(keys), OwnedEvent::Resolve { questions })
             if keys.len() == questions.len() && keys.iter().zip(questions).all(|(k, (q, _))| k == q) =>
         {

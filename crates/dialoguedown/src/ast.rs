@@ -101,7 +101,7 @@ pub(crate) enum JumpTarget {
 #[derive(Debug, Clone)]
 pub(crate) struct Jump {
     pub label: Vec<Fragment>,
-    pub target: CompactString,
+    pub target: Box<str>,
     /// A condition written right before the `=>` on the same line.
     pub condition: Option<Cond>,
     pub resolved: JumpTarget,

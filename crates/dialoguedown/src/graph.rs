@@ -12,7 +12,7 @@
 use foldhash::HashMap;
 use std::ops::Range;
 
-use stagehand_playbook::{CompactString, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
+use stagehand_playbook::{Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
 use crate::analysis::missing_target;
 use crate::ast::{Block, Cond, Jump, JumpTarget, Spare, WeightSyntax};
@@ -35,7 +35,7 @@ enum Hole {
 enum Late {
     End,
     /// A scene: the jump's target (`#anchor`) and span, for the report if there is no such scene.
-    Anchor(CompactString, Range<usize>),
+    Anchor(Box<str>, Range<usize>),
 }
 
 /// The graph of a script being lowered, one top-level block at a time.
@@ -138,7 +138,7 @@ fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: usize) {
 }
 
 fn condition(cond: &Option<Cond>) -> Option<Condition> {
-    cond.as_ref().map(|cond| Condition::key(cond.key.clone()))
+    cond.as_ref().map(|cond| Condition::key(&cond.key))
 }
 
 impl Lowering {
@@ -204,7 +204,7 @@ impl Lowering {
         let unconditional = cond.is_none();
         if let Some(out) = self.nodes[node].out_mut() {
             self.late.push((node, out.len(), late));
-            out.push(Edge::Divert { target: OPEN, label: jump.label, condition: cond });
+            out.push(Edge::Divert { target: OPEN, label: jump.label.into(), condition: cond });
         }
         unconditional
     }
@@ -238,7 +238,7 @@ impl Lowering {
                 let node = Node::Line {
                     // Settled once the speaker table is whole (see `finish`).
                     speaker: line.speaker_index,
-                    speech: line.speech,
+                    speech: line.speech.into(),
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
                     // Room for one edge inline; a jump that may not be taken adds a second.
                     out: Edges::new(),
@@ -261,8 +261,11 @@ impl Lowering {
                 let on_jump =
                     control.jump.as_ref().is_some_and(|jump| jump.condition.is_none()) && control.effects.is_empty();
                 let node_condition = if on_jump { None } else { condition(&control.condition) };
-                let node =
-                    Node::Control { effects: control.effects, condition: node_condition.clone(), out: Edges::new() };
+                let node = Node::Control {
+                    effects: control.effects.into(),
+                    condition: node_condition.clone(),
+                    out: Edges::new(),
+                };
                 let id = self.add(node, control.start, &mut open);
                 let jump_condition = match &control.jump {
                     Some(jump) if jump.condition.is_some() => condition(&jump.condition),
@@ -295,7 +298,7 @@ impl Lowering {
                     } else {
                         Edge::Option {
                             target: OPEN,
-                            label: label(&option.body),
+                            label: label(&option.body).into(),
                             condition: condition(&option.condition),
                         }
                     };

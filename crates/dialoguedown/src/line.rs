@@ -53,7 +53,7 @@ enum Piece {
     Fragment(Fragment, Range<usize>),
     Condition(Cond),
     Arrow(Range<usize>),
-    Link { target: CompactString, label: Vec<Fragment>, span: Range<usize> },
+    Link { target: Box<str>, label: Vec<Fragment>, span: Range<usize> },
 }
 
 fn is_blank_text(fragment: &Fragment) -> bool {
@@ -282,7 +282,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 }
                 MdInline::Link { target, children, span } => {
                     let label = self.label(self.tree.inlines(children));
-                    pieces.push(Piece::Link { target: CompactString::from(&**target), label, span: span.clone() });
+                    pieces.push(Piece::Link { target: Box::from(&**target), label, span: span.clone() });
                 }
                 MdInline::Code { text, span } => match leaf::code(text) {
                     CodeKind::Condition(key) => {
@@ -313,21 +313,22 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 _ => self.written(span),
             }),
             MdInline::Code { text, span } => self.game_call(leaf::code(text), text, span),
-            MdInline::Styled { style, children, .. } => {
-                Some(Fragment::Styled { style: *style, children: self.fragments(self.tree.inlines(children), label) })
-            }
+            MdInline::Styled { style, children, .. } => Some(Fragment::Styled {
+                style: *style,
+                children: self.fragments(self.tree.inlines(children), label).into(),
+            }),
             MdInline::Link { target, children, span } => {
                 if label {
                     self.disallowed("A link", span);
                     return None;
                 }
                 let label = self.label(self.tree.inlines(children));
-                Some(Fragment::Link { target: CompactString::from(&**target), label })
+                Some(Fragment::Link { target: Box::from(&**target), label: label.into() })
             }
             MdInline::Image { span, .. } if label => Some(self.written(span)),
             MdInline::Image { source, children, .. } => {
                 let alt = self.label(self.tree.inlines(children));
-                Some(Fragment::Image { source: CompactString::from(&**source), alt })
+                Some(Fragment::Image { source: Box::from(&**source), alt: alt.into() })
             }
             MdInline::SoftBreak { span } | MdInline::HardBreak { span } => {
                 if label {
@@ -381,7 +382,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         match kind {
             CodeKind::Query(key) => Some(Fragment::Query { key: key.into() }),
             CodeKind::DefaultCommand(action) => Some(Fragment::DefaultCommand { action: action.into() }),
-            CodeKind::CustomCommand(name, args) => Some(Fragment::CustomCommand { name: name.into(), args }),
+            CodeKind::CustomCommand(name, args) => {
+                Some(Fragment::CustomCommand { name: name.into(), args: args.into() })
+            }
             CodeKind::Condition(key) => {
                 self.guards_nothing(&Cond { key: key.into(), span: span.clone() });
                 None
@@ -420,7 +423,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             let leading = leading.take().filter(|_| opens);
             match piece {
                 Piece::Fragment(fragment, _) => speech.push(fragment),
-                Piece::Link { target, label, .. } => speech.push(Fragment::Link { target, label }),
+                Piece::Link { target, label, .. } => speech.push(Fragment::Link { target, label: label.into() }),
                 Piece::Condition(condition) => {
                     let blanks = speech.len();
                     take_blanks(&mut pieces, speech);
@@ -526,7 +529,7 @@ fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, spe
 }
 
 fn tag_fragment(tag: TagData) -> Fragment {
-    Fragment::Tag { name: tag.name.into(), value: tag.value.map(CompactString::from), reserved: tag.reserved }
+    Fragment::Tag { name: tag.name.into(), value: tag.value.map(Box::from), reserved: tag.reserved }
 }
 
 /// A line's inlines, read from the front without copying them: `skip` bytes of the first

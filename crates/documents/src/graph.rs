@@ -246,13 +246,13 @@ mod tests {
             ordered: true,
             out: smallvec![Edge::Option {
                 target: 1,
-                label: vec![Fragment::text("Say \"hi\" | wave #1")],
+                label: vec![Fragment::text("Say \"hi\" | wave #1")].into(),
                 condition: Some(Condition::key("A.B")),
             }],
         });
         playbook.nodes.push(Node::Line {
             speaker: 0,
-            speech: vec![Fragment::text("back\\slash")],
+            speech: vec![Fragment::text("back\\slash")].into(),
             condition: None,
             out: smallvec![Edge::Succession { target: 2 }],
         });

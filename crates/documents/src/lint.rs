@@ -382,7 +382,7 @@ mod tests {
     use stagehand_playbook::{smallvec, Condition, Fragment, Speaker};
 
     fn line(words: &str, out: Vec<Edge>) -> Node {
-        Node::Line { speaker: 0, speech: vec![Fragment::text(words)], condition: None, out: out.into() }
+        Node::Line { speaker: 0, speech: vec![Fragment::text(words)].into(), condition: None, out: out.into() }
     }
 
     fn book(nodes: Vec<Node>) -> Playbook {
@@ -394,9 +394,9 @@ mod tests {
 
     fn jump(target: usize) -> Node {
         Node::Control {
-            effects: vec![],
+            effects: vec![].into(),
             condition: None,
-            out: smallvec![Edge::Divert { target, label: vec![], condition: None }],
+            out: smallvec![Edge::Divert { target, label: vec![].into(), condition: None }],
         }
     }
 
@@ -428,7 +428,7 @@ mod tests {
 
     fn tick(out: Vec<Edge>) -> Node {
         Node::Control {
-            effects: vec![Fragment::DefaultCommand { action: "tick".into() }],
+            effects: vec![Fragment::DefaultCommand { action: "tick".into() }].into(),
             condition: None,
             out: out.into(),
         }
@@ -452,10 +452,10 @@ mod tests {
             line("Hi.", vec![Edge::Succession { target: 1 }]),
             tick(vec![Edge::Succession { target: 2 }]),
             Node::Control {
-                effects: vec![],
+                effects: vec![].into(),
                 condition: None,
                 out: smallvec![
-                    Edge::Divert { target: 3, label: vec![], condition: Some(Condition::key("done")) },
+                    Edge::Divert { target: 3, label: vec![].into(), condition: Some(Condition::key("done")) },
                     Edge::Succession { target: 1 }
                 ],
             },
@@ -472,10 +472,14 @@ mod tests {
         // asks the jump's label, so one answer serves.
         let playbook = book(vec![
             Node::Control {
-                effects: vec![],
+                effects: vec![].into(),
                 condition: None,
                 out: smallvec![
-                    Edge::Divert { target: 1, label: vec![Fragment::query("K")], condition: Some(Condition::key("K")) },
+                    Edge::Divert {
+                        target: 1,
+                        label: vec![Fragment::query("K")].into(),
+                        condition: Some(Condition::key("K"))
+                    },
                     Edge::Succession { target: 1 }
                 ],
             },
@@ -489,19 +493,19 @@ mod tests {
         let playbook = book(vec![
             Node::Line {
                 speaker: 0,
-                speech: vec![Fragment::query("mood")],
+                speech: vec![Fragment::query("mood")].into(),
                 condition: Some(Condition::key("mood")),
                 out: smallvec![Edge::Succession { target: 1 }],
             },
             Node::Line {
                 speaker: 0,
-                speech: vec![Fragment::query("gold")],
+                speech: vec![Fragment::query("gold")].into(),
                 condition: None,
                 out: smallvec![Edge::Succession { target: 2 }],
             },
             Node::Line {
                 speaker: 0,
-                speech: vec![],
+                speech: vec![].into(),
                 condition: Some(Condition::key("gold")),
                 out: smallvec![Edge::Succession { target: 3 }],
             },

@@ -305,7 +305,7 @@ fn a_run_that_cannot_go_on_is_an_error_and_advertises_nothing_that_would_fail() 
     nowhere.speakers.push(Speaker::named("Alice"));
     nowhere.nodes.push(Node::Line {
         speaker: 0,
-        speech: vec![Fragment::text("Hello.")],
+        speech: vec![Fragment::text("Hello.")].into(),
         condition: None,
         out: Default::default(),
     });

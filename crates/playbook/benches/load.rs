@@ -16,10 +16,10 @@ fn playbook(lines: usize) -> Playbook {
         let condition = (i % 10 == 0).then(|| Condition::key("asked"));
         let mut out = smallvec![Edge::Succession { target: i + 1 }];
         if condition.is_some() {
-            out.insert(0, Edge::Divert { target: i + 1, label: Vec::new(), condition: Some(Condition::key("k")) });
+            out.insert(0, Edge::Divert { target: i + 1, label: Box::default(), condition: Some(Condition::key("k")) });
         }
         let words = format!("This is line number {i} of the story, said plainly and then left behind.");
-        playbook.nodes.push(Node::Line { speaker: 0, speech: vec![Fragment::text(words)], condition, out });
+        playbook.nodes.push(Node::Line { speaker: 0, speech: vec![Fragment::text(words)].into(), condition, out });
     }
     playbook.nodes.push(Node::End);
     playbook

@@ -11,15 +11,16 @@ use compact_str::CompactString;
 pub enum Condition {
     /// Holds when the world answers the key with `true`.
     Key {
-        /// The game-state key the world is asked about, as a truth.
-        key: CompactString,
+        /// The game-state key the world is asked about, as a truth. A boxed string (16 bytes), so
+        /// an optional condition costs 16 bytes in every node and edge that may carry one.
+        key: Box<str>,
     },
 }
 
 impl Condition {
     /// A key condition.
-    pub fn key(key: impl Into<CompactString>) -> Self {
-        Condition::Key { key: key.into() }
+    pub fn key(key: impl AsRef<str>) -> Self {
+        Condition::Key { key: key.as_ref().into() }
     }
 
     /// The key this condition asks the world about.

@@ -49,11 +49,13 @@ mod text;
 mod writer;
 
 pub use binary::{is_binary, read_binary, write_binary, BinaryReadError, BINARY_ENCODING, BINARY_MAGIC};
-/// The string type of the playbook's fragment words, keys, and command and tag names (every
-/// string in a [`Fragment`], and the keys of a [`Condition`] and a [`Weight`]): a `String` that
-/// keeps up to 24 bytes inline, so the many short pieces of a playbook cost no allocation of
-/// their own. Speaker names, ids and tags, anchors and `script` are still `String`. It
-/// dereferences to `str` and converts from `&str` and `String` with `into()`.
+/// The string type of the playbook's common short strings (the words of a `text` fragment, a
+/// query's key, a default command's phrase, a custom command's arguments, a weight's key): a
+/// `String` that keeps up to 24 bytes inline, so the many short pieces of a playbook cost no
+/// allocation of their own. The rarer strings that would make a [`Fragment`] or an optional
+/// [`Condition`] larger (link targets, image sources, command and tag names, tag values,
+/// condition keys) are `Box<str>`; speaker names, ids and tags, anchors and `script` are
+/// `String`. It dereferences to `str` and converts from `&str` and `String` with `into()`.
 pub use compact_str::CompactString;
 pub use condition::{Condition, Weight};
 pub use document::{Capability, Format, Playbook, Speaker, SpeakerTag, FORMAT_VERSION, SCHEMA_URL};

@@ -151,3 +151,22 @@ impl Node {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Condition, Fragment, Speech};
+
+    /// The in-memory sizes the playbook's memory figures rest on (BENCHMARKS.md): a compiled
+    /// script's playbook is mostly nodes, edges and fragments, so growing one of these grows
+    /// every big playbook's memory with it.
+    #[test]
+    fn the_model_types_stay_small() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Speech>(), 16, "speech");
+        assert_eq!(size_of::<Option<Condition>>(), 16, "an optional condition");
+        assert!(size_of::<Fragment>() <= 40, "a fragment is {} bytes", size_of::<Fragment>());
+        assert!(size_of::<Edge>() <= 48, "an edge is {} bytes", size_of::<Edge>());
+        assert!(size_of::<Node>() <= 104, "a node is {} bytes", size_of::<Node>());
+    }
+}

@@ -3,9 +3,18 @@
 use compact_str::CompactString;
 
 /// What is said, in order. Nothing is flattened to a string, because a host re-renders it.
-pub type Speech = Vec<Fragment>;
+///
+/// A boxed slice, not a `Vec`: speech is built once and never grows, so it holds no spare room
+/// and costs 16 bytes where it sits (every line, label and nested fragment has one). Build it
+/// with `vec![…].into()` or `Speech::default()` (empty, no allocation); it dereferences to
+/// `[Fragment]`.
+pub type Speech = Box<[Fragment]>;
 
 /// One piece of what a line says, or one effect it runs.
+///
+/// 40 bytes: the words of the common kinds (`text`, `query`, `default-command`) keep up to 24
+/// bytes inline; the rarer kinds' names and targets are boxed strings, so no kind is larger
+/// than the words of a `text` beside a boxed speech.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Fragment {
     /// Plain words, as written.
@@ -23,14 +32,14 @@ pub enum Fragment {
     /// A link the writer wrote. It shows text; it does not move control.
     Link {
         /// Where the link points.
-        target: CompactString,
+        target: Box<str>,
         /// What the link shows.
         label: Speech,
     },
     /// An image, with its alt text as speech.
     Image {
         /// Where the image comes from.
-        source: CompactString,
+        source: Box<str>,
         /// What stands in for it in words.
         alt: Speech,
     },
@@ -49,16 +58,16 @@ pub enum Fragment {
     /// A call into the game by name.
     CustomCommand {
         /// The command's name, as the host binds it.
-        name: CompactString,
+        name: Box<str>,
         /// The arguments the writer supplied.
-        args: Vec<CompactString>,
+        args: Box<[CompactString]>,
     },
     /// An annotation, kept where in the line it attached.
     Tag {
         /// The tag's name.
-        name: CompactString,
+        name: Box<str>,
         /// What the tag was given, when it was given anything.
-        value: Option<CompactString>,
+        value: Option<Box<str>>,
         /// Whether the name is one the language reserves.
         reserved: bool,
     },

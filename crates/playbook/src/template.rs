@@ -47,7 +47,7 @@ fn says_something(words: &[Fragment]) -> bool {
 /// use stagehand_playbook::{segments, Fragment};
 /// let speech = vec![
 ///     Fragment::text("Hi. "),
-///     Fragment::CustomCommand { name: "Wave".into(), args: vec![] },
+///     Fragment::CustomCommand { name: "Wave".into(), args: Box::default() },
 ///     Fragment::text(" Bye."),
 /// ];
 /// let parts: Vec<_> = segments(&speech).collect();
@@ -111,7 +111,7 @@ mod tests {
     use crate::Style;
 
     fn wave() -> Fragment {
-        Fragment::CustomCommand { name: "Wave".into(), args: vec![] }
+        Fragment::CustomCommand { name: "Wave".into(), args: Box::default() }
     }
 
     #[test]
@@ -146,7 +146,7 @@ mod tests {
     fn keys_are_found_however_deeply_they_sit() {
         let speech = vec![Fragment::Styled {
             style: Style::Bold,
-            children: vec![Fragment::Link { target: "#x".into(), label: vec![Fragment::query("deep")] }],
+            children: vec![Fragment::Link { target: "#x".into(), label: vec![Fragment::query("deep")].into() }].into(),
         }];
         assert!(has_keys(&speech));
         let mut keys = Vec::new();
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn nested_commands_do_not_split_a_line() {
-        let speech = vec![Fragment::Styled { style: Style::Italic, children: vec![wave()] }];
+        let speech = vec![Fragment::Styled { style: Style::Italic, children: vec![wave()].into() }];
         assert_eq!(segments(&speech).count(), 1);
     }
 }

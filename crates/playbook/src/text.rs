@@ -22,7 +22,7 @@ use crate::speech::Fragment;
 /// use stagehand_playbook::{plain_text, Fragment, Style};
 /// let speech = vec![
 ///     Fragment::text("My key is "),
-///     Fragment::Styled { style: Style::Bold, children: vec![Fragment::text("rusty")] },
+///     Fragment::Styled { style: Style::Bold, children: vec![Fragment::text("rusty")].into() },
 ///     Fragment::text(", "),
 ///     Fragment::query("Hero"),
 ///     Fragment::text("."),
@@ -68,14 +68,14 @@ mod tests {
     fn every_kind_flattens_as_the_table_says() {
         let speech = vec![
             Fragment::text("a"),
-            Fragment::Styled { style: Style::Italic, children: vec![Fragment::text("b")] },
-            Fragment::Link { target: "#t".into(), label: vec![Fragment::text("c")] },
-            Fragment::Image { source: "i.png".into(), alt: vec![Fragment::text("d")] },
+            Fragment::Styled { style: Style::Italic, children: vec![Fragment::text("b")].into() },
+            Fragment::Link { target: "#t".into(), label: vec![Fragment::text("c")].into() },
+            Fragment::Image { source: "i.png".into(), alt: vec![Fragment::text("d")].into() },
             Fragment::Break,
             Fragment::query("k"),
             Fragment::Tag { name: "t".into(), value: Some("v".into()), reserved: true },
             Fragment::DefaultCommand { action: "wave".into() },
-            Fragment::CustomCommand { name: "Wave".into(), args: vec!["x".into()] },
+            Fragment::CustomCommand { name: "Wave".into(), args: vec!["x".into()].into() },
         ];
         assert_eq!(plain_text(&speech), "abcd {k}");
         assert_eq!(plain_text_with(&speech, |_| Cow::Borrowed("")), "abcd ");

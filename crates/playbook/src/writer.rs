@@ -189,7 +189,7 @@ impl Serialize for ConditionView<'_> {
         match self.0 {
             Condition::Key { key } => {
                 map.serialize_entry("kind", "key")?;
-                map.serialize_entry("key", key.as_str())?;
+                map.serialize_entry("key", &**key)?;
             }
         }
         map.end()
@@ -225,7 +225,7 @@ impl Serialize for WeightView<'_> {
             }
             Weight::Query { key } => {
                 map.serialize_entry("kind", "query")?;
-                map.serialize_entry("key", key.as_str())?;
+                map.serialize_entry("key", &**key)?;
             }
         }
         map.end()
@@ -278,24 +278,24 @@ impl Serialize for FragmentView<'_> {
                 map.serialize_entry("children", &Fragments(children))?;
             }
             Fragment::Link { target, label } => {
-                map.serialize_entry("target", target.as_str())?;
+                map.serialize_entry("target", &**target)?;
                 map.serialize_entry("label", &Fragments(label))?;
             }
             Fragment::Image { source, alt } => {
-                map.serialize_entry("source", source.as_str())?;
+                map.serialize_entry("source", &**source)?;
                 map.serialize_entry("alt", &Fragments(alt))?;
             }
             Fragment::Break => {}
             Fragment::Query { key } => map.serialize_entry("key", key.as_str())?,
             Fragment::DefaultCommand { action } => map.serialize_entry("action", action.as_str())?,
             Fragment::CustomCommand { name, args } => {
-                map.serialize_entry("name", name.as_str())?;
+                map.serialize_entry("name", &**name)?;
                 map.serialize_entry("args", &List(args, compact_str::CompactString::as_str))?;
             }
             Fragment::Tag { name, value, reserved } => {
-                map.serialize_entry("name", name.as_str())?;
+                map.serialize_entry("name", &**name)?;
                 if let Some(value) = value {
-                    map.serialize_entry("value", value.as_str())?;
+                    map.serialize_entry("value", &**value)?;
                 }
                 if *reserved {
                     map.serialize_entry("reserved", &true)?;

@@ -25,7 +25,7 @@ fn small() -> Playbook {
     playbook.speakers.push(Speaker::named("Alice"));
     playbook.nodes.push(Node::Line {
         speaker: 0,
-        speech: vec![Fragment::text("Hello.")],
+        speech: vec![Fragment::text("Hello.")].into(),
         condition: None,
         out: smallvec![Edge::Succession { target: 1 }],
     });
@@ -65,17 +65,17 @@ fn every_golden_reads_back_from_binary_as_the_same_playbook_with_the_same_finger
 fn every_kind_of_fragment_edge_and_weight_survives_the_binary_form() {
     let mut playbook = small();
     let nested = vec![
-        Fragment::Styled { style: Style::Bold, children: vec![Fragment::text("bold")] },
-        Fragment::Link { target: "https://example.org".into(), label: vec![Fragment::text("a link")] },
-        Fragment::Image { source: "cat.png".into(), alt: vec![Fragment::Break] },
+        Fragment::Styled { style: Style::Bold, children: vec![Fragment::text("bold")].into() },
+        Fragment::Link { target: "https://example.org".into(), label: vec![Fragment::text("a link")].into() },
+        Fragment::Image { source: "cat.png".into(), alt: vec![Fragment::Break].into() },
         Fragment::query("mood"),
         Fragment::DefaultCommand { action: "wave".into() },
-        Fragment::CustomCommand { name: "play".into(), args: vec!["door.ogg".into(), "loud".into()] },
+        Fragment::CustomCommand { name: "play".into(), args: vec!["door.ogg".into(), "loud".into()].into() },
         Fragment::Tag { name: "mood".into(), value: Some("calm".into()), reserved: true },
     ];
     playbook.nodes[0] = Node::Line {
         speaker: 0,
-        speech: nested.clone(),
+        speech: nested.clone().into(),
         condition: Some(stagehand_playbook::Condition::key("ready")),
         out: smallvec![Edge::Succession { target: 1 }],
     };
@@ -169,10 +169,14 @@ fn speech_nested_without_end_is_an_error_not_a_stack_overflow() {
     let mut playbook = small();
     let mut speech = vec![Fragment::text("deep")];
     for _ in 0..10_000 {
-        speech = vec![Fragment::Styled { style: Style::Italic, children: speech }];
+        speech = vec![Fragment::Styled { style: Style::Italic, children: speech.into() }];
     }
-    playbook.nodes[0] =
-        Node::Line { speaker: 0, speech, condition: None, out: smallvec![Edge::Succession { target: 1 }] };
+    playbook.nodes[0] = Node::Line {
+        speaker: 0,
+        speech: speech.into(),
+        condition: None,
+        out: smallvec![Edge::Succession { target: 1 }],
+    };
     // Writing recurses too; do it on a thread with room, then read on a normal one.
     let bytes = std::thread::Builder::new()
         .stack_size(1 << 30)

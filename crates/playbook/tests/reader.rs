@@ -190,7 +190,12 @@ fn a_playbook_in_memory_is_checked_as_its_written_form_would_be() {
     let mut playbook = Playbook::new("m.dialogue.md");
     playbook.speakers.push(Speaker::named("A"));
     playbook.nodes = vec![
-        Node::Line { speaker: 0, speech: Vec::new(), condition: None, out: smallvec![Edge::Succession { target: 1 }] },
+        Node::Line {
+            speaker: 0,
+            speech: Box::default(),
+            condition: None,
+            out: smallvec![Edge::Succession { target: 1 }],
+        },
         Node::End,
     ];
     assert_eq!(Reader::new().check_playbook(&playbook), Ok(()));

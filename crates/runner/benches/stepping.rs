@@ -60,7 +60,7 @@ fn linear(lines: usize) -> Playbook {
     let mut nodes: Vec<Node> = (0..lines)
         .map(|i| Node::Line {
             speaker: 0,
-            speech: vec![Fragment::text(format!("Line number {i}, said plainly."))],
+            speech: vec![Fragment::text(format!("Line number {i}, said plainly."))].into(),
             condition: None,
             out: smallvec![Edge::Succession { target: i + 1 }],
         })
@@ -76,7 +76,7 @@ fn menus(count: usize) -> Playbook {
             out: (0..3)
                 .map(|o| Edge::Option {
                     target: i + 1,
-                    label: vec![Fragment::text(format!("Option {o}"))],
+                    label: vec![Fragment::text(format!("Option {o}"))].into(),
                     condition: None,
                 })
                 .collect(),
@@ -90,7 +90,7 @@ fn conditional(lines: usize) -> Playbook {
     let mut nodes: Vec<Node> = (0..lines)
         .map(|i| Node::Line {
             speaker: 0,
-            speech: vec![Fragment::text(format!("Conditional line {i}."))],
+            speech: vec![Fragment::text(format!("Conditional line {i}."))].into(),
             condition: Some(Condition::key(format!("flag{}", i % 100))),
             out: smallvec![Edge::Succession { target: i + 1 }],
         })

@@ -18,14 +18,14 @@ fn book(kind: &str, n: usize) -> Playbook {
                 out: (0..3)
                     .map(|o| Edge::Option {
                         target: i + 1,
-                        label: vec![Fragment::text(format!("Option {o}"))],
+                        label: vec![Fragment::text(format!("Option {o}"))].into(),
                         condition: None,
                     })
                     .collect(),
             },
             _ => Node::Line {
                 speaker: 0,
-                speech: vec![Fragment::text(format!("Line {i}."))],
+                speech: vec![Fragment::text(format!("Line {i}."))].into(),
                 condition: (kind == "conditional").then(|| Condition::key(format!("flag{}", i % 100))),
                 out: smallvec![Edge::Succession { target: i + 1 }],
             },

@@ -246,7 +246,7 @@ impl<'p> PlayContext<'p> {
         let succession = node.succession().map_or(NONE, index);
         let said = match node {
             Node::Line { speaker, speech, condition: None, .. } if quiet => {
-                Some((self.playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), speech.as_slice()))
+                Some((self.playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), &speech[..]))
             }
             _ => None,
         };

@@ -19,7 +19,7 @@
 //! playbook.speakers.push(Speaker::named("Alice"));
 //! playbook.nodes.push(Node::Line {
 //!     speaker: 0,
-//!     speech: vec![Fragment::text("Hello.")],
+//!     speech: vec![Fragment::text("Hello.")].into(),
 //!     condition: None,
 //!     out: smallvec![Edge::Succession { target: 1 }],
 //! });

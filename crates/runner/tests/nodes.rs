@@ -61,7 +61,7 @@ fn a_condition_and_a_query_are_asked_in_one_resolve_and_a_withheld_line_is_stepp
     let book = playbook(vec![
         Node::Line {
             speaker: 0,
-            speech,
+            speech: speech.into(),
             condition: Some(stagehand_playbook::Condition::key("met")),
             out: smallvec![divert(2, None), next(1)],
         },
@@ -96,7 +96,7 @@ fn a_key_needed_both_ways_is_refused_before_anything_is_asked() {
     let book = playbook(vec![
         Node::Line {
             speaker: 0,
-            speech,
+            speech: speech.into(),
             condition: Some(stagehand_playbook::Condition::key("k")),
             out: smallvec![next(1)],
         },
@@ -254,7 +254,7 @@ fn a_menu_with_nothing_available_is_walked_past_or_leads_nowhere() {
 fn a_label_is_offered_with_queries_filled_and_commands_removed() {
     let label = vec![Fragment::text("Greet "), Fragment::query("name"), Fragment::text(" "), wave()];
     let book = playbook(vec![
-        menu(false, vec![stagehand_playbook::Edge::Option { target: 1, label, condition: None }]),
+        menu(false, vec![stagehand_playbook::Edge::Option { target: 1, label: label.into(), condition: None }]),
         end(),
     ]);
     let mut run = Run::new(&book);

@@ -20,7 +20,7 @@ fn linear(lines: usize) -> Playbook {
     playbook.nodes = (0..lines)
         .map(|i| Node::Line {
             speaker: 0,
-            speech: vec![Fragment::text(format!("Line number {i}, said plainly."))],
+            speech: vec![Fragment::text(format!("Line number {i}, said plainly."))].into(),
             condition: None,
             out: smallvec![Edge::Succession { target: i + 1 }],
         })

@@ -160,7 +160,10 @@ function Refuse() return false end
 "#;
 
     fn join(world: &mut LuaWorld, club: &str) -> Result<(), WorldError> {
-        world.perform(&Fragment::CustomCommand { name: "JoinClub".into(), args: vec!["Alice".into(), club.into()] })
+        world.perform(&Fragment::CustomCommand {
+            name: "JoinClub".into(),
+            args: vec!["Alice".into(), club.into()].into(),
+        })
     }
 
     #[test]
@@ -182,8 +185,8 @@ function Refuse() return false end
         let mut world = LuaWorld::new("club.lua", CLUB, 1).unwrap();
         let error = join(&mut world, "Chess").unwrap_err();
         assert!(error.0.contains("the chess club is full"), "{error}");
-        assert!(world.perform(&Fragment::CustomCommand { name: "Refuse".into(), args: vec![] }).is_err());
-        assert!(world.perform(&Fragment::CustomCommand { name: "Missing".into(), args: vec![] }).is_err());
+        assert!(world.perform(&Fragment::CustomCommand { name: "Refuse".into(), args: vec![].into() }).is_err());
+        assert!(world.perform(&Fragment::CustomCommand { name: "Missing".into(), args: vec![].into() }).is_err());
         assert_eq!(world.perform(&Fragment::DefaultCommand { action: "wave".into() }), Ok(()));
     }
 

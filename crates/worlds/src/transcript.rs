@@ -318,9 +318,9 @@ mod tests {
     fn styles_become_escapes_only_in_colour() {
         let speech = vec![
             Fragment::text("a "),
-            Fragment::Styled { style: Style::Bold, children: vec![Fragment::text("bold")] },
+            Fragment::Styled { style: Style::Bold, children: vec![Fragment::text("bold")].into() },
             Fragment::text(" and "),
-            Fragment::Styled { style: Style::Strikethrough, children: vec![Fragment::text("gone")] },
+            Fragment::Styled { style: Style::Strikethrough, children: vec![Fragment::text("gone")].into() },
         ];
         assert_eq!(Painter { colour: false }.speech(&speech), "a bold and gone");
         assert_eq!(Painter { colour: true }.speech(&speech), "a \x1b[1mbold\x1b[22m and \x1b[9mgone\x1b[29m");

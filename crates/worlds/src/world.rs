@@ -190,7 +190,8 @@ mod tests {
 
     #[test]
     fn commands_read_as_written() {
-        let custom = Fragment::CustomCommand { name: "JoinClub".into(), args: vec!["Alice".into(), "Art".into()] };
+        let custom =
+            Fragment::CustomCommand { name: "JoinClub".into(), args: vec!["Alice".into(), "Art".into()].into() };
         assert_eq!(command_text(&custom), r#"JoinClub("Alice", "Art")"#);
         assert_eq!(command_text(&Fragment::DefaultCommand { action: "fade in".into() }), r#"("fade in")"#);
     }

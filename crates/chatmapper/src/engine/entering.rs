@@ -231,7 +231,7 @@ pub(super) fn speech(text: &str) -> Vec<Fragment> {
             None => Fragment::text(span.text),
             Some(level) => Fragment::Styled {
                 style: if level % 2 == 1 { Style::Bold } else { Style::Italic },
-                children: vec![Fragment::text(span.text)],
+                children: vec![Fragment::text(span.text)].into(),
             },
         })
         .collect()
@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn odd_emphasis_is_bold_and_even_is_italic() {
-        let styled = |style, text: &str| Fragment::Styled { style, children: vec![Fragment::text(text)] };
+        let styled = |style, text: &str| Fragment::Styled { style, children: vec![Fragment::text(text)].into() };
         assert_eq!(
             speech("[em1]a[/em1][em2]b[/em2][em3]c[/em3][em4]d[/em4] e"),
             [

@@ -169,7 +169,7 @@ enum EdgeDef {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Condition")]
 enum ConditionDef {
-    Key { key: CompactString },
+    Key { key: Box<str> },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -193,12 +193,12 @@ enum FragmentDef {
         children: Speech,
     },
     Link {
-        target: CompactString,
+        target: Box<str>,
         #[serde(with = "speech")]
         label: Speech,
     },
     Image {
-        source: CompactString,
+        source: Box<str>,
         #[serde(with = "speech")]
         alt: Speech,
     },
@@ -210,12 +210,12 @@ enum FragmentDef {
         action: CompactString,
     },
     CustomCommand {
-        name: CompactString,
-        args: Vec<CompactString>,
+        name: Box<str>,
+        args: Box<[CompactString]>,
     },
     Tag {
-        name: CompactString,
-        value: Option<CompactString>,
+        name: Box<str>,
+        value: Option<Box<str>>,
         reserved: bool,
     },
 }
@@ -265,7 +265,7 @@ sequence!(speakers, Vec<Speaker>, Speaker, SpeakerDef);
 sequence!(tags, Vec<SpeakerTag>, SpeakerTag, SpeakerTagDef);
 sequence!(nodes, Vec<Node>, Node, NodeDef);
 sequence!(edges, Edges, Edge, EdgeDef);
-sequence!(fragments, Speech, Fragment, FragmentDef);
+sequence!(fragments, Vec<Fragment>, Fragment, FragmentDef);
 
 /// Reads a sequence into any list, reserving room for its items out of the read's budget.
 struct Items<L, R, T, F>(PhantomData<fn(R) -> (L, T)>, F);
@@ -346,7 +346,9 @@ mod speech {
             TOO_DEEP.with(|too_deep| too_deep.set(true));
             return Err(de::Error::custom(format_args!("speech nested deeper than {MAX_SPEECH_DEPTH} levels")));
         }
-        fragments::deserialize(deserializer)
+        // Read at the length the input states (within the read's budget), so boxing it
+        // reallocates nothing.
+        fragments::deserialize(deserializer).map(Vec::into_boxed_slice)
     }
 }
 

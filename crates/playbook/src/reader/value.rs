@@ -333,6 +333,12 @@ impl<T> Gather<T> for Vec<T> {
     }
 }
 
+impl<T> Gather<T> for Box<[T]> {
+    fn gather(items: SmallVec<[T; 4]>) -> Self {
+        Vec::gather(items).into_boxed_slice()
+    }
+}
+
 impl<T> Gather<T> for SmallVec<[T; 1]> {
     fn gather(items: SmallVec<[T; 4]>) -> Self {
         let mut out = SmallVec::with_capacity(items.len());

@@ -297,8 +297,8 @@ fn fragment(value: &Value, here: &Here<'_>) -> Read<Fragment> {
             })?;
             Fragment::Styled { style, children: nested("children")? }
         }
-        "link" => Fragment::Link { target: text("target")?, label: nested("label")? },
-        "image" => Fragment::Image { source: text("source")?, alt: nested("alt")? },
+        "link" => Fragment::Link { target: text("target")?.as_str().into(), label: nested("label")? },
+        "image" => Fragment::Image { source: text("source")?.as_str().into(), alt: nested("alt")? },
         "break" => Fragment::Break,
         "query" => Fragment::Query { key: text("key")? },
         "default-command" => Fragment::DefaultCommand { action: text("action")? },
@@ -312,10 +312,10 @@ fn fragment(value: &Value, here: &Here<'_>) -> Read<Fragment> {
                     .map(|(i, value)| string(value, &Here::Index(&args_here, i)))
                     .collect::<Read<Vec<_>>>()?,
             };
-            Fragment::CustomCommand { name: text("name")?, args }
+            Fragment::CustomCommand { name: text("name")?.as_str().into(), args: args.into() }
         }
         "tag" => Fragment::Tag {
-            name: text("name")?,
+            name: text("name")?.as_str().into(),
             value: optional_string(map, "value", here)?,
             reserved: flag(map, "reserved", here)?,
         },

@@ -92,13 +92,13 @@ fn filled<'a>(words: impl Iterator<Item = &'a Fragment>, answers: &Answers<'_>) 
                 }
             }
             Fragment::Styled { style, children } if has_keys(children) => {
-                out.push(Fragment::Styled { style: *style, children: filled(children.iter(), answers) })
+                out.push(Fragment::Styled { style: *style, children: filled(children.iter(), answers).into() })
             }
             Fragment::Link { target, label } if has_keys(label) => {
-                out.push(Fragment::Link { target: target.clone(), label: filled(label.iter(), answers) })
+                out.push(Fragment::Link { target: target.clone(), label: filled(label.iter(), answers).into() })
             }
             Fragment::Image { source, alt } if has_keys(alt) => {
-                out.push(Fragment::Image { source: source.clone(), alt: filled(alt.iter(), answers) })
+                out.push(Fragment::Image { source: source.clone(), alt: filled(alt.iter(), answers).into() })
             }
             other => out.push(other.clone()),
         }
@@ -159,7 +159,7 @@ mod tests {
     fn a_label_loses_its_commands_and_keeps_its_words_apart() {
         let words = [
             Fragment::text("Say goodbye "),
-            Fragment::CustomCommand { name: "Wave".into(), args: vec![] },
+            Fragment::CustomCommand { name: "Wave".into(), args: Box::default() },
             Fragment::text(" and leave"),
         ];
         let shown = label(&words, &Answers::new());

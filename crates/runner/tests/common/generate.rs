@@ -37,7 +37,7 @@ fn command() -> impl Strategy<Value = Fragment> {
     prop_oneof![
         words().prop_map(|action| Fragment::DefaultCommand { action }),
         (prop::sample::select(vec!["Wave", "Bow", "Give"]), prop::collection::vec(words(), 0..2))
-            .prop_map(|(name, args)| Fragment::CustomCommand { name: name.into(), args }),
+            .prop_map(|(name, args)| Fragment::CustomCommand { name: name.into(), args: args.into() }),
     ]
 }
 
@@ -47,15 +47,16 @@ fn fragment() -> impl Strategy<Value = Fragment> {
         1 => Just(Fragment::Break),
         2 => text_key().prop_map(|key| Fragment::Query { key: key.into() }),
         1 => (words(), prop::option::of(words()), any::<bool>())
-            .prop_map(|(name, value, reserved)| Fragment::Tag { name, value, reserved }),
+            .prop_map(|(name, value, reserved)| Fragment::Tag { name: name.into(), value: value.map(|value| Box::from(value.as_str())), reserved }),
     ];
     leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
             (prop::sample::select(Style::ALL.to_vec()), prop::collection::vec(inner.clone(), 0..3))
-                .prop_map(|(style, children)| Fragment::Styled { style, children }),
+                .prop_map(|(style, children)| Fragment::Styled { style, children: children.into() }),
             (words(), prop::collection::vec(inner.clone(), 0..2))
-                .prop_map(|(target, label)| Fragment::Link { target, label }),
-            (words(), prop::collection::vec(inner, 0..2)).prop_map(|(source, alt)| Fragment::Image { source, alt }),
+                .prop_map(|(target, label)| Fragment::Link { target: target.into(), label: label.into() }),
+            (words(), prop::collection::vec(inner, 0..2))
+                .prop_map(|(source, alt)| Fragment::Image { source: source.into(), alt: alt.into() }),
         ]
     })
 }
@@ -81,7 +82,7 @@ fn line_out(n: usize, conditional: bool) -> impl Strategy<Value = Vec<Edge>> {
             let mut out = Vec::new();
             let open = matches!(&divert, Some((_, None, _)));
             if let Some((target, condition, label)) = divert {
-                out.push(Edge::Divert { target, label, condition });
+                out.push(Edge::Divert { target, label: label.into(), condition });
             }
             if conditional || !open || extra {
                 out.push(Edge::Succession { target: succession });
@@ -107,7 +108,7 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
                 let conditional = condition.is_some();
                 line_out(n, conditional).prop_map(move |out| Node::Line {
                     speaker,
-                    speech: speech.clone(),
+                    speech: speech.clone().into(),
                     condition: condition.clone(),
                     out: out.into(),
                 })
@@ -117,7 +118,7 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
             .prop_flat_map(move |(effects, condition)| {
                 let conditional = condition.is_some();
                 line_out(n, conditional).prop_map(move |out| Node::Control {
-                    effects: effects.clone(),
+                    effects: effects.clone().into(),
                     condition: condition.clone(),
                     out: out.into(),
                 })
@@ -130,7 +131,7 @@ fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
                     out: with_fall_through(
                         options
                             .into_iter()
-                            .map(|(target, label, condition)| Edge::Option { target, label, condition })
+                            .map(|(target, label, condition)| Edge::Option { target, label: label.into(), condition })
                             .collect(),
                         fall,
                         extra,

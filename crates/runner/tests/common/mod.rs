@@ -11,11 +11,11 @@ pub fn text(words: &str) -> Vec<Fragment> {
 }
 
 pub fn wave() -> Fragment {
-    Fragment::CustomCommand { name: "Wave".into(), args: vec![] }
+    Fragment::CustomCommand { name: "Wave".into(), args: vec![].into() }
 }
 
 pub fn call(name: &str) -> Fragment {
-    Fragment::CustomCommand { name: name.into(), args: vec![] }
+    Fragment::CustomCommand { name: name.into(), args: vec![].into() }
 }
 
 pub fn next(target: usize) -> Edge {
@@ -23,11 +23,11 @@ pub fn next(target: usize) -> Edge {
 }
 
 pub fn divert(target: usize, key: Option<&str>) -> Edge {
-    Edge::Divert { target, label: vec![], condition: key.map(Condition::key) }
+    Edge::Divert { target, label: vec![].into(), condition: key.map(Condition::key) }
 }
 
 pub fn option(target: usize, label: &str, key: Option<&str>) -> Edge {
-    Edge::Option { target, label: text(label), condition: key.map(Condition::key) }
+    Edge::Option { target, label: text(label).into(), condition: key.map(Condition::key) }
 }
 
 pub fn arm(target: usize, key: Option<&str>) -> Edge {
@@ -39,15 +39,15 @@ pub fn random_arm(target: usize, weight: Weight, key: Option<&str>) -> Edge {
 }
 
 pub fn line(speaker: usize, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
-    Node::Line { speaker, speech, condition: None, out: out.into() }
+    Node::Line { speaker, speech: speech.into(), condition: None, out: out.into() }
 }
 
 pub fn guarded_line(speaker: usize, key: &str, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
-    Node::Line { speaker, speech, condition: Some(Condition::key(key)), out: out.into() }
+    Node::Line { speaker, speech: speech.into(), condition: Some(Condition::key(key)), out: out.into() }
 }
 
 pub fn control(effects: Vec<Fragment>, out: Vec<Edge>) -> Node {
-    Node::Control { effects, condition: None, out: out.into() }
+    Node::Control { effects: effects.into(), condition: None, out: out.into() }
 }
 
 /// A playbook with Alice (0) and the anonymous default speaker (1).

@@ -245,7 +245,7 @@ impl Object for EdgeB {
 #[derive(Default)]
 struct ConditionB {
     kind: Option<()>,
-    key: Option<CompactString>,
+    key: Option<Box<str>>,
 }
 
 impl Builder for ConditionB {
@@ -366,10 +366,12 @@ impl FragmentKind {
 pub(super) struct FragmentB {
     kind: Option<FragmentKind>,
     words: Option<CompactString>,
-    name: Option<CompactString>,
+    /// A link's target, an image's source or a tag's value (boxed in the model).
+    boxed: Option<Box<str>>,
+    name: Option<Box<str>>,
     nested: Option<Speech>,
     style: Option<Style>,
-    args: Vec<CompactString>,
+    args: Box<[CompactString]>,
     reserved: bool,
 }
 
@@ -428,17 +430,13 @@ impl Builder for FragmentB {
             return skip(d);
         };
         match (key, kind_now) {
-            ("text", Text)
-            | ("target", Link)
-            | ("source", Image)
-            | ("key", Query)
-            | ("action", DefaultCommand)
-            | ("value", Tag) => self.words = Some(child(at, key, d, text)?),
+            ("text", Text) | ("key", Query) | ("action", DefaultCommand) => self.words = Some(child(at, key, d, text)?),
+            ("target", Link) | ("source", Image) | ("value", Tag) => self.boxed = Some(child(at, key, d, text)?),
             ("name", CustomCommand | Tag) => self.name = Some(child(at, key, d, text)?),
             ("style", Styled) => self.style = Some(child(at, key, d, |d, at| read(d, StyleName(at)))?),
             ("children", Styled) | ("label", Link) | ("alt", Image) => self.nested = Some(child(at, key, d, speech)?),
             ("args", CustomCommand) => {
-                self.args = child(at, key, d, |d, at| read(d, List::<TextItem<CompactString>, Vec<_>>::new(at)))?
+                self.args = child(at, key, d, |d, at| read(d, List::<TextItem<CompactString>, Box<[_]>>::new(at)))?
             }
             ("reserved", Tag) => self.reserved = child(at, key, d, |d, at| read(d, Flag(at)))?,
             _ => skip(d)?,
@@ -452,20 +450,20 @@ impl Object for FragmentB {
     fn finish(self, at: At<'_>) -> Result<Fragment, Refusal> {
         use FragmentKind as K;
         let kind = require(self.kind, "kind", at)?;
-        let (words, nested) = (self.words, self.nested);
+        let (words, boxed, nested) = (self.words, self.boxed, self.nested);
         Ok(match kind {
             K::Text => Fragment::Text { text: require(words, "text", at)? },
             K::Styled => Fragment::Styled {
                 style: require(self.style, "style", at)?,
                 children: require(nested, "children", at)?,
             },
-            K::Link => Fragment::Link { target: require(words, "target", at)?, label: require(nested, "label", at)? },
-            K::Image => Fragment::Image { source: require(words, "source", at)?, alt: require(nested, "alt", at)? },
+            K::Link => Fragment::Link { target: require(boxed, "target", at)?, label: require(nested, "label", at)? },
+            K::Image => Fragment::Image { source: require(boxed, "source", at)?, alt: require(nested, "alt", at)? },
             K::Break => Fragment::Break,
             K::Query => Fragment::Query { key: require(words, "key", at)? },
             K::DefaultCommand => Fragment::DefaultCommand { action: require(words, "action", at)? },
             K::CustomCommand => Fragment::CustomCommand { name: require(self.name, "name", at)?, args: self.args },
-            K::Tag => Fragment::Tag { name: require(self.name, "name", at)?, value: words, reserved: self.reserved },
+            K::Tag => Fragment::Tag { name: require(self.name, "name", at)?, value: boxed, reserved: self.reserved },
         })
     }
 }
