@@ -12,7 +12,6 @@
 //! state id and description are written without strings of their own (H31).
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -92,8 +91,12 @@ impl<'d> Held<'d> {
 pub struct RunnerEngine<'p> {
     held: Held<'p>,
     state: PlayState,
-    /// The events of the last step, emptied: its room is reused by the next (H31).
-    buffer: Vec<Event<'static>>,
+    /// The events of the last step, kept until the next (their room is reused, H31) when
+    /// the prepared playbook is lent.
+    buffer: Vec<Event<'p>>,
+    /// An emptied event buffer, for an engine sharing its prepared playbook (the events borrow
+    /// the engine itself then, so they cannot be kept in it).
+    spare: Vec<Event<'static>>,
 }
 
 /// An empty event buffer with another lifetime, keeping its room (collecting an emptied vector
@@ -114,13 +117,23 @@ impl<'p> RunnerEngine<'p> {
     /// A run of a prepared playbook the caller keeps, its entropy seeded with `seed`. Nothing
     /// is computed.
     pub fn with(prepared: &'p PreparedPlaybook<'p>, seed: u64) -> Self {
-        RunnerEngine { held: Held::Lent(prepared), state: PlayState::seeded(seed), buffer: Vec::new() }
+        RunnerEngine {
+            held: Held::Lent(prepared),
+            state: PlayState::seeded(seed),
+            buffer: Vec::new(),
+            spare: Vec::new(),
+        }
     }
 
     /// A run of a prepared playbook shared with other engines, its entropy seeded with `seed`.
     /// Nothing is computed.
     pub fn shared(prepared: Arc<PreparedPlaybook<'p>>, seed: u64) -> Self {
-        RunnerEngine { held: Held::Shared(prepared), state: PlayState::seeded(seed), buffer: Vec::new() }
+        RunnerEngine {
+            held: Held::Shared(prepared),
+            state: PlayState::seeded(seed),
+            buffer: Vec::new(),
+            spare: Vec::new(),
+        }
     }
 
     /// The run's state.
@@ -139,7 +152,7 @@ impl<'p> RunnerEngine<'p> {
     }
 }
 
-impl Engine for RunnerEngine<'_> {
+impl<'p> Engine for RunnerEngine<'p> {
     type Snapshot = RunnerSnapshot;
 
     fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
@@ -147,13 +160,25 @@ impl Engine for RunnerEngine<'_> {
     }
 
     fn take_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
-        let context = self.held.get().context();
-        let mut events = recycle(std::mem::take(&mut self.buffer));
-        self.state = crate::step_into(context, &self.state, command, &mut events);
-        for event in &events {
-            sink(event);
+        match &self.held {
+            // The context outlives the engine: its events go straight into the engine's buffer.
+            Held::Lent(prepared) => {
+                let context: &'p PlayContext<'p> = prepared.context();
+                self.buffer.clear();
+                self.state = crate::step_into(context, &self.state, command, &mut self.buffer);
+                for event in &self.buffer {
+                    sink(event);
+                }
+            }
+            Held::Shared(prepared) => {
+                let mut events = recycle(std::mem::take(&mut self.spare));
+                self.state = crate::step_into(prepared.context(), &self.state, command, &mut events);
+                for event in &events {
+                    sink(event);
+                }
+                self.spare = recycle(events);
+            }
         }
-        self.buffer = recycle(events);
     }
 
     fn waiting(&self) -> Waiting {
@@ -190,10 +215,12 @@ impl Engine for RunnerEngine<'_> {
         let (situation, node, segment) = situation_parts(&self.state.situation);
         out.push_str(situation);
         if let Some(node) = node {
-            let _ = write!(out, ":{node}");
+            out.push(':');
+            push_number(out, node);
         }
         if let Some(segment) = segment {
-            let _ = write!(out, "#{segment}");
+            out.push('#');
+            push_number(out, segment);
         }
     }
 
@@ -216,18 +243,22 @@ impl Engine for RunnerEngine<'_> {
         };
         if let Some(text) = text {
             // The words, trimmed, after the speaker's name; a full stop when they have none.
+            // Nothing is said of words that are all blank.
             let start = out.len();
+            if let Some(speaker) = speaker {
+                out.push_str(speaker);
+                out.push_str(": ");
+            }
+            let words = out.len();
             flatten(text, out);
-            let written = &out[start..];
+            let written = &out[words..];
             let (lead, kept) = (written.len() - written.trim_start().len(), written.trim().len());
             if kept == 0 {
                 out.truncate(start);
             } else {
-                out.truncate(start + lead + kept);
-                out.replace_range(start..start + lead, "");
-                if let Some(speaker) = speaker {
-                    out.insert_str(start, ": ");
-                    out.insert_str(start, speaker);
+                out.truncate(words + lead + kept);
+                if lead > 0 {
+                    out.replace_range(words..words + lead, "");
                 }
                 if !out.ends_with(['.', '!', '?', '…']) {
                     out.push('.');
@@ -251,6 +282,22 @@ impl Engine for RunnerEngine<'_> {
     fn anchor_names(&self) -> Cow<'_, [String]> {
         Cow::Borrowed(self.held.get().anchors())
     }
+}
+
+/// Writes `n` in decimal (what `write!` writes, without the formatting machinery: a state id is
+/// written twice a turn).
+fn push_number(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Speech as plain text, queries as their placeholders (`{Key}`): what

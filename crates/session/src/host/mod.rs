@@ -103,8 +103,8 @@ pub struct Session<E: Engine> {
     disposed: bool,
     /// What the opening `start` reported, until taken (not part of the snapshot).
     opening: Vec<Reported>,
-    /// Room for composing an event's words (H31).
-    scratch: String,
+    /// The document's fingerprint, asked of the engine once (not part of the snapshot's data).
+    fingerprint: Option<String>,
 }
 
 /// What one move's events told the session besides what they report.
@@ -133,7 +133,7 @@ impl<E: Engine> Session<E> {
             trace: Trace::default(),
             disposed: false,
             opening: Vec::new(),
-            scratch: String::new(),
+            fingerprint: None,
         };
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
@@ -153,7 +153,8 @@ impl<E: Engine> Session<E> {
                 snapshot.schema_version
             )));
         }
-        if snapshot.fingerprint != engine.fingerprint() {
+        let fingerprint = engine.fingerprint();
+        if snapshot.fingerprint != fingerprint {
             return Err(HostError::Mismatch("it was made of another document (its fingerprint differs)".to_owned()));
         }
         engine.restore(&snapshot.engine)?;
@@ -171,7 +172,7 @@ impl<E: Engine> Session<E> {
             trace: Trace::continuing(snapshot.sequences),
             disposed: snapshot.disposed,
             opening: Vec::new(),
-            scratch: String::new(),
+            fingerprint: Some(fingerprint),
         })
     }
 
@@ -181,7 +182,7 @@ impl<E: Engine> Session<E> {
         Ok(SessionSnapshot {
             schema_version: SESSION_SNAPSHOT_VERSION,
             session_id: self.id.clone(),
-            fingerprint: self.engine.fingerprint(),
+            fingerprint: self.fingerprint().to_owned(),
             engine: self.engine.snapshot()?,
             initial: self.initial.clone(),
             journal: self.journal.clone(),
@@ -195,12 +196,12 @@ impl<E: Engine> Session<E> {
     /// Writes the session's snapshot as JSON to `out`: the bytes `serde_json` writes for
     /// [`snapshot`](Self::snapshot), without copying the journal (H34).
     pub fn write_snapshot(&mut self, out: &mut Vec<u8>) -> Result<(), HostError> {
-        let fingerprint = self.engine.fingerprint();
+        self.fingerprint();
         let engine = self.engine.snapshot()?;
         let borrowed = SnapshotJson {
             schema_version: SESSION_SNAPSHOT_VERSION,
             session_id: &self.id,
-            fingerprint: &fingerprint,
+            fingerprint: self.fingerprint.as_deref().unwrap_or_default(),
             engine: &engine,
             initial: &self.initial,
             journal: &self.journal,
@@ -210,6 +211,11 @@ impl<E: Engine> Session<E> {
             disposed: self.disposed,
         };
         serde_json::to_writer(out, &borrowed).map_err(|e| HostError::Engine(EngineError::new(e.to_string())))
+    }
+
+    /// The document's fingerprint, asked of the engine the first time only.
+    fn fingerprint(&mut self) -> &str {
+        self.fingerprint.get_or_insert_with(|| self.engine.fingerprint())
     }
 
     /// The session's id.
@@ -387,18 +393,11 @@ impl<E: Engine> Session<E> {
     fn take(&mut self, step: Move, reported: &mut Vec<Reported>) -> Heard {
         let mut heard = Heard::default();
         let mut filled = 0;
-        let scratch = &mut self.scratch;
         self.engine.take_lent(step.command(), &mut |event: &Event<'_>| {
-            let (kind, speaker, has_text) = receipts::words_of(event, scratch);
-            let text = has_text.then_some(scratch.as_str());
-            match reported.get_mut(filled) {
-                Some(slot) => receipts::overwrite(slot, kind, speaker, text),
-                None => reported.push(Reported {
-                    kind: kind.to_owned(),
-                    speaker: speaker.map(str::to_owned),
-                    text: text.map(str::to_owned),
-                }),
+            if filled == reported.len() {
+                reported.push(Reported { kind: String::new(), speaker: None, text: None });
             }
+            receipts::report_into(&mut reported[filled], event);
             filled += 1;
             match event {
                 Event::Refused { reason, explanation } => {

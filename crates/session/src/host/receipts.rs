@@ -276,27 +276,34 @@ impl Receipts {
     }
 }
 
-/// The words a receipt reports for a lent event: its name, speaker and text, as
-/// [`Reported::of_event`] gives them, written into `scratch` (cleared first) when they must be
-/// composed.
-pub(crate) fn words_of<'a>(event: &'a Event<'_>, scratch: &mut String) -> (&'static str, Option<&'a str>, bool) {
-    scratch.clear();
-    let speaker = match event {
-        Event::Said { speaker, .. } => *speaker,
-        _ => None,
-    };
-    let has_text = match event {
-        Event::Said { speech, .. } | Event::Continued { speech } => {
-            plain_text_into(speech, scratch);
-            true
+/// Writes what a receipt reports for a lent event over `slot` (reusing its strings' room): the
+/// same as [`Reported::of_event`] gives.
+pub(crate) fn report_into(slot: &mut Reported, event: &Event<'_>) {
+    slot.kind.clear();
+    slot.kind.push_str(event.name());
+    match event {
+        Event::Said { speaker, speech } => {
+            put(&mut slot.speaker, *speaker);
+            let text = slot.text.get_or_insert_with(String::new);
+            text.clear();
+            plain_text_into(speech, text);
         }
-        Event::Ended => false,
+        Event::Continued { speech } => {
+            slot.speaker = None;
+            let text = slot.text.get_or_insert_with(String::new);
+            text.clear();
+            plain_text_into(speech, text);
+        }
+        Event::Ended => {
+            slot.speaker = None;
+            slot.text = None;
+        }
         _ => {
-            scratch.push_str(Reported::of_event(event).text.as_deref().unwrap_or(""));
-            true
+            let reported = Reported::of_event(event);
+            slot.speaker = reported.speaker;
+            slot.text = reported.text;
         }
-    };
-    (event.name(), speaker, has_text)
+    }
 }
 
 /// Speech as plain text, queries as their placeholders: [`stagehand_playbook::plain_text`]
