@@ -440,3 +440,81 @@ impl RunnerSnapshot {
         Ok(PlayState { situation, entropy: Entropy { state: self.entropy } })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
+    use stagehand_protocol::{Answer, Answers, Command, Engine};
+
+    use super::{PreparedPlaybook, RunnerEngine};
+
+    /// The sentence as it was composed from [`crate::describe`] before it was written in place.
+    fn composed(engine: &RunnerEngine<'_>) -> String {
+        let description = crate::describe(engine.context(), engine.state(), None);
+        let mut sentence = String::new();
+        if let Some(text) = description.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            if let Some(speaker) = &description.speaker {
+                sentence.push_str(&format!("{speaker}: "));
+            }
+            sentence.push_str(text);
+            if !text.ends_with(['.', '!', '?', '…']) {
+                sentence.push('.');
+            }
+            sentence.push(' ');
+        }
+        let waiting = description.waiting;
+        sentence.push_str(&waiting[..1].to_uppercase());
+        sentence.push_str(&waiting[1..]);
+        sentence.push('.');
+        sentence
+    }
+
+    #[test]
+    fn the_description_and_state_id_are_written_as_they_were_composed() {
+        let mut playbook = Playbook::new("t.dialogue.md");
+        playbook.speakers.push(Speaker::named("Alice"));
+        playbook.speakers.push(Speaker::anonymous_default());
+        let line = |speaker, speech: Vec<Fragment>, target| Node::Line {
+            speaker,
+            speech,
+            condition: None,
+            out: smallvec![Edge::Succession { target }],
+        };
+        playbook.nodes = vec![
+            line(0, vec![Fragment::text("  Hello, "), Fragment::query("Name"), Fragment::text("  ")], 1),
+            line(1, vec![Fragment::text("No speaker! ")], 2),
+            line(0, vec![Fragment::text("   ")], 3),
+            line(0, vec![Fragment::text("Wait"), Fragment::Break, Fragment::text("…")], 4),
+            Node::Control {
+                effects: vec![Fragment::DefaultCommand { action: "wave".into() }, Fragment::text(" waves")],
+                condition: None,
+                out: smallvec![Edge::Succession { target: 5 }],
+            },
+            Node::End,
+        ];
+        let prepared = PreparedPlaybook::new(&playbook);
+        let mut engine = RunnerEngine::with(&prepared, 1);
+        let mut ids = Vec::new();
+        let supply = Command::Supply([("Name", Answer::Text("Sam".into()))].into_iter().collect::<Answers<'_>>());
+        let commands =
+            [Command::start(), supply, Command::Next, Command::Next, Command::Next, Command::Next, Command::Done];
+        for command in commands {
+            assert_eq!(engine.describe(), composed(&engine));
+            ids.push(engine.state_id());
+            engine.take(command, &mut Vec::new());
+        }
+        assert_eq!(engine.describe(), composed(&engine));
+        assert_eq!(
+            ids,
+            [
+                "not-started",
+                "awaiting-supply:0#0",
+                "at-node:0",
+                "at-node:1",
+                "at-node:2",
+                "at-node:3",
+                "awaiting-done:4"
+            ]
+        );
+    }
+}
