@@ -1,5 +1,5 @@
-//! One sans-IO session over any [`Engine`]: the host contract's control surface (decisions H1-H10
-//! in `docs/design/host-contract.md`).
+//! One sans-IO session over any [`Engine`]: the host contract's control surface (decisions H1-H13
+//! and H30-H35 in `docs/design/host-contract.md`).
 //!
 //! - [`Session::describe`] gives the [`View`]: status, whether it is at rest, the state id and a
 //!   description, the pending questions, the last error, and the actions that may be applied.
@@ -13,6 +13,11 @@
 //! - Undo and restart replay the journal from the engine's initial snapshot; nothing is inverted.
 //! - Every public call that changes something takes `now`, the host's time in Unix milliseconds,
 //!   for the trace: the session reads no clock.
+//! - A turn need not allocate (H30-H35): [`Session::describe_into`] and [`Session::apply_into`]
+//!   overwrite a view and a receipt the host keeps, the engine lends its events
+//!   ([`Engine::take_lent`]), receipts are kept flat, the trace stays typed until
+//!   [`Session::take_trace`] or [`Session::take_trace_lines`], and [`Session::write_snapshot`]
+//!   writes a snapshot without copying the journal.
 
 mod actions;
 mod drive;

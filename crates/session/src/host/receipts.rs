@@ -15,7 +15,7 @@ use stagehand_protocol::{Event, Outcome, Receipt, Reported};
 use super::Recorded;
 
 /// A range of the log's text.
-type Span = Range<u32>;
+type Span = Range<usize>;
 
 /// One recorded event.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ struct Word {
 /// How a recorded receipt settled (receipts that were rejected are never recorded).
 #[derive(Debug, Clone)]
 enum Settled {
-    Executed { outcome: Outcome, events: Range<u32> },
+    Executed { outcome: Outcome, events: Range<usize> },
     Failed { error: Span },
 }
 
@@ -47,7 +47,7 @@ pub(crate) struct Receipts {
     text: String,
     words: Vec<Word>,
     entries: Vec<Entry>,
-    index: HashTable<u32>,
+    index: HashTable<usize>,
     hasher: FixedState,
 }
 
@@ -82,7 +82,7 @@ impl Found<'_> {
             Settled::Failed { error } => set_failed(receipt, log.span(error)),
             Settled::Executed { outcome, events } => {
                 let reported = executed(receipt, *outcome);
-                let words = &log.words[events.start as usize..events.end as usize];
+                let words = &log.words[events.clone()];
                 reported.truncate(words.len());
                 for (i, word) in words.iter().enumerate() {
                     let speaker = word.speaker.as_ref().map(|s| log.span(s));
@@ -165,13 +165,13 @@ impl Receipts {
     }
 
     fn span(&self, span: &Span) -> &str {
-        &self.text[span.start as usize..span.end as usize]
+        &self.text[span.clone()]
     }
 
     fn push(&mut self, text: &str) -> Span {
-        let start = self.text.len() as u32;
+        let start = self.text.len();
         self.text.push_str(text);
-        start..self.text.len() as u32
+        start..self.text.len()
     }
 
     /// How many receipts are recorded.
@@ -182,8 +182,8 @@ impl Receipts {
     /// The receipt recorded under `key`.
     pub(crate) fn find(&self, key: &str) -> Option<Found<'_>> {
         let hash = self.hasher.hash_one(key);
-        let found = self.index.find(hash, |&i| self.span(&self.entries[i as usize].key) == key)?;
-        Some(Found { receipts: self, entry: &self.entries[*found as usize] })
+        let found = self.index.find(hash, |&i| self.span(&self.entries[i].key) == key)?;
+        Some(Found { receipts: self, entry: &self.entries[*found] })
     }
 
     /// Records an executed receipt under a key not recorded yet, its events as `events` lends
@@ -196,14 +196,14 @@ impl Receipts {
         outcome: Outcome,
         events: impl IntoIterator<Item = (&'e str, Option<&'e str>, Option<&'e str>)>,
     ) {
-        let first = self.words.len() as u32;
+        let first = self.words.len();
         for (kind, speaker, text) in events {
             let kind = self.push(kind);
             let speaker = speaker.map(|s| self.push(s));
             let text = text.map(|t| self.push(t));
             self.words.push(Word { kind, speaker, text });
         }
-        let settled = Settled::Executed { outcome, events: first..self.words.len() as u32 };
+        let settled = Settled::Executed { outcome, events: first..self.words.len() };
         self.insert(key, action_id, text, settled);
     }
 
@@ -230,14 +230,11 @@ impl Receipts {
         let key_span = self.push(key);
         let action = self.push(action_id);
         let text = text.map(|t| self.push(t));
-        let index = self.entries.len() as u32;
+        let index = self.entries.len();
         self.entries.push(Entry { key: key_span, action, text, settled });
         let hash = self.hasher.hash_one(key);
         let (entries, text_log, hasher) = (&self.entries, &self.text, &self.hasher);
-        self.index.insert_unique(hash, index, |&i| {
-            let span = &entries[i as usize].key;
-            hasher.hash_one(&text_log[span.start as usize..span.end as usize])
-        });
+        self.index.insert_unique(hash, index, |&i| hasher.hash_one(&text_log[entries[i].key.clone()]));
     }
 
     /// Serialises every receipt as a snapshot spells them: an object by key, in key order (one
