@@ -5,7 +5,9 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::vocabulary::{Command, OwnedEvent};
+use std::borrow::Cow;
+
+use crate::vocabulary::{Command, Event, OwnedEvent};
 
 /// What an engine waits for now: the one thing that moves it on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,5 +105,35 @@ pub trait Engine {
     /// nothing give nothing.
     fn take_log(&mut self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// Takes one command and lends each event it reported to `sink`, in order, without
+    /// detaching them: an engine that can report borrowed events (the runner) copies nothing.
+    /// The same events as [`take`](Self::take) reports; by default it is `take` and a loan of
+    /// each owned event.
+    fn take_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+        let mut events = Vec::new();
+        self.take(command, &mut events);
+        for event in &events {
+            sink(&event.lend());
+        }
+    }
+
+    /// Appends [`state_id`](Self::state_id) to `out` (an engine may write it without a `String`
+    /// of its own).
+    fn write_state_id(&self, out: &mut String) {
+        out.push_str(&self.state_id());
+    }
+
+    /// Appends [`describe`](Self::describe) to `out` (an engine may write it without a `String`
+    /// of its own).
+    fn write_description(&self, out: &mut String) {
+        out.push_str(&self.describe());
+    }
+
+    /// [`anchors`](Self::anchors), lent where the engine keeps them (the same names, in the same
+    /// order).
+    fn anchor_names(&self) -> Cow<'_, [String]> {
+        Cow::Owned(self.anchors())
     }
 }

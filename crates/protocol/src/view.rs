@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use stagehand_playbook::{plain_text, Fragment};
 
-use crate::vocabulary::OwnedEvent;
+use crate::vocabulary::{Event, OwnedEvent};
 
 /// Where a session stands, as `describe` gives it. It has no side effects to produce.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +161,25 @@ impl Reported {
             }
         };
         Reported { kind: kind.to_owned(), speaker, text }
+    }
+
+    /// A lent event as reported: the same as [`Reported::of`] its owned form, without detaching
+    /// the event first.
+    pub fn of_event(event: &Event<'_>) -> Reported {
+        let (speaker, text) = match event {
+            Event::Said { speaker, speech } => (speaker.map(str::to_owned), Some(plain_text(speech))),
+            Event::Continued { speech } => (None, Some(plain_text(speech))),
+            Event::Ended => (None, None),
+            Event::Refused { reason, explanation } => (None, Some(format!("{}: {explanation}", reason.as_str()))),
+            Event::Perform { effect } => (None, Some(effect_text(effect))),
+            Event::Resolve { questions } => {
+                (None, Some(questions.iter().map(|q| q.key).collect::<Vec<_>>().join("\n")))
+            }
+            Event::Offer { options, .. } => {
+                (None, Some(options.iter().map(|o| plain_text(&o.label)).collect::<Vec<_>>().join("\n")))
+            }
+        };
+        Reported { kind: event.name().to_owned(), speaker, text }
     }
 }
 

@@ -1,34 +1,140 @@
-//! The runner behind the [`Engine`] seam: [`RunnerEngine`].
+//! The runner behind the [`Engine`] seam: [`RunnerEngine`], and the document it plays prepared
+//! once: [`PreparedPlaybook`].
 //!
-//! The [`PlayContext`] is built once, when the engine is made, and kept for the engine's life:
-//! the engine borrows the playbook the caller keeps (`RunnerEngine<'p>`), so a step through the
-//! seam costs a step and the conversion of its events, never a context. A borrow was chosen over
-//! an owned, self-referential context (`Arc<Playbook>` plus `self_cell` or `unsafe`): it needs no
-//! new dependency and no unsafe code, and every host we have keeps the playbook for the whole run
-//! (decision H7 in `docs/design/host-contract.md`).
+//! What never changes while a playbook is played (its [`PlayContext`], its fingerprint, its
+//! anchors) is read once into a [`PreparedPlaybook`], which engines borrow
+//! ([`RunnerEngine::with`]) or share ([`RunnerEngine::shared`]): a host that restores a session
+//! per request makes an engine in the time it takes to copy a seed (decision H30 in
+//! `docs/design/host-contract.md`). [`RunnerEngine::new`] still prepares its own document.
+//!
+//! A step through the seam costs a step: [`Engine::take_lent`] lends the step's events as the
+//! runner reports them (borrowed from the context), into a buffer the engine reuses, and the
+//! state id and description are written without strings of their own (H31).
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use stagehand_playbook::{fingerprint, Playbook};
-use stagehand_protocol::{Command, Engine, EngineError, OwnedEvent, Waiting};
+use stagehand_playbook::{fingerprint, Fragment, Node, Playbook};
+use stagehand_protocol::{Command, Engine, EngineError, Event, OwnedEvent, Waiting};
 
 use crate::context::PlayContext;
 use crate::state::{Availability, Entropy, Moment, PlayState, Resume, Situation};
 
+/// A playbook read once for playing: its [`PlayContext`], its fingerprint and its anchors.
+/// Engines of the playbook borrow it or share it, so making one costs nothing that grows with
+/// the playbook.
+#[derive(Debug)]
+pub struct PreparedPlaybook<'p> {
+    context: PlayContext<'p>,
+    fingerprint: String,
+    anchors: Vec<String>,
+}
+
+impl<'p> PreparedPlaybook<'p> {
+    /// Prepares `playbook`: builds its context and computes its fingerprint.
+    pub fn new(playbook: &'p Playbook) -> Self {
+        PreparedPlaybook::with_fingerprint(playbook, fingerprint(playbook).to_hex())
+    }
+
+    /// Prepares `playbook` whose fingerprint the host already knows (lowercase hex, as
+    /// [`stagehand_playbook::fingerprint`] gives it): only the context is built. A wrong
+    /// fingerprint makes saves of another document look like saves of this one, so pass only
+    /// one computed from this playbook.
+    pub fn with_fingerprint(playbook: &'p Playbook, fingerprint: String) -> Self {
+        PreparedPlaybook {
+            context: PlayContext::new(playbook),
+            fingerprint,
+            anchors: playbook.anchors.keys().cloned().collect(),
+        }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &PlayContext<'p> {
+        &self.context
+    }
+
+    /// The playbook.
+    pub fn playbook(&self) -> &'p Playbook {
+        self.context.playbook()
+    }
+
+    /// The playbook's fingerprint (lowercase hex).
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The anchors, in the playbook's order.
+    pub fn anchors(&self) -> &[String] {
+        &self.anchors
+    }
+}
+
+/// How an engine holds its prepared playbook.
+#[derive(Debug, Clone)]
+enum Held<'d> {
+    Lent(&'d PreparedPlaybook<'d>),
+    Shared(Arc<PreparedPlaybook<'d>>),
+}
+
+impl<'d> Held<'d> {
+    fn get(&self) -> &PreparedPlaybook<'d> {
+        match self {
+            Held::Lent(prepared) => prepared,
+            Held::Shared(prepared) => prepared,
+        }
+    }
+}
+
 /// A run of a DialogueDown playbook as an [`Engine`].
 #[derive(Debug, Clone)]
 pub struct RunnerEngine<'p> {
-    context: PlayContext<'p>,
+    held: Held<'p>,
     state: PlayState,
-    fingerprint: String,
+    /// The events of the last step, kept until the next (their room is reused, H31) when
+    /// the prepared playbook is lent.
+    buffer: Vec<Event<'p>>,
+    /// An emptied event buffer, for an engine sharing its prepared playbook (the events borrow
+    /// the engine itself then, so they cannot be kept in it).
+    spare: Vec<Event<'static>>,
+}
+
+/// An empty event buffer with another lifetime, keeping its room (collecting an emptied vector
+/// into one of a type of the same size reuses its allocation).
+// `filter_map` is what changes the item's lifetime here; `filter` would keep the old one.
+#[allow(clippy::unnecessary_filter_map)]
+fn recycle<'b>(mut events: Vec<Event<'_>>) -> Vec<Event<'b>> {
+    events.clear();
+    events.into_iter().filter_map(|_| None).collect()
 }
 
 impl<'p> RunnerEngine<'p> {
-    /// A run of `playbook`, its entropy seeded with `seed`. The context is built here, once.
+    /// A run of `playbook`, its entropy seeded with `seed`. The playbook is prepared here, for
+    /// this engine alone; prepare it once with [`PreparedPlaybook`] and use
+    /// [`with`](Self::with) or [`shared`](Self::shared) to make many engines of it.
     pub fn new(playbook: &'p Playbook, seed: u64) -> Self {
+        RunnerEngine::shared(Arc::new(PreparedPlaybook::new(playbook)), seed)
+    }
+
+    /// A run of a prepared playbook the caller keeps, its entropy seeded with `seed`. Nothing
+    /// is computed.
+    pub fn with(prepared: &'p PreparedPlaybook<'p>, seed: u64) -> Self {
         RunnerEngine {
-            context: PlayContext::new(playbook),
+            held: Held::Lent(prepared),
             state: PlayState::seeded(seed),
-            fingerprint: fingerprint(playbook).to_hex(),
+            buffer: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+
+    /// A run of a prepared playbook shared with other engines, its entropy seeded with `seed`.
+    /// Nothing is computed.
+    pub fn shared(prepared: Arc<PreparedPlaybook<'p>>, seed: u64) -> Self {
+        RunnerEngine {
+            held: Held::Shared(prepared),
+            state: PlayState::seeded(seed),
+            buffer: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -39,17 +145,42 @@ impl<'p> RunnerEngine<'p> {
 
     /// The context, built once.
     pub fn context(&self) -> &PlayContext<'p> {
-        &self.context
+        self.held.get().context()
+    }
+
+    /// The prepared playbook.
+    pub fn prepared(&self) -> &PreparedPlaybook<'p> {
+        self.held.get()
     }
 }
 
-impl Engine for RunnerEngine<'_> {
+impl<'p> Engine for RunnerEngine<'p> {
     type Snapshot = RunnerSnapshot;
 
     fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
-        let mut reported = Vec::new();
-        self.state = crate::step_into(&self.context, &self.state, command, &mut reported);
-        events.extend(reported.into_iter().map(|event| event.into_owned()));
+        self.take_lent(command, &mut |event| events.push(event.clone().into_owned()));
+    }
+
+    fn take_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+        match &self.held {
+            // The context outlives the engine: its events go straight into the engine's buffer.
+            Held::Lent(prepared) => {
+                let context: &'p PlayContext<'p> = prepared.context();
+                self.buffer.clear();
+                self.state = crate::step_into(context, &self.state, command, &mut self.buffer);
+                for event in &self.buffer {
+                    sink(event);
+                }
+            }
+            Held::Shared(prepared) => {
+                let mut events = recycle(std::mem::take(&mut self.spare));
+                self.state = crate::step_into(prepared.context(), &self.state, command, &mut events);
+                for event in &events {
+                    sink(event);
+                }
+                self.spare = recycle(events);
+            }
+        }
     }
 
     fn waiting(&self) -> Waiting {
@@ -68,48 +199,146 @@ impl Engine for RunnerEngine<'_> {
     }
 
     fn restore(&mut self, snapshot: &RunnerSnapshot) -> Result<(), EngineError> {
-        self.state = snapshot.to_state(self.context.playbook().nodes.len())?;
+        self.state = snapshot.to_state(self.context().playbook().nodes.len())?;
         Ok(())
     }
 
     fn fingerprint(&self) -> String {
-        self.fingerprint.clone()
+        self.held.get().fingerprint().to_owned()
     }
 
     fn state_id(&self) -> String {
-        let snapshot = RunnerSnapshot::of(&self.state);
-        let mut id = snapshot.situation;
-        if let Some(node) = snapshot.node {
-            id.push_str(&format!(":{node}"));
-        }
-        if let Some(segment) = snapshot.segment {
-            id.push_str(&format!("#{segment}"));
-        }
+        let mut id = String::new();
+        self.write_state_id(&mut id);
         id
     }
 
-    fn describe(&self) -> String {
-        let description = crate::describe(&self.context, &self.state, None);
-        let mut sentence = String::new();
-        if let Some(text) = description.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-            if let Some(speaker) = &description.speaker {
-                sentence.push_str(&format!("{speaker}: "));
-            }
-            sentence.push_str(text);
-            if !text.ends_with(['.', '!', '?', '…']) {
-                sentence.push('.');
-            }
-            sentence.push(' ');
+    fn write_state_id(&self, out: &mut String) {
+        let (situation, node, segment) = situation_parts(&self.state.situation);
+        out.push_str(situation);
+        if let Some(node) = node {
+            out.push(':');
+            push_number(out, node);
         }
-        let waiting = description.waiting;
-        sentence.push_str(&waiting[..1].to_uppercase());
-        sentence.push_str(&waiting[1..]);
-        sentence.push('.');
+        if let Some(segment) = segment {
+            out.push('#');
+            push_number(out, segment);
+        }
+    }
+
+    fn describe(&self) -> String {
+        let mut sentence = String::new();
+        self.write_description(&mut sentence);
         sentence
     }
 
+    fn write_description(&self, out: &mut String) {
+        let playbook = self.context().playbook();
+        let situation = &self.state.situation;
+        let node = situation.node().and_then(|index| playbook.nodes.get(index));
+        let (speaker, text) = match node {
+            Some(Node::Line { speaker, speech, .. }) => {
+                (playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), Some(&speech[..]))
+            }
+            Some(Node::Control { effects, .. }) => (None, Some(&effects[..])),
+            _ => (None, None),
+        };
+        if let Some(text) = text {
+            // The words, trimmed, after the speaker's name; a full stop when they have none.
+            // Nothing is said of words that are all blank.
+            let start = out.len();
+            if let Some(speaker) = speaker {
+                out.push_str(speaker);
+                out.push_str(": ");
+            }
+            let words = out.len();
+            flatten(text, out);
+            let written = &out[words..];
+            let (lead, kept) = (written.len() - written.trim_start().len(), written.trim().len());
+            if kept == 0 {
+                out.truncate(start);
+            } else {
+                out.truncate(words + lead + kept);
+                if lead > 0 {
+                    out.replace_range(words..words + lead, "");
+                }
+                if !out.ends_with(['.', '!', '?', '…']) {
+                    out.push('.');
+                }
+                out.push(' ');
+            }
+        }
+        let waiting = situation.describe();
+        let mut chars = waiting.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+        }
+        out.push_str(chars.as_str());
+        out.push('.');
+    }
+
     fn anchors(&self) -> Vec<String> {
-        self.context.playbook().anchors.keys().cloned().collect()
+        self.held.get().anchors().to_vec()
+    }
+
+    fn anchor_names(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(self.held.get().anchors())
+    }
+}
+
+/// Writes `n` in decimal (what `write!` writes, without the formatting machinery: a state id is
+/// written twice a turn).
+fn push_number(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// Speech as plain text, queries as their placeholders (`{Key}`): what
+/// [`stagehand_playbook::plain_text_with`] gives with no answers, written into `out`.
+fn flatten(speech: &[Fragment], out: &mut String) {
+    for fragment in speech {
+        match fragment {
+            Fragment::Text { text } => out.push_str(text),
+            Fragment::Styled { children, .. } => flatten(children, out),
+            Fragment::Link { label, .. } => flatten(label, out),
+            Fragment::Image { alt, .. } => flatten(alt, out),
+            Fragment::Break => out.push(' '),
+            Fragment::Query { key } => out.push_str(&stagehand_playbook::placeholder_for(key)),
+            Fragment::Tag { .. } | Fragment::DefaultCommand { .. } | Fragment::CustomCommand { .. } => {}
+        }
+    }
+}
+
+/// A situation's name, node and segment, as its snapshot and its state id spell them.
+fn situation_parts(situation: &Situation) -> (&'static str, Option<usize>, Option<usize>) {
+    match situation {
+        Situation::NotStarted => ("not-started", None, None),
+        Situation::AtNode(node) => ("at-node", Some(*node), None),
+        Situation::AwaitingDone { node, resume, .. } => {
+            let segment = match resume {
+                Resume::From(s) => Some(*s),
+                Resume::FromNodeEnd => None,
+            };
+            ("awaiting-done", Some(*node), segment)
+        }
+        Situation::AwaitingSupply { node, moment, .. } => {
+            let segment = match moment {
+                Moment::ToPlay(s) => Some(*s),
+                Moment::ToLeave => None,
+            };
+            ("awaiting-supply", Some(*node), segment)
+        }
+        Situation::AwaitingChoice { node, .. } => ("awaiting-choice", Some(*node), None),
+        Situation::AtEnd => ("at-end", None, None),
     }
 }
 
@@ -211,5 +440,83 @@ impl RunnerSnapshot {
             }
         };
         Ok(PlayState { situation, entropy: Entropy { state: self.entropy } })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
+    use stagehand_protocol::{Answer, Answers, Command, Engine};
+
+    use super::{PreparedPlaybook, RunnerEngine};
+
+    /// The sentence as it was composed from [`crate::describe`] before it was written in place.
+    fn composed(engine: &RunnerEngine<'_>) -> String {
+        let description = crate::describe(engine.context(), engine.state(), None);
+        let mut sentence = String::new();
+        if let Some(text) = description.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            if let Some(speaker) = &description.speaker {
+                sentence.push_str(&format!("{speaker}: "));
+            }
+            sentence.push_str(text);
+            if !text.ends_with(['.', '!', '?', '…']) {
+                sentence.push('.');
+            }
+            sentence.push(' ');
+        }
+        let waiting = description.waiting;
+        sentence.push_str(&waiting[..1].to_uppercase());
+        sentence.push_str(&waiting[1..]);
+        sentence.push('.');
+        sentence
+    }
+
+    #[test]
+    fn the_description_and_state_id_are_written_as_they_were_composed() {
+        let mut playbook = Playbook::new("t.dialogue.md");
+        playbook.speakers.push(Speaker::named("Alice"));
+        playbook.speakers.push(Speaker::anonymous_default());
+        let line = |speaker, speech: Vec<Fragment>, target| Node::Line {
+            speaker,
+            speech: speech.into(),
+            condition: None,
+            out: smallvec![Edge::Succession { target }],
+        };
+        playbook.nodes = vec![
+            line(0, vec![Fragment::text("  Hello, "), Fragment::query("Name"), Fragment::text("  ")], 1),
+            line(1, vec![Fragment::text("No speaker! ")], 2),
+            line(0, vec![Fragment::text("   ")], 3),
+            line(0, vec![Fragment::text("Wait"), Fragment::Break, Fragment::text("…")], 4),
+            Node::Control {
+                effects: vec![Fragment::DefaultCommand { action: "wave".into() }, Fragment::text(" waves")].into(),
+                condition: None,
+                out: smallvec![Edge::Succession { target: 5 }],
+            },
+            Node::End,
+        ];
+        let prepared = PreparedPlaybook::new(&playbook);
+        let mut engine = RunnerEngine::with(&prepared, 1);
+        let mut ids = Vec::new();
+        let supply = Command::Supply([("Name", Answer::Text("Sam".into()))].into_iter().collect::<Answers<'_>>());
+        let commands =
+            [Command::start(), supply, Command::Next, Command::Next, Command::Next, Command::Next, Command::Done];
+        for command in commands {
+            assert_eq!(engine.describe(), composed(&engine));
+            ids.push(engine.state_id());
+            engine.take(command, &mut Vec::new());
+        }
+        assert_eq!(engine.describe(), composed(&engine));
+        assert_eq!(
+            ids,
+            [
+                "not-started",
+                "awaiting-supply:0#0",
+                "at-node:0",
+                "at-node:1",
+                "at-node:2",
+                "at-node:3",
+                "awaiting-done:4"
+            ]
+        );
     }
 }

@@ -45,7 +45,7 @@ mod stepping;
 
 pub use context::PlayContext;
 pub use describe::{describe, Description, WayOut};
-pub use engine::{RunnerEngine, RunnerSnapshot};
+pub use engine::{PreparedPlaybook, RunnerEngine, RunnerSnapshot};
 pub use stagehand_protocol::{
     Answer, AnswerKind, Answers, Command, Entry, Event, OfferedOption, OwnedEvent, Question, RefusalReason,
 };

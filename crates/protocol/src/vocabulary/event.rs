@@ -111,6 +111,36 @@ impl Event<'_> {
     }
 }
 
+impl OwnedEvent {
+    /// The event lent as an [`Event`] borrowing from this one: the inverse of
+    /// [`Event::into_owned`]. Only a `resolve` or an `offer` allocates (a list of borrows).
+    pub fn lend(&self) -> Event<'_> {
+        match self {
+            OwnedEvent::Said { speaker, speech } => {
+                Event::Said { speaker: speaker.as_deref(), speech: Cow::Borrowed(speech) }
+            }
+            OwnedEvent::Continued { speech } => Event::Continued { speech: Cow::Borrowed(speech) },
+            OwnedEvent::Ended => Event::Ended,
+            OwnedEvent::Refused { reason, explanation } => {
+                Event::Refused { reason: *reason, explanation: explanation.clone() }
+            }
+            OwnedEvent::Perform { effect } => Event::Perform { effect },
+            OwnedEvent::Resolve { questions } => Event::Resolve {
+                questions: Cow::Owned(questions.iter().map(|(key, kind)| Question { key, kind: *kind }).collect()),
+            },
+            OwnedEvent::Offer { ordered, options } => Event::Offer {
+                ordered: *ordered,
+                options: Cow::Owned(
+                    options
+                        .iter()
+                        .map(|(label, available)| OfferedOption { label: Cow::Borrowed(label), available: *available })
+                        .collect(),
+                ),
+            },
+        }
+    }
+}
+
 /// An [`Event`] that owns everything it holds, for keeping in a history or sending elsewhere.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OwnedEvent {

@@ -1,5 +1,7 @@
 //! The actions a session advertises, and what applying one does (decisions H3 and H4).
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 use stagehand_protocol::{Action, Engine, Outcome, PendingQuestion, Status, UnavailableOption, View};
 
@@ -72,20 +74,53 @@ fn undo_point(journal: &[Move]) -> Option<usize> {
     (journal.len() > 1).then(|| journal.len() - 1)
 }
 
-/// What an action id does now, or why it cannot be applied.
+/// What an action id does now, or why it cannot be applied. The id is read without building
+/// the list of actions: only a refusal lists them (H31).
 pub(crate) fn parse<E: Engine>(session: &Session<E>, action_id: &str) -> Result<Act, String> {
-    let advertised = advertised(session);
-    if let Some((_, act)) = advertised.iter().find(|(action, _)| action.id == action_id) {
-        return Ok(act.clone());
+    if let Some(act) = lookup(session, action_id) {
+        return Ok(act);
     }
     // `start` and `start:NAME` are taken though not advertised: the names are open-ended (H40).
     if action_id == "start" || action_id.starts_with("start:") {
         let anchor = action_id.strip_prefix("start:").map(str::to_owned);
         return Ok(Act::Begin(Move::Start { anchor }));
     }
+    let advertised = advertised(session);
     let ids: Vec<&str> = advertised.iter().map(|(a, _)| a.id.as_str()).collect();
     let hint = if action_id.starts_with("answer:") { "; answer a question with input" } else { "" };
     Err(format!("{action_id} is not an action now (the actions are: {}){hint}", ids.join(", ")))
+}
+
+/// What `action_id` does if [`advertised`] lists it now.
+fn lookup<E: Engine>(session: &Session<E>, action_id: &str) -> Option<Act> {
+    let pending = &session.pending;
+    match action_id {
+        "next" if matches!(pending, Pending::Line) => return Some(Act::Take(Move::Next)),
+        "done" if matches!(pending, Pending::Perform { failed: None, .. }) => return Some(Act::Take(Move::Done)),
+        "failed" if matches!(pending, Pending::Perform { failed: None, .. }) => {
+            return Some(Act::Take(Move::Failed { explanation: FAILED_EXPLANATION.to_owned() }))
+        }
+        "retry" if matches!(pending, Pending::Perform { failed: Some(_), .. }) => return Some(Act::Retry),
+        "undo" => return undo_point(&session.journal).map(Act::Undo),
+        "restart" if session.journal.len() > 1 => return Some(Act::Restart),
+        _ => {}
+    }
+    if let (Some(position), Pending::Menu { options }) = (action_id.strip_prefix("choose:"), pending) {
+        // Only the spelling `format!("choose:{n}")` gives: digits, no leading zero.
+        let canonical = !position.is_empty()
+            && position.bytes().all(|b| b.is_ascii_digit())
+            && (position == "0" || !position.starts_with('0'));
+        let position: usize = position.parse().ok().filter(|_| canonical)?;
+        return options
+            .get(position)
+            .filter(|o| o.available)
+            .map(|_| Act::Take(Move::Choose { position: position as i64 }));
+    }
+    if let Some(anchor) = action_id.strip_prefix("jump:") {
+        let anchors = session.engine.anchor_names();
+        return anchors.iter().any(|a| a == anchor).then(|| Act::Take(Move::Start { anchor: Some(anchor.to_owned()) }));
+    }
+    None
 }
 
 /// What answering `question_id` with `text` does, or why it cannot.
@@ -145,60 +180,120 @@ pub(crate) fn outcome(pending: &Pending) -> Outcome {
     }
 }
 
-/// The view `describe` returns.
-pub(crate) fn view<E: Engine>(session: &Session<E>) -> View {
+/// The view `describe` returns, written into `view` reusing its room (H31).
+pub(crate) fn view_into<E: Engine>(session: &Session<E>, view: &mut View) {
     let pending = &session.pending;
-    let status = match pending {
+    view.status = match pending {
         Pending::Ended => Status::Done,
         Pending::Stopped => Status::Stopped,
         Pending::Stuck { .. } => Status::Error,
         _ => Status::Active,
     };
-    let at_rest = !matches!(pending, Pending::Resolve { .. } | Pending::Perform { failed: None, .. });
-    let pending_questions = match pending {
-        Pending::Resolve { asked } => asked
-            .iter()
-            .filter(|a| a.given.is_none())
-            .map(|a| PendingQuestion {
-                question_id: a.key.clone(),
-                text: format!("{}? ({})", a.key, kind_words(&a.kind)),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    let last_error = match pending {
+    view.at_rest = !matches!(pending, Pending::Resolve { .. } | Pending::Perform { failed: None, .. });
+    view.pending_questions.clear();
+    if let Pending::Resolve { asked } = pending {
+        view.pending_questions.extend(asked.iter().filter(|a| a.given.is_none()).map(|a| PendingQuestion {
+            question_id: a.key.clone(),
+            text: format!("{}? ({})", a.key, kind_words(&a.kind)),
+        }));
+    }
+    view.last_error = match pending {
         Pending::Perform { failed: Some(why), .. } => Some(why.clone()),
         Pending::Stuck { error } => Some(error.clone()),
         _ => None,
     };
-    let unavailable = match pending {
-        Pending::Menu { options } => options
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| !o.available)
-            .map(|(position, o)| UnavailableOption {
-                position,
-                label: o.label.clone(),
-                why: "its condition does not hold".to_owned(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    let mut description = session.engine.describe();
+    view.unavailable.clear();
+    if let Pending::Menu { options } = pending {
+        view.unavailable.extend(options.iter().enumerate().filter(|(_, o)| !o.available).map(|(position, o)| {
+            UnavailableOption { position, label: o.label.clone(), why: "its condition does not hold".to_owned() }
+        }));
+    }
+    view.description.clear();
+    session.engine.write_description(&mut view.description);
     if let Pending::Perform { effect, failed, .. } = pending {
         match failed {
-            None => description.push_str(&format!(" It asks the host to carry out {effect}.")),
-            Some(why) => description.push_str(&format!(" Carrying out {effect} failed: {why}.")),
+            None => {
+                let _ = write!(view.description, " It asks the host to carry out {effect}.");
+            }
+            Some(why) => {
+                let _ = write!(view.description, " Carrying out {effect} failed: {why}.");
+            }
         }
     }
-    View {
-        status,
-        at_rest,
-        state_id: session.engine.state_id(),
-        description,
-        pending_questions,
-        last_error,
-        actions: advertised(session).into_iter().map(|(action, _)| action).collect(),
-        unavailable,
+    view.state_id.clear();
+    session.engine.write_state_id(&mut view.state_id);
+    let mut actions = Slots { actions: &mut view.actions, filled: 0 };
+    match pending {
+        Pending::Line => actions.put(|id, label| {
+            id.push_str("next");
+            label.push_str("Next");
+        }),
+        Pending::Menu { options } => {
+            for (position, option) in options.iter().enumerate().filter(|(_, o)| o.available) {
+                actions.put(|id, label| {
+                    let _ = write!(id, "choose:{position}");
+                    if option.label.trim().is_empty() {
+                        let _ = write!(label, "Option {} (it has no words)", position + 1);
+                    } else {
+                        label.push_str(&option.label);
+                    }
+                });
+            }
+        }
+        Pending::Perform { effect, failed: None, .. } => {
+            actions.put(|id, label| {
+                id.push_str("done");
+                let _ = write!(label, "Done: {effect}");
+            });
+            actions.put(|id, label| {
+                id.push_str("failed");
+                let _ = write!(label, "Failed: {effect}");
+            });
+        }
+        Pending::Perform { effect, failed: Some(_), .. } => actions.put(|id, label| {
+            id.push_str("retry");
+            let _ = write!(label, "Retry: {effect}");
+        }),
+        Pending::Start | Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
+    }
+    if undo_point(&session.journal).is_some() {
+        actions.put(|id, label| {
+            id.push_str("undo");
+            label.push_str("Undo the last move");
+        });
+    }
+    if session.journal.len() > 1 {
+        actions.put(|id, label| {
+            id.push_str("restart");
+            label.push_str("Restart from the beginning");
+        });
+    }
+    for anchor in session.engine.anchor_names().iter() {
+        actions.put(|id, label| {
+            let _ = write!(id, "jump:{anchor}");
+            let _ = write!(label, "Jump to {anchor}");
+        });
+    }
+    let filled = actions.filled;
+    view.actions.truncate(filled);
+}
+
+/// A view's actions, overwritten in order.
+struct Slots<'v> {
+    actions: &'v mut Vec<Action>,
+    filled: usize,
+}
+
+impl Slots<'_> {
+    /// Writes the next action's id and label (into strings cleared first).
+    fn put(&mut self, write: impl FnOnce(&mut String, &mut String)) {
+        if self.filled == self.actions.len() {
+            self.actions.push(Action::new(String::new(), String::new()));
+        }
+        let action = &mut self.actions[self.filled];
+        action.id.clear();
+        action.label.clear();
+        write(&mut action.id, &mut action.label);
+        self.filled += 1;
     }
 }

@@ -1,5 +1,5 @@
-//! One sans-IO session over any [`Engine`]: the host contract's control surface (decisions H1-H10
-//! in `docs/design/host-contract.md`).
+//! One sans-IO session over any [`Engine`]: the host contract's control surface (decisions H1-H13
+//! and H30-H35 in `docs/design/host-contract.md`).
 //!
 //! - [`Session::describe`] gives the [`View`]: status, whether it is at rest, the state id and a
 //!   description, the pending questions, the last error, and the actions that may be applied.
@@ -13,24 +13,30 @@
 //! - Undo and restart replay the journal from the engine's initial snapshot; nothing is inverted.
 //! - Every public call that changes something takes `now`, the host's time in Unix milliseconds,
 //!   for the trace: the session reads no clock.
+//! - A turn need not allocate (H30-H35): [`Session::describe_into`] and [`Session::apply_into`]
+//!   overwrite a view and a receipt the host keeps, the engine lends its events
+//!   ([`Engine::take_lent`]), receipts are kept flat, the trace stays typed until
+//!   [`Session::take_trace`] or [`Session::take_trace_lines`], and [`Session::write_snapshot`]
+//!   writes a snapshot without copying the journal.
 
 mod actions;
 mod any;
 mod pending;
+mod receipts;
 mod trace;
 
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
-use stagehand_protocol::{Engine, EngineError, OwnedEvent, Receipt, Reported, View};
+use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, Receipt, Reported, View};
 
 pub use any::{snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
+use receipts::Receipts;
 use trace::Trace;
 
 /// The version of a session snapshot's shape.
@@ -97,7 +103,7 @@ pub struct Session<E: Engine> {
     initial: E::Snapshot,
     journal: Vec<Move>,
     pending: Pending,
-    receipts: BTreeMap<String, Recorded>,
+    receipts: Receipts,
     trace: Trace,
     disposed: bool,
     /// What the opening `start` reported, until taken (not part of the snapshot).
@@ -105,6 +111,18 @@ pub struct Session<E: Engine> {
     /// The engine's own events of the last executed action, kept (when asked for with
     /// [`keep_events`](Session::keep_events)) for a host that renders more than a receipt says.
     kept: Option<Vec<OwnedEvent>>,
+    /// The document's fingerprint, asked of the engine once (not part of the snapshot's data).
+    fingerprint: Option<String>,
+}
+
+/// What one move's events told the session besides what they report.
+#[derive(Debug, Default)]
+struct Heard {
+    /// What the last request asked, as the session would wait on it.
+    request: Option<Pending>,
+    /// The first and the last refusal, spelled `reason: explanation`.
+    first_refusal: Option<String>,
+    last_refusal: Option<String>,
 }
 
 impl<E: Engine> Session<E> {
@@ -124,21 +142,26 @@ impl<E: Engine> Session<E> {
         now: u64,
     ) -> Result<Self, HostError> {
         let initial = engine.snapshot()?;
+        let id = id.into();
         let mut session = Session {
             engine,
-            id: id.into(),
+            receipts: Receipts::new(&id),
+            id,
             initial,
             journal: Vec::new(),
             pending: Pending::Start,
-            receipts: BTreeMap::new(),
             trace: Trace::default(),
             disposed: false,
             opening: Vec::new(),
             kept: None,
+            fingerprint: None,
         };
-        let payload = json!({"stateId": session.engine.state_id(), "description": session.engine.describe()});
-        session.emit(now, TraceType::SessionStarted, None, payload);
-        session.opening = session.take(Move::Start { anchor: anchor.map(str::to_owned) });
+        let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
+        let description = session.trace.put_with(|out| session.engine.write_description(out));
+        session.trace.started(now, state_id, description);
+        let (mut reported, mut opening) = (Vec::new(), Vec::new());
+        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, &mut reported, Some(&mut opening));
+        session.opening = opening;
         Ok(session)
     }
 
@@ -151,39 +174,70 @@ impl<E: Engine> Session<E> {
                 snapshot.schema_version
             )));
         }
-        if snapshot.fingerprint != engine.fingerprint() {
+        let fingerprint = engine.fingerprint();
+        if snapshot.fingerprint != fingerprint {
             return Err(HostError::Mismatch("it was made of another document (its fingerprint differs)".to_owned()));
         }
         engine.restore(&snapshot.engine)?;
-        let trace = Trace { sequences: snapshot.sequences, buffer: Vec::new() };
+        let mut receipts = Receipts::new(&snapshot.session_id);
+        for (key, recorded) in &snapshot.receipts {
+            receipts.record(key, recorded);
+        }
         Ok(Session {
             engine,
             id: snapshot.session_id,
             initial: snapshot.initial,
             journal: snapshot.journal,
             pending: snapshot.pending,
-            receipts: snapshot.receipts,
-            trace,
+            receipts,
+            trace: Trace::continuing(snapshot.sequences),
             disposed: snapshot.disposed,
             opening: Vec::new(),
             kept: None,
+            fingerprint: Some(fingerprint),
         })
     }
 
-    /// The session as plain data.
+    /// The session as plain data. It copies the journal and every receipt; to save a session,
+    /// [`write_snapshot`](Self::write_snapshot) writes the same JSON without the copies.
     pub fn snapshot(&mut self) -> Result<SessionSnapshot<E::Snapshot>, HostError> {
         Ok(SessionSnapshot {
             schema_version: SESSION_SNAPSHOT_VERSION,
             session_id: self.id.clone(),
-            fingerprint: self.engine.fingerprint(),
+            fingerprint: self.fingerprint().to_owned(),
             engine: self.engine.snapshot()?,
             initial: self.initial.clone(),
             journal: self.journal.clone(),
             pending: self.pending.clone(),
-            receipts: self.receipts.clone(),
+            receipts: self.receipts.to_map(),
             sequences: self.trace.sequences,
             disposed: self.disposed,
         })
+    }
+
+    /// Writes the session's snapshot as JSON to `out`: the bytes `serde_json` writes for
+    /// [`snapshot`](Self::snapshot), without copying the journal (H34).
+    pub fn write_snapshot(&mut self, out: &mut Vec<u8>) -> Result<(), HostError> {
+        self.fingerprint();
+        let engine = self.engine.snapshot()?;
+        let borrowed = SnapshotJson {
+            schema_version: SESSION_SNAPSHOT_VERSION,
+            session_id: &self.id,
+            fingerprint: self.fingerprint.as_deref().unwrap_or_default(),
+            engine: &engine,
+            initial: &self.initial,
+            journal: &self.journal,
+            pending: &self.pending,
+            receipts: ReceiptsJson(&self.receipts),
+            sequences: self.trace.sequences,
+            disposed: self.disposed,
+        };
+        serde_json::to_writer(out, &borrowed).map_err(|e| HostError::Engine(EngineError::new(e.to_string())))
+    }
+
+    /// The document's fingerprint, asked of the engine the first time only.
+    fn fingerprint(&mut self) -> &str {
+        self.fingerprint.get_or_insert_with(|| self.engine.fingerprint())
     }
 
     /// The session's id.
@@ -237,7 +291,7 @@ impl<E: Engine> Session<E> {
 
     /// Whether a receipt is recorded under the idempotency key `key`.
     pub fn has_key(&self, key: &str) -> bool {
-        self.receipts.contains_key(key)
+        self.receipts.find(key).is_some()
     }
 
     /// How many receipts are recorded (they are never forgotten, so this only grows).
@@ -252,38 +306,80 @@ impl<E: Engine> Session<E> {
 
     /// Takes the trace records made since the last call, in order.
     pub fn take_trace(&mut self) -> Vec<TraceRecord> {
-        std::mem::take(&mut self.trace.buffer)
+        self.trace.take(&self.id)
+    }
+
+    /// Takes the trace records made since the last call, in order, written to `out` as JSON
+    /// lines (each ended by a newline): byte for byte [`TraceRecord::to_json_line`] of each
+    /// record [`take_trace`](Self::take_trace) would give, without building them (H33).
+    pub fn take_trace_lines(&mut self, out: &mut Vec<u8>) {
+        self.trace.take_lines(&self.id, out);
+    }
+
+    /// Drops the trace records made since the last call, for a host that keeps no trace.
+    pub fn discard_trace(&mut self) {
+        self.trace.clear();
+    }
+
+    /// How many trace records wait to be taken.
+    pub fn trace_waiting(&self) -> usize {
+        self.trace.waiting()
     }
 
     /// Where the session stands, and what may be applied. No side effects.
     pub fn describe(&self) -> View {
-        actions::view(self)
+        let mut view = View {
+            status: stagehand_protocol::Status::Active,
+            at_rest: true,
+            state_id: String::new(),
+            description: String::new(),
+            pending_questions: Vec::new(),
+            last_error: None,
+            actions: Vec::new(),
+            unavailable: Vec::new(),
+        };
+        self.describe_into(&mut view);
+        view
+    }
+
+    /// [`describe`](Self::describe) written into `view`, reusing the room its strings and
+    /// lists already have: a host that keeps one view describes without allocating (H31).
+    pub fn describe_into(&self, view: &mut View) {
+        actions::view_into(self, view);
     }
 
     /// Applies the action `action_id` under the idempotency key `key`.
     pub fn apply(&mut self, action_id: &str, key: &str, now: u64) -> Receipt {
-        if let Some(recorded) = self.receipts.get(key) {
-            return if recorded.action_id == action_id && recorded.text.is_none() {
-                recorded.receipt.clone()
+        let mut receipt = Receipt::Rejected { reason: String::new() };
+        self.apply_into(action_id, key, now, &mut receipt);
+        receipt
+    }
+
+    /// [`apply`](Self::apply), the receipt written into `receipt`, reusing the room it already
+    /// has (H31).
+    pub fn apply_into(&mut self, action_id: &str, key: &str, now: u64, receipt: &mut Receipt) {
+        if let Some(recorded) = self.receipts.find(key) {
+            if recorded.action_id() == action_id && recorded.text().is_none() {
+                recorded.fill(receipt);
             } else {
-                reused(key, &recorded.action_id)
-            };
+                receipts::set_rejected(receipt, reused(key, recorded.action_id()));
+            }
+            return;
         }
         if self.disposed {
-            return Receipt::Rejected { reason: "the session was disposed".to_owned() };
+            receipts::set_rejected(receipt, "the session was disposed".to_owned());
+            return;
         }
         self.trace.sequences.apply += 1;
-        let call = format!("apply-{}", self.trace.sequences.apply);
-        let started = json!({"actionId": action_id, "key": key, "stateId": self.engine.state_id()});
-        self.emit(now, TraceType::ApplyStarted, Some(&call), started);
-        let receipt = match actions::parse(self, action_id) {
-            Err(reason) => Receipt::Rejected { reason },
-            Ok(act) => self.execute(act),
-        };
-        self.settle(key, action_id, None, &receipt);
-        let finished = finish_payload(json!({"actionId": action_id, "key": key}), &receipt);
-        self.emit(now, TraceType::ApplyFinished, Some(&call), finished);
-        receipt
+        let call = self.trace.sequences.apply;
+        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+        self.trace.apply(now, call, action_id, key, state_id);
+        match actions::parse(self, action_id) {
+            Err(reason) => receipts::set_rejected(receipt, reason),
+            Ok(act) => self.execute(act, receipt),
+        }
+        self.settle(key, action_id, None, receipt);
+        self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, receipt);
     }
 
     /// Answers the pending question `question_id` with free text, under the idempotency key
@@ -292,27 +388,27 @@ impl<E: Engine> Session<E> {
     /// request is answered, the answers are supplied to the engine.
     pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
         let action_id = format!("answer:{question_id}");
-        if let Some(recorded) = self.receipts.get(key) {
-            return if recorded.action_id == action_id && recorded.text.as_deref() == Some(text) {
-                recorded.receipt.clone()
+        if let Some(recorded) = self.receipts.find(key) {
+            return if recorded.action_id() == action_id && recorded.text() == Some(text) {
+                recorded.receipt()
             } else {
-                reused(key, &recorded.action_id)
+                Receipt::Rejected { reason: reused(key, recorded.action_id()) }
             };
         }
         if self.disposed {
             return Receipt::Rejected { reason: "the session was disposed".to_owned() };
         }
         self.trace.sequences.input += 1;
-        let call = format!("input-{}", self.trace.sequences.input);
-        let received = json!({"questionId": question_id, "text": text, "key": key, "stateId": self.engine.state_id()});
-        self.emit(now, TraceType::InputReceived, Some(&call), received);
-        let receipt = match actions::answer(self, question_id, text) {
-            Err(reason) => Receipt::Rejected { reason },
-            Ok(act) => self.execute(act),
-        };
+        let call = self.trace.sequences.input;
+        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+        self.trace.input(now, call, question_id, text, key, state_id);
+        let mut receipt = Receipt::Rejected { reason: String::new() };
+        match actions::answer(self, question_id, text) {
+            Err(reason) => receipts::set_rejected(&mut receipt, reason),
+            Ok(act) => self.execute(act, &mut receipt),
+        }
         self.settle(key, &action_id, Some(text), &receipt);
-        let settled = finish_payload(json!({"questionId": question_id, "key": key}), &receipt);
-        self.emit(now, TraceType::InputSettled, Some(&call), settled);
+        self.trace.finished(now, TraceType::InputSettled, call, question_id, key, &receipt);
         receipt
     }
 
@@ -320,122 +416,169 @@ impl<E: Engine> Session<E> {
     pub fn dispose(&mut self, now: u64) {
         if !self.disposed {
             self.disposed = true;
-            let payload = json!({"stateId": self.engine.state_id()});
-            self.emit(now, TraceType::SessionDisposed, None, payload);
+            let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+            self.trace.disposed(now, state_id);
         }
-    }
-
-    fn emit(&mut self, now: u64, kind: TraceType, call: Option<&str>, payload: Value) {
-        self.trace.emit(&self.id, now, kind, call, payload);
     }
 
     /// Records a receipt that was not rejected under its key.
     fn settle(&mut self, key: &str, action_id: &str, text: Option<&str>, receipt: &Receipt) {
-        if !matches!(receipt, Receipt::Rejected { .. }) {
-            let recorded =
-                Recorded { action_id: action_id.to_owned(), text: text.map(str::to_owned), receipt: receipt.clone() };
-            self.receipts.insert(key.to_owned(), recorded);
+        match receipt {
+            Receipt::Rejected { .. } => {}
+            Receipt::Failed { error } => self.receipts.record_failed(key, action_id, text, error),
+            Receipt::Executed { outcome, events } => {
+                let words = events.iter().map(|r| (r.kind.as_str(), r.speaker.as_deref(), r.text.as_deref()));
+                self.receipts.record_executed(key, action_id, text, *outcome, words);
+            }
         }
     }
 
-    /// Gives the engine one move, journals it and settles what the session waits on; the events.
-    fn take(&mut self, step: Move) -> Vec<OwnedEvent> {
-        let mut events = Vec::new();
-        self.engine.take(step.command(), &mut events);
-        self.pending = Pending::settle(&self.pending, self.engine.waiting(), &events);
+    /// Gives the engine one move, journals it and settles what the session waits on. What the
+    /// engine reported is written over `reported` (its room reused); what else the events said.
+    fn take(&mut self, step: Move, reported: &mut Vec<Reported>, mut owned: Option<&mut Vec<OwnedEvent>>) -> Heard {
+        let mut heard = Heard::default();
+        let mut filled = 0;
+        self.engine.take_lent(step.command(), &mut |event: &Event<'_>| {
+            if let Some(owned) = owned.as_deref_mut() {
+                owned.push(event.clone().into_owned());
+            }
+            if filled == reported.len() {
+                reported.push(Reported { kind: String::new(), speaker: None, text: None });
+            }
+            receipts::report_into(&mut reported[filled], event);
+            filled += 1;
+            match event {
+                Event::Refused { reason, explanation } => {
+                    let refusal = format!("{}: {explanation}", reason.as_str());
+                    heard.first_refusal.get_or_insert_with(|| refusal.clone());
+                    heard.last_refusal = Some(refusal);
+                }
+                Event::Offer { .. } | Event::Perform { .. } | Event::Resolve { .. } => {
+                    heard.request = Pending::of_request(event);
+                }
+                _ => {}
+            }
+        });
+        reported.truncate(filled);
+        self.pending = Pending::settle_heard(
+            &self.pending,
+            self.engine.waiting(),
+            heard.request.take(),
+            heard.last_refusal.clone(),
+        );
         if let (Move::Failed { explanation }, Pending::Perform { failed, .. }) = (&step, &mut self.pending) {
             *failed = Some(explanation.clone());
         }
         self.journal.push(step);
-        events
+        heard
     }
 
-    /// Restores the initial snapshot and replays `journal`; the events of its last move.
-    fn replay(&mut self, journal: Vec<Move>) -> Result<Vec<OwnedEvent>, EngineError> {
+    /// Restores the initial snapshot and replays `journal`; what the last move heard, its
+    /// events written over `reported` (and, when asked, kept in `owned`).
+    fn replay(
+        &mut self,
+        journal: Vec<Move>,
+        reported: &mut Vec<Reported>,
+        mut owned: Option<&mut Vec<OwnedEvent>>,
+    ) -> Result<Heard, EngineError> {
         let initial = self.initial.clone();
         self.engine.restore(&initial)?;
         self.journal.clear();
         self.pending = Pending::Start;
-        let mut last = Vec::new();
+        let mut last = Heard::default();
+        reported.clear();
         for step in journal {
-            last = self.take(step);
+            if let Some(owned) = owned.as_deref_mut() {
+                owned.clear();
+            }
+            last = self.take(step, reported, owned.as_deref_mut());
         }
         Ok(last)
     }
 
-    fn execute(&mut self, act: Act) -> Receipt {
-        let events = match act {
-            Act::Take(step) => Ok(self.take(step)),
+    fn execute(&mut self, act: Act, receipt: &mut Receipt) {
+        let mut events = match std::mem::replace(receipt, Receipt::Rejected { reason: String::new() }) {
+            Receipt::Executed { events, .. } => events,
+            _ => Vec::new(),
+        };
+        // The engine's own events are kept only for a host that asked (H44).
+        let mut kept = self.kept.take();
+        if let Some(kept) = &mut kept {
+            kept.clear();
+        }
+        let heard = match act {
+            Act::Take(step) => Ok(self.take(step, &mut events, kept.as_mut())),
             Act::Begin(step) => {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
-                let events = self.take(step);
-                let refused = events.iter().find_map(|e| match e {
-                    OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
-                    _ => None,
-                });
-                if let Some(reason) = refused.filter(|_| !matches!(self.pending, Pending::Stopped)) {
+                let heard = self.take(step, &mut events, kept.as_mut());
+                if let Some(reason) = heard.first_refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped)) {
                     self.journal.pop();
                     self.pending = previous;
-                    return Receipt::Rejected { reason };
+                    self.kept = kept.map(|mut k| {
+                        k.clear();
+                        k
+                    });
+                    *receipt = Receipt::Rejected { reason };
+                    return;
                 }
-                Ok(events)
+                Ok(heard)
             }
             Act::Retry => {
                 if let Pending::Perform { failed, .. } = &mut self.pending {
                     *failed = None;
                 }
-                Ok(Vec::new())
+                events.clear();
+                Ok(Heard::default())
             }
             Act::Give(asked) => {
                 self.pending = Pending::Resolve { asked };
-                Ok(Vec::new())
+                events.clear();
+                Ok(Heard::default())
             }
             Act::Undo(keep) => {
                 let journal = self.journal[..keep].to_vec();
-                self.replay(journal)
+                self.replay(journal, &mut events, kept.as_mut())
             }
-            Act::Restart => self.replay(vec![Move::Start { anchor: None }]),
+            Act::Restart => self.replay(vec![Move::Start { anchor: None }], &mut events, kept.as_mut()),
         };
-        if let (Some(kept), Ok(events)) = (&mut self.kept, &events) {
-            kept.clone_from(events);
-        }
-        match events {
+        self.kept = kept;
+        *receipt = match heard {
             Err(error) => Receipt::Failed { error: error.to_string() },
-            Ok(events) => match events.iter().find_map(|e| match e {
-                OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
-                _ => None,
-            }) {
-                Some(error) if !matches!(self.pending, Pending::Stopped) => Receipt::Failed { error },
-                _ => Receipt::Executed {
-                    outcome: actions::outcome(&self.pending),
-                    events: events.iter().map(Reported::of).collect(),
-                },
-            },
-        }
+            Ok(Heard { first_refusal: Some(error), .. }) if !matches!(self.pending, Pending::Stopped) => {
+                Receipt::Failed { error }
+            }
+            Ok(_) => Receipt::Executed { outcome: actions::outcome(&self.pending), events },
+        };
     }
 }
 
-fn reused(key: &str, action_id: &str) -> Receipt {
-    Receipt::Rejected { reason: format!("the idempotency key {key:?} was already used for {action_id}") }
+fn reused(key: &str, action_id: &str) -> String {
+    format!("the idempotency key {key:?} was already used for {action_id}")
 }
 
-/// A finish record's payload: the disposition and what goes with it.
-fn finish_payload(mut payload: Value, receipt: &Receipt) -> Value {
-    let object = payload.as_object_mut().expect("an object");
-    match receipt {
-        Receipt::Rejected { reason } => {
-            object.insert("disposition".into(), "rejected".into());
-            object.insert("reason".into(), reason.clone().into());
-        }
-        Receipt::Executed { outcome, .. } => {
-            object.insert("disposition".into(), "executed".into());
-            object.insert("run".into(), json!({"outcome": outcome}));
-        }
-        Receipt::Failed { error } => {
-            object.insert("disposition".into(), "failed".into());
-            object.insert("error".into(), error.clone().into());
-        }
+/// A session snapshot, borrowed from the session: [`SessionSnapshot`]'s spelling.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapshotJson<'a, S: Serialize> {
+    schema_version: u32,
+    session_id: &'a str,
+    fingerprint: &'a str,
+    engine: &'a S,
+    initial: &'a S,
+    journal: &'a [Move],
+    pending: &'a Pending,
+    receipts: ReceiptsJson<'a>,
+    sequences: Sequences,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    disposed: bool,
+}
+
+/// The receipts as a snapshot spells them: an object by key, in key order.
+struct ReceiptsJson<'a>(&'a Receipts);
+
+impl Serialize for ReceiptsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_by_key(serializer)
     }
-    payload
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use stagehand_playbook::{plain_text, Fragment};
-use stagehand_protocol::{effect_text, Answer, AnswerKind, Answers, Command, OwnedEvent, Waiting};
+use stagehand_protocol::{effect_text, Answer, AnswerKind, Answers, Command, Event, OwnedEvent, Waiting};
 
 /// One command the session gave its engine, owning what it holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,11 +205,46 @@ impl Pending {
         let request = events
             .iter()
             .rev()
-            .find(|e| matches!(e, OwnedEvent::Offer { .. } | OwnedEvent::Perform { .. } | OwnedEvent::Resolve { .. }));
+            .find(|e| matches!(e, OwnedEvent::Offer { .. } | OwnedEvent::Perform { .. } | OwnedEvent::Resolve { .. }))
+            .and_then(|e| Pending::of_request(&e.lend()));
         let refusal = events.iter().rev().find_map(|e| match e {
             OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
             _ => None,
         });
+        Pending::settle_heard(previous, waiting, request, refusal)
+    }
+
+    /// What a request asks, as the session would wait on it (`None` for an event that is not a
+    /// request).
+    pub(crate) fn of_request(event: &Event<'_>) -> Option<Pending> {
+        Some(match event {
+            Event::Offer { options, .. } => Pending::Menu {
+                options: options
+                    .iter()
+                    .map(|o| MenuOption { label: plain_text(&o.label), available: o.available })
+                    .collect(),
+            },
+            Event::Perform { effect } => {
+                Pending::Perform { effect: effect_text(effect), failed: None, call: Call::of(effect) }
+            }
+            Event::Resolve { questions } => Pending::Resolve {
+                asked: questions
+                    .iter()
+                    .map(|q| Asked { key: q.key.to_owned(), kind: kind_name(q.kind).to_owned(), given: None })
+                    .collect(),
+            },
+            _ => return None,
+        })
+    }
+
+    /// [`settle`](Self::settle) from what the events said: the last request as
+    /// [`of_request`](Self::of_request) read it, and the last refusal.
+    pub(crate) fn settle_heard(
+        previous: &Pending,
+        waiting: Waiting,
+        request: Option<Pending>,
+        refusal: Option<String>,
+    ) -> Pending {
         match (waiting, request) {
             (Waiting::Start, _) => match refusal {
                 Some(error) => Pending::Stuck { error },
@@ -221,21 +256,9 @@ impl Pending {
                 Some(error) => Pending::Stuck { error },
                 None => Pending::Line,
             },
-            (Waiting::Choice, Some(OwnedEvent::Offer { options, .. })) => Pending::Menu {
-                options: options
-                    .iter()
-                    .map(|(label, available)| MenuOption { label: plain_text(label), available: *available })
-                    .collect(),
-            },
-            (Waiting::Effect, Some(OwnedEvent::Perform { effect })) => {
-                Pending::Perform { effect: effect_text(effect), failed: None, call: Call::of(effect) }
-            }
-            (Waiting::Answers, Some(OwnedEvent::Resolve { questions })) => Pending::Resolve {
-                asked: questions
-                    .iter()
-                    .map(|(key, kind)| Asked { key: key.clone(), kind: kind_name(*kind).to_owned(), given: None })
-                    .collect(),
-            },
+            (Waiting::Choice, Some(menu @ Pending::Menu { .. })) => menu,
+            (Waiting::Effect, Some(perform @ Pending::Perform { .. })) => perform,
+            (Waiting::Answers, Some(resolve @ Pending::Resolve { .. })) => resolve,
             _ => previous.clone(),
         }
     }

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use stagehand_protocol::{Outcome, Receipt};
 
 /// The trace's schema version, carried by every record.
 pub const TRACE_SCHEMA_VERSION: u32 = 1;
@@ -110,25 +111,278 @@ pub struct Sequences {
     pub input: u64,
 }
 
-/// The records not yet taken by the host, and the counters.
+/// The records not yet taken by the host, kept typed with their words in one string until the
+/// host takes them, and the counters (decision H33: no JSON tree is built while a session runs).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trace {
     pub(crate) sequences: Sequences,
-    pub(crate) buffer: Vec<TraceRecord>,
+    entries: Vec<Entry>,
+    text: String,
+}
+
+/// A range of the trace's text.
+type Span = std::ops::Range<usize>;
+
+/// One record not yet taken.
+#[derive(Debug, Clone)]
+struct Entry {
+    sequence: u64,
+    timestamp: u64,
+    kind: TraceType,
+    /// The boundary's number (`apply-N`, `input-N`), 0 for none.
+    call: u64,
+    payload: Payload,
+}
+
+/// A record's payload, its words as spans of the trace's text.
+#[derive(Debug, Clone)]
+enum Payload {
+    /// `session.started`.
+    Started { state_id: Span, description: Span },
+    /// `apply.started`.
+    Apply { action_id: Span, key: Span, state_id: Span },
+    /// `input.received`.
+    Input { question_id: Span, text: Span, key: Span, state_id: Span },
+    /// `apply.finished` and `input.settled`: the action or question, the key, and how it settled.
+    Finished { id: Span, key: Span, settled: Settled },
+    /// `session.disposed`.
+    Disposed { state_id: Span },
+}
+
+/// How a boundary settled.
+#[derive(Debug, Clone)]
+pub(crate) enum Settled {
+    Rejected(Span),
+    Executed(Outcome),
+    Failed(Span),
+}
+
+/// A record's payload as JSON, borrowed from the trace: the same keys in the same order as the
+/// spelling in `docs/schema/trace.schema.json`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PayloadJson<'a> {
+    Started {
+        #[serde(rename = "stateId")]
+        state_id: &'a str,
+        description: &'a str,
+    },
+    Apply {
+        #[serde(rename = "actionId")]
+        action_id: &'a str,
+        key: &'a str,
+        #[serde(rename = "stateId")]
+        state_id: &'a str,
+    },
+    Input {
+        #[serde(rename = "questionId")]
+        question_id: &'a str,
+        text: &'a str,
+        key: &'a str,
+        #[serde(rename = "stateId")]
+        state_id: &'a str,
+    },
+    Finished {
+        #[serde(rename = "actionId", skip_serializing_if = "Option::is_none")]
+        action_id: Option<&'a str>,
+        #[serde(rename = "questionId", skip_serializing_if = "Option::is_none")]
+        question_id: Option<&'a str>,
+        key: &'a str,
+        disposition: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<Run>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a str>,
+    },
+    Disposed {
+        #[serde(rename = "stateId")]
+        state_id: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct Run {
+    outcome: Outcome,
+}
+
+/// A record as JSON, borrowed: [`TraceRecord`]'s spelling.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordJson<'a> {
+    schema_version: u32,
+    session_id: &'a str,
+    sequence: u64,
+    timestamp: u64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<CallId>,
+    payload: PayloadJson<'a>,
+}
+
+/// `apply-N` or `input-N`, written when serialised.
+struct CallId(&'static str, u64);
+
+impl std::fmt::Display for CallId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.0, self.1)
+    }
+}
+
+impl Serialize for CallId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 impl Trace {
-    pub(crate) fn emit(&mut self, session: &str, now: u64, kind: TraceType, call: Option<&str>, payload: Value) {
+    /// A counter-only trace continuing from `sequences`.
+    pub(crate) fn continuing(sequences: Sequences) -> Self {
+        Trace { sequences, ..Trace::default() }
+    }
+
+    /// Appends words to the text; their span.
+    pub(crate) fn put(&mut self, words: &str) -> Span {
+        let start = self.text.len();
+        self.text.push_str(words);
+        start..self.text.len()
+    }
+
+    /// Appends what `write` writes to the text; its span.
+    pub(crate) fn put_with(&mut self, write: impl FnOnce(&mut String)) -> Span {
+        let start = self.text.len();
+        write(&mut self.text);
+        start..self.text.len()
+    }
+
+    fn push(&mut self, now: u64, kind: TraceType, call: u64, payload: Payload) {
         self.sequences.trace += 1;
-        self.buffer.push(TraceRecord {
+        self.entries.push(Entry { sequence: self.sequences.trace, timestamp: now, kind, call, payload });
+    }
+
+    /// `session.started`.
+    pub(crate) fn started(&mut self, now: u64, state_id: Span, description: Span) {
+        self.push(now, TraceType::SessionStarted, 0, Payload::Started { state_id, description });
+    }
+
+    /// `apply.started` of boundary `call`.
+    pub(crate) fn apply(&mut self, now: u64, call: u64, action_id: &str, key: &str, state_id: Span) {
+        let (action_id, key) = (self.put(action_id), self.put(key));
+        self.push(now, TraceType::ApplyStarted, call, Payload::Apply { action_id, key, state_id });
+    }
+
+    /// `input.received` of boundary `call`.
+    pub(crate) fn input(&mut self, now: u64, call: u64, question_id: &str, text: &str, key: &str, state_id: Span) {
+        let (question_id, text, key) = (self.put(question_id), self.put(text), self.put(key));
+        self.push(now, TraceType::InputReceived, call, Payload::Input { question_id, text, key, state_id });
+    }
+
+    /// `apply.finished` or `input.settled` of boundary `call`, as `receipt` settled.
+    pub(crate) fn finished(&mut self, now: u64, kind: TraceType, call: u64, id: &str, key: &str, receipt: &Receipt) {
+        let (id, key) = (self.put(id), self.put(key));
+        let settled = match receipt {
+            Receipt::Rejected { reason } => Settled::Rejected(self.put(reason)),
+            Receipt::Executed { outcome, .. } => Settled::Executed(*outcome),
+            Receipt::Failed { error } => Settled::Failed(self.put(error)),
+        };
+        self.push(now, kind, call, Payload::Finished { id, key, settled });
+    }
+
+    /// `session.disposed`.
+    pub(crate) fn disposed(&mut self, now: u64, state_id: Span) {
+        self.push(now, TraceType::SessionDisposed, 0, Payload::Disposed { state_id });
+    }
+
+    fn json<'a>(&'a self, session: &'a str, entry: &Entry) -> RecordJson<'a> {
+        let s = |span: &Span| &self.text[span.clone()];
+        let payload = match &entry.payload {
+            Payload::Started { state_id, description } => {
+                PayloadJson::Started { state_id: s(state_id), description: s(description) }
+            }
+            Payload::Apply { action_id, key, state_id } => {
+                PayloadJson::Apply { action_id: s(action_id), key: s(key), state_id: s(state_id) }
+            }
+            Payload::Input { question_id, text, key, state_id } => {
+                PayloadJson::Input { question_id: s(question_id), text: s(text), key: s(key), state_id: s(state_id) }
+            }
+            Payload::Finished { id, key, settled } => {
+                let apply = entry.kind == TraceType::ApplyFinished;
+                let (disposition, reason, run, error) = match settled {
+                    Settled::Rejected(reason) => ("rejected", Some(s(reason)), None, None),
+                    Settled::Executed(outcome) => ("executed", None, Some(Run { outcome: *outcome }), None),
+                    Settled::Failed(error) => ("failed", None, None, Some(s(error))),
+                };
+                PayloadJson::Finished {
+                    action_id: apply.then(|| s(id)),
+                    question_id: (!apply).then(|| s(id)),
+                    key: s(key),
+                    disposition,
+                    reason,
+                    run,
+                    error,
+                }
+            }
+            Payload::Disposed { state_id } => PayloadJson::Disposed { state_id: s(state_id) },
+        };
+        let call_id = match entry.kind {
+            TraceType::ApplyStarted | TraceType::ApplyFinished => Some(CallId("apply", entry.call)),
+            TraceType::InputReceived | TraceType::InputSettled => Some(CallId("input", entry.call)),
+            _ => None,
+        };
+        RecordJson {
             schema_version: TRACE_SCHEMA_VERSION,
-            session_id: session.to_owned(),
-            sequence: self.sequences.trace,
-            timestamp: now,
-            kind: kind.as_str().to_owned(),
-            call_id: call.map(str::to_owned),
+            session_id: session,
+            sequence: entry.sequence,
+            timestamp: entry.timestamp,
+            kind: entry.kind.as_str(),
+            call_id,
             payload,
-        });
+        }
+    }
+
+    /// Takes the records not yet taken, as [`TraceRecord`]s.
+    pub(crate) fn take(&mut self, session: &str) -> Vec<TraceRecord> {
+        let records = self
+            .entries
+            .iter()
+            .map(|entry| {
+                let json = self.json(session, entry);
+                TraceRecord {
+                    schema_version: json.schema_version,
+                    session_id: session.to_owned(),
+                    sequence: json.sequence,
+                    timestamp: json.timestamp,
+                    kind: json.kind.to_owned(),
+                    call_id: json.call_id.as_ref().map(ToString::to_string),
+                    payload: serde_json::to_value(&json.payload).expect("a payload is plain JSON"),
+                }
+            })
+            .collect();
+        self.clear();
+        records
+    }
+
+    /// Takes the records not yet taken, written to `out` as JSON lines (each ends in a newline),
+    /// byte for byte what [`TraceRecord::to_json_line`] writes.
+    pub(crate) fn take_lines(&mut self, session: &str, out: &mut Vec<u8>) {
+        for entry in &self.entries {
+            serde_json::to_writer(&mut *out, &self.json(session, entry)).expect("a record is plain JSON");
+            out.push(b'\n');
+        }
+        self.clear();
+    }
+
+    /// Drops the records not yet taken.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.text.clear();
+    }
+
+    /// How many records wait to be taken.
+    pub(crate) fn waiting(&self) -> usize {
+        self.entries.len()
     }
 }
 
@@ -146,10 +400,12 @@ mod tests {
     #[test]
     fn a_record_is_one_camel_case_line() {
         let mut trace = Trace::default();
-        trace.emit("s1", 5, TraceType::SessionStarted, None, serde_json::json!({"stateId": "at-node:0"}));
-        assert_eq!(
-            trace.buffer[0].to_json_line(),
-            r#"{"schemaVersion":1,"sessionId":"s1","sequence":1,"timestamp":5,"type":"session.started","payload":{"stateId":"at-node:0"}}"#
-        );
+        let state_id = trace.put("at-node:0");
+        trace.disposed(5, state_id);
+        let expected = r#"{"schemaVersion":1,"sessionId":"s1","sequence":1,"timestamp":5,"type":"session.disposed","payload":{"stateId":"at-node:0"}}"#;
+        let mut lines = Vec::new();
+        trace.clone().take_lines("s1", &mut lines);
+        assert_eq!(String::from_utf8(lines).unwrap(), format!("{expected}\n"));
+        assert_eq!(trace.take("s1")[0].to_json_line(), expected);
     }
 }
