@@ -58,7 +58,13 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-worlds", "stagehand-protocol"),
     ("stagehand-worlds", "stagehand-playbook"),
     ("stagehand-worlds", "stagehand-documents"),
+    // The server holds sessions of every kind through the host contract (AnySession) and opens
+    // documents only through the documents crate; the protocol gives it the view and receipts.
+    ("stagehand-server", "stagehand-documents"),
+    ("stagehand-server", "stagehand-session"),
+    ("stagehand-server", "stagehand-protocol"),
     // The binary is glue over everything.
+    ("stagehand", "stagehand-server"),
     ("stagehand", "stagehand-documents"),
     ("stagehand", "stagehand-chatmapper"),
     ("stagehand", "stagehand-conformance"),
@@ -132,7 +138,7 @@ fn the_leaves_depend_on_nothing_of_ours() {
 fn engines_never_depend_on_the_session_layer_the_harness_or_the_binary() {
     let (edges, _) = edges(&metadata());
     for engine in ["stagehand-runner", "stagehand-chatmapper", "stagehand-protocol", "stagehand-playbook"] {
-        for host in ["stagehand-session", "stagehand-worlds", "stagehand-conformance", "stagehand"] {
+        for host in ["stagehand-session", "stagehand-worlds", "stagehand-conformance", "stagehand-server", "stagehand"] {
             assert!(!edges.contains(&(engine.to_owned(), host.to_owned())), "{engine} depends on {host}");
         }
     }
