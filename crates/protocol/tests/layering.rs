@@ -57,7 +57,7 @@ const ALLOWED: &[(&str, &str)] = &[
 ];
 
 /// The crates that depend on nothing of ours.
-const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-agents"];
+const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-agents", "stagehand-web"];
 
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
