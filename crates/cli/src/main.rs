@@ -12,6 +12,7 @@ mod kind;
 mod play;
 mod read;
 mod run;
+mod serve;
 
 /// Compiling a script is a storm of small allocations (a playbook is many short pieces);
 /// mimalloc serves and frees them several times faster than the system allocator does, which
@@ -127,6 +128,16 @@ enum Commands {
         #[command(flatten)]
         settings: compile::Settings,
     },
+    /// Serves durable sessions over HTTP (docs/server.md).
+    ///
+    /// Documents are uploaded (or loaded from --documents), sessions created and played by
+    /// applying actions with idempotency keys; every session survives a restart. Without
+    /// --database, a SQLite file `stagehand.db` in the working folder is used (created on first
+    /// use); `--database postgres://…` lets several servers share one PostgreSQL database.
+    ///
+    /// Prints `stagehand serve: listening on http://ADDR` once it listens; SIGTERM or ctrl-c
+    /// finishes the requests in flight and exits 0.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -145,5 +156,6 @@ fn main() -> ExitCode {
         Commands::Check { files, settings, message_format } => check::run(&files, &settings, message_format),
         Commands::Graph { file, format, settings } => graph::run(&file, format, &settings),
         Commands::Run(args) => run::run(args),
+        Commands::Serve(args) => serve::run(args),
     }
 }

@@ -1,0 +1,112 @@
+//! The server's one door to documents and sessions: `stagehand_documents::Document` opens bytes of
+//! any kind, and its sessions are held as `AnySession`s (host contract H14, H15). Nothing here
+//! branches on the engine; the kind is only spelled for the wire.
+
+use serde_json::{json, Value};
+use stagehand_documents::{kind_of_content, Kind, OpenError, OpenOptions};
+
+pub use stagehand_documents::Document;
+
+/// The compiler's diagnostics as the API spells them: file, line, column, code, severity,
+/// message. (A macro, so the compiler's type is inferred through the documents crate, which the
+/// server depends on, rather than named.)
+macro_rules! diagnostics {
+    ($found:expr) => {
+        $found
+            .iter()
+            .map(|d| {
+                json!({
+                    "file": d.file,
+                    "line": d.line,
+                    "column": d.column,
+                    "code": d.code.to_string(),
+                    "severity": d.severity.as_str(),
+                    "message": d.message,
+                })
+            })
+            .collect::<Vec<Value>>()
+    };
+}
+
+/// A document that opened.
+#[derive(Debug)]
+pub struct Opened {
+    /// The document.
+    pub document: Document,
+    /// Its fingerprint: its id on the wire.
+    pub fingerprint: String,
+    /// Its kind, spelled for the wire.
+    pub kind: String,
+    /// What the compiler said (warnings), as JSON objects.
+    pub diagnostics: Vec<Value>,
+}
+
+/// A document that did not open.
+#[derive(Debug)]
+pub struct Refused {
+    /// Why, in words.
+    pub detail: String,
+    /// The compiler's diagnostics, as JSON objects (file, line, column, code, severity,
+    /// message).
+    pub diagnostics: Vec<Value>,
+}
+
+/// The wire spelling of a document's kind (this crate owns the HTTP API's spellings).
+pub fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Script => "dialoguedown",
+        Kind::Playbook => "playbook",
+        Kind::ChatMapper => "chatmapper",
+    }
+}
+
+/// The kind a media type names, if it names one.
+pub fn kind_of_media(media: &str) -> Option<Kind> {
+    match media.split(';').next().unwrap_or("").trim().to_ascii_lowercase().as_str() {
+        "text/markdown" | "text/x-dialoguedown" => Some(Kind::Script),
+        "application/xml" | "text/xml" => Some(Kind::ChatMapper),
+        "application/vnd.stagehand.playbook+json" | "application/vnd.stagehand.playbook" => Some(Kind::Playbook),
+        _ => None,
+    }
+}
+
+/// Opens `bytes`: by its file name when it has one (`name`), else as the media type says, else
+/// as its content says (a script when nothing else fits).
+pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Opened, Refused> {
+    let options = OpenOptions::default();
+    let opened = match (name, media.and_then(kind_of_media)) {
+        (Some(name), _) => Document::open(name, bytes, &options),
+        (None, Some(kind)) => Document::open_as(kind, default_name(kind), bytes, &options),
+        (None, None) => {
+            let kind = kind_of_content(bytes);
+            Document::open_as(kind, default_name(kind), bytes, &options)
+        }
+    };
+    match opened {
+        Ok(document) => {
+            let diagnostics = diagnostics!(document.diagnostics());
+            Ok(Opened {
+                fingerprint: document.fingerprint().to_owned(),
+                kind: kind_name(document.kind()).to_owned(),
+                diagnostics,
+                document,
+            })
+        }
+        Err(error) => {
+            let diagnostics = match &error {
+                OpenError::Compile { diagnostics: found } => diagnostics!(found),
+                OpenError::Unreadable(_) => Vec::new(),
+            };
+            Err(Refused { detail: error.to_string(), diagnostics })
+        }
+    }
+}
+
+/// The name a document without one is opened and stored under.
+pub fn default_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Script => "document.dialogue.md",
+        Kind::Playbook => "document.playbook.json",
+        Kind::ChatMapper => "document.xml",
+    }
+}

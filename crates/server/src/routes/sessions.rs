@@ -1,0 +1,200 @@
+//! The session routes: create, show, apply, input, snapshot, delete.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{authorize, idempotency_key, json};
+use crate::app::{now_ms, Shared};
+use crate::exactly::{self, transcript_lines, Request};
+use crate::problem::{Kind, Problem};
+use crate::secret::{new_token, random_hex, sha256_hex};
+use crate::store::SessionRow;
+
+/// The body of `POST /v1/sessions`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Create {
+    /// The document's id (its fingerprint).
+    pub document_id: String,
+    /// The seed random choices are drawn from (a random one when absent).
+    pub seed: Option<u64>,
+    /// Where to start (not served yet: refused when given).
+    pub start: Option<Value>,
+    /// A world for the session (not served yet: refused when given).
+    pub world: Option<Value>,
+}
+
+/// `POST /v1/sessions`: `201 {sessionId, token, view, version}`. The token is shown here once.
+pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Problem> {
+    let asked: Create = json(body)?;
+    if asked.start.is_some() || asked.world.is_some() {
+        return Err(Problem::new(
+            Kind::InvalidRequest,
+            "start and world are not served yet: a session starts at its document's entry with no world",
+        ));
+    }
+    let document = state
+        .document(&asked.document_id)
+        .await?
+        .ok_or_else(|| Problem::new(Kind::NotFound, "no such document; upload it first"))?;
+    let id = random_hex(16);
+    let token = new_token();
+    let seed = asked.seed.unwrap_or_else(|| u64::from_str_radix(&random_hex(8), 16).unwrap_or(0));
+    let now = now_ms();
+    let (view, snapshot, trace, transcript) = {
+        let mut session =
+            document.start(&id, seed, now).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
+        let transcript = transcript_lines(&session.take_opening());
+        let trace: Vec<(i64, String)> = session
+            .take_trace()
+            .iter()
+            .map(|record| (i64::try_from(record.sequence).unwrap_or(i64::MAX), record.to_json_line()))
+            .collect();
+        let snapshot =
+            session.snapshot_value().map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?.to_string();
+        (session.describe(), snapshot, trace, transcript)
+    };
+    let row = SessionRow {
+        id: id.clone(),
+        token_hash: sha256_hex(token.as_bytes()),
+        fingerprint: asked.document_id,
+        version: 1,
+        snapshot,
+    };
+    state.store.create_session(&row, &trace, &transcript, i64::try_from(now).unwrap_or(i64::MAX)).await?;
+    state.metrics.created();
+    let body = json!({"sessionId": id, "token": token, "view": view, "version": 1});
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// The query of `GET /v1/sessions/{id}`.
+#[derive(Debug, Deserialize)]
+pub struct After {
+    /// Lines after this number only.
+    pub after: Option<i64>,
+}
+
+/// How many transcript lines one answer carries at most.
+const PAGE: i64 = 1000;
+
+/// `GET /v1/sessions/{id}`: the view, the version, and the transcript (after `?after=N`).
+pub async fn show(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<After>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, Problem> {
+    let row = authorize(&state, &headers, &id).await?;
+    let after = after(query)?;
+    let document = state
+        .document(&row.fingerprint)
+        .await?
+        .ok_or_else(|| Problem::internal("a session's document is not stored"))?;
+    let view = {
+        let snapshot: Value = serde_json::from_str(&row.snapshot).map_err(Problem::internal)?;
+        let session = document.restore(snapshot).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
+        session.describe()
+    };
+    let lines = state.store.transcript(&id, after, PAGE).await?;
+    let transcript: Vec<Value> = lines
+        .into_iter()
+        .map(|(n, line)| {
+            let mut value: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if let Value::Object(object) = &mut value {
+                object.insert("n".into(), json!(n));
+            }
+            value
+        })
+        .collect();
+    let body = json!({
+        "sessionId": row.id,
+        "documentId": row.fingerprint,
+        "version": row.version,
+        "view": view,
+        "transcript": transcript,
+    });
+    Ok(Json(body).into_response())
+}
+
+/// The `after` of a query: 0 when absent, `400` when malformed or negative.
+pub fn after(query: Result<Query<After>, axum::extract::rejection::QueryRejection>) -> Result<i64, Problem> {
+    let Query(After { after }) =
+        query.map_err(|_| Problem::new(Kind::InvalidRequest, "after must be a whole number"))?;
+    match after {
+        Some(n) if n < 0 => Err(Problem::new(Kind::InvalidRequest, "after must not be negative")),
+        other => Ok(other.unwrap_or(0)),
+    }
+}
+
+/// The body of `POST /v1/sessions/{id}/apply`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Apply {
+    /// The action's id, as the view lists it.
+    pub action_id: String,
+}
+
+/// `POST /v1/sessions/{id}/apply` with an `Idempotency-Key`: the receipt (decision S10).
+pub async fn apply(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let row = authorize(&state, &headers, &id).await?;
+    let key = idempotency_key(&headers)?;
+    let Apply { action_id } = json(body)?;
+    exactly::run(&state, row, &key, &Request::Apply { action_id }).await
+}
+
+/// The body of `POST /v1/sessions/{id}/input`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Input {
+    /// The text.
+    pub text: String,
+    /// The question it answers (the first pending one when absent).
+    pub question_id: Option<String>,
+}
+
+/// `POST /v1/sessions/{id}/input` with an `Idempotency-Key`: free text for a pending question.
+pub async fn input(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let row = authorize(&state, &headers, &id).await?;
+    let key = idempotency_key(&headers)?;
+    let Input { text, question_id } = json(body)?;
+    exactly::run(&state, row, &key, &Request::Input { question_id, text }).await
+}
+
+/// `GET /v1/sessions/{id}/snapshot`: the session as plain data (the session layer's spelling).
+pub async fn snapshot(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, Problem> {
+    let row = authorize(&state, &headers, &id).await?;
+    let version = HeaderValue::from_str(&format!("\"{}\"", row.version)).map_err(Problem::internal)?;
+    let headers = [(header::CONTENT_TYPE, HeaderValue::from_static("application/json")), (header::ETAG, version)];
+    Ok((headers, row.snapshot).into_response())
+}
+
+/// `DELETE /v1/sessions/{id}`: `204`; the session, its receipts, trace and transcript are gone.
+pub async fn delete(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, Problem> {
+    authorize(&state, &headers, &id).await?;
+    state.store.delete_session(&id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}

@@ -1,0 +1,109 @@
+//! `GET /v1/sessions/{id}/trace?after=SEQ`: the trace as JSON lines, or, with
+//! `Accept: text/event-stream`, a live stream of server-sent events that starts after `SEQ` (or
+//! the `Last-Event-ID` a reconnecting client sends) and misses nothing: every event's id is its
+//! sequence number, and lines are read from the store in order, so a stream resumed from the last
+//! id it saw continues without a gap or a repeat (decision S11). It polls the store; a commit in
+//! this process wakes it at once.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream};
+
+use super::authorize;
+use super::sessions::{after, After};
+use crate::app::Shared;
+use crate::problem::{Kind, Problem};
+
+/// How many lines one read takes.
+const PAGE: i64 = 1000;
+
+/// How often a live stream polls the store when nothing wakes it.
+const POLL: Duration = Duration::from_millis(250);
+
+/// The trace route.
+pub async fn trace(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<After>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, Problem> {
+    authorize(&state, &headers, &id).await?;
+    let mut after = after(query)?;
+    let live = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/event-stream"));
+    if !live {
+        let lines = state.store.trace(&id, after, PAGE).await?;
+        let mut body = String::new();
+        for (_, line) in lines {
+            body.push_str(&line);
+            body.push('\n');
+        }
+        return Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"))], body).into_response());
+    }
+    if let Some(last) = headers.get("last-event-id") {
+        after = last
+            .to_str()
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .filter(|n| *n >= 0)
+            .ok_or_else(|| Problem::new(Kind::InvalidRequest, "Last-Event-ID must be a sequence number"))?;
+    }
+    Ok(Sse::new(live_stream(state, id, after)).keep_alive(KeepAlive::default()).into_response())
+}
+
+struct Cursor {
+    state: Shared,
+    id: String,
+    after: i64,
+    ready: VecDeque<(i64, String)>,
+    committed: tokio::sync::watch::Receiver<u64>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Every trace line after `after`, as it commits, until the session is deleted, the client goes,
+/// or the server shuts down.
+fn live_stream(state: Shared, id: String, after: i64) -> impl Stream<Item = Result<Event, Infallible>> {
+    let committed = state.committed.subscribe();
+    let shutdown = state.shutdown.subscribe();
+    let cursor = Cursor { state, id, after, ready: VecDeque::new(), committed, shutdown };
+    stream::unfold(cursor, |mut cursor| async move {
+        loop {
+            if *cursor.shutdown.borrow() {
+                return None;
+            }
+            if let Some((seq, line)) = cursor.ready.pop_front() {
+                cursor.after = seq;
+                let event = Event::default().id(seq.to_string()).event("trace").data(line);
+                return Some((Ok(event), cursor));
+            }
+            match cursor.state.store.trace(&cursor.id, cursor.after, PAGE).await {
+                Ok(lines) if !lines.is_empty() => {
+                    cursor.ready.extend(lines);
+                    continue;
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    crate::note!("stagehand serve: a live trace stream stopped: {error}");
+                    return None;
+                }
+            }
+            match cursor.state.store.session(&cursor.id).await {
+                Ok(Some(_)) => {}
+                _ => return None,
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(POLL) => {}
+                _ = cursor.committed.changed() => {}
+                _ = cursor.shutdown.changed() => {}
+            }
+        }
+    })
+}
