@@ -35,10 +35,7 @@ pub const FILES: &[(&str, &[u8], &str)] = &[
 pub fn asset(path: &str) -> Option<Asset> {
     let name = path.strip_prefix('/').unwrap_or(path);
     let name = if name.is_empty() { "index.html" } else { name };
-    FILES
-        .iter()
-        .find(|(file, _, _)| *file == name)
-        .map(|(_, bytes, content_type)| Asset { bytes, content_type })
+    FILES.iter().find(|(file, _, _)| *file == name).map(|(_, bytes, content_type)| Asset { bytes, content_type })
 }
 
 #[cfg(test)]
@@ -62,7 +59,9 @@ mod tests {
 
     #[test]
     fn other_paths_are_not_assets() {
-        for path in ["/v1/documents", "/healthz", "/../Cargo.toml", "/manifest.json", "/app.js/", "//app.js", "app.js.map"] {
+        for path in
+            ["/v1/documents", "/healthz", "/../Cargo.toml", "/manifest.json", "/app.js/", "//app.js", "app.js.map"]
+        {
             assert_eq!(asset(path), None, "{path}");
         }
     }
