@@ -22,6 +22,15 @@ export interface PlayerHooks {
   viewChanged?(view: View): void;
 }
 
+/** What Enter does: the move the run waits for (`next`, else `done` for a command, else `retry`). */
+export function primaryMove(view: View): Action | undefined {
+  for (const id of ['next', 'done', 'retry']) {
+    const action = view.actions.find((a) => a.id === id);
+    if (action) return action;
+  }
+  return undefined;
+}
+
 /** The menu a view offers: its `choose:N` actions and its unavailable options, by position. */
 export function menuOf(view: View): MenuEntry[] {
   const entries: MenuEntry[] = [];
@@ -62,7 +71,7 @@ export class Player {
     this.root = root;
     this.session = session;
     this.hooks = hooks;
-    this.transcript = h('ol', { class: 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': 'Transcript' });
+    this.transcript = h('ol', { class: 'transcript' });
     this.controls = h('section', { class: 'controls', 'aria-label': 'Your move' });
     this.status = h('p', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert' });
@@ -78,7 +87,7 @@ export class Player {
     fill(
       root,
       h('header', { class: 'player-head' }, h('h1', {}, session.name || 'Story'), this.toolbar),
-      this.transcript,
+      h('div', { role: 'log', 'aria-live': 'polite', 'aria-label': 'Transcript' }, this.transcript),
       this.alert,
       this.controls,
       this.status,
@@ -238,8 +247,11 @@ export class Player {
       this.status.textContent = '';
       if (answer.receipt.disposition === 'executed') {
         if (/^(undo|restart|jump:)/.test(actionId)) this.appendNote(`— ${label} —`);
-        // Commands are not transcript lines: show them where they happened, then read the lines.
-        for (const event of answer.receipt.events) if (event.type === 'perform') this.appendEvent(event);
+        // Commands are not transcript lines: a command carried out shows where it happened (W6).
+        if (actionId === 'done' || actionId === 'failed') {
+          const command = label.replace(/^(Done|Failed):\s*/, '');
+          this.appendEvent({ type: 'perform', text: actionId === 'done' ? command : `${command} (failed)` });
+        }
       } else if (answer.receipt.disposition === 'failed') {
         this.showError(`Failed: ${answer.receipt.error}`);
       }
@@ -301,15 +313,21 @@ export class Player {
       const perform = view.actions.find((a) => a.id === 'done');
       if (perform) parts.push(h('p', { class: 'perform' }, h('span', { class: 'tag' }, 'Command'), ' ', perform.label.replace(/^Done:\s*/, '')));
       const row = h('div', { class: 'moves' });
-      for (const action of moves) row.append(this.button(action, action.id === 'next' ? 'primary' : ''));
-      if (view.actions.some((a) => a.id === 'next')) row.append(h('span', { class: 'hint' }, 'or press Enter'));
+      const primary = primaryMove(view);
+      for (const action of moves) row.append(this.button(action, action === primary ? 'primary' : ''));
+      if (primary) row.append(h('span', { class: 'hint' }, 'or press Enter'));
       parts.push(row);
     }
     if (!parts.length) parts.push(description);
     else parts.unshift(h('p', { class: 'description visually-hidden' }, view.description));
+    // Keyboard use: when the control that had the focus was redrawn away, the focus goes to the
+    // new view's first control (a question's field, the first option, the move, the end).
+    const hadFocus = this.controls.contains(document.activeElement) || document.activeElement === document.body;
     fill(this.controls, ...parts);
-    const focus = this.controls.querySelector<HTMLElement>('input, .end-banner');
-    if (focus && !this.root.contains(document.activeElement) && view.status === 'done') focus.focus();
+    if (hadFocus) {
+      const focus = this.controls.querySelector<HTMLElement>('input, .option:not(.unavailable), .moves .primary, .end-banner');
+      focus?.focus({ preventScroll: true });
+    }
   }
 
   private button(action: Action, extra = ''): HTMLButtonElement {
@@ -440,9 +458,10 @@ export class Player {
     if (event.key === 'Enter') {
       const onControl = target && target.closest('button, a, summary, label[role=button]') !== null;
       if (onControl) return; // Enter on a control is that control's click
-      if (this.view.actions.some((a) => a.id === 'next')) {
+      const move = primaryMove(this.view);
+      if (move) {
         event.preventDefault();
-        void this.act('next', 'Next');
+        void this.act(move.id, move.label);
       }
     }
   }
