@@ -29,3 +29,44 @@ pub async fn metrics(State(state): State<Shared>) -> Result<Response, Problem> {
 pub async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], OPENAPI).into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::Value;
+
+    use super::OPENAPI;
+    use crate::problem::Kind;
+
+    fn document() -> Value {
+        serde_json::from_str(OPENAPI).expect("openapi.json is JSON")
+    }
+
+    #[test]
+    fn the_openapi_document_lists_exactly_the_routes_served() {
+        let document = document();
+        assert_eq!(document["openapi"], "3.1.0");
+        let mut documented = BTreeSet::new();
+        for (path, item) in document["paths"].as_object().expect("paths") {
+            for method in item.as_object().expect("a path item").keys() {
+                documented.insert((method.to_uppercase(), path.clone()));
+            }
+        }
+        let served: BTreeSet<(String, String)> =
+            crate::app::routes().iter().map(|r| (r.method.as_str().to_owned(), r.path.to_owned())).collect();
+        assert_eq!(documented, served);
+    }
+
+    #[test]
+    fn the_openapi_document_lists_every_problem_type() {
+        let documented: BTreeSet<String> = document()["components"]["schemas"]["Problem"]["properties"]["type"]["enum"]
+            .as_array()
+            .expect("an enum")
+            .iter()
+            .map(|v| v.as_str().expect("a string").to_owned())
+            .collect();
+        let kinds: BTreeSet<String> = Kind::ALL.iter().map(|k| k.uri()).collect();
+        assert_eq!(documented, kinds);
+    }
+}
