@@ -197,3 +197,29 @@ test('the player has no serious accessibility violations (axe-core), on a phone 
     );
   }
 });
+
+test('undo, jump, restart and save go through the view and the API', async () => {
+  await withPage(browser, server, 'undo-jump-restart-save', async (page) => {
+    await startStory(page, server, 'club-fair');
+    for (let i = 0; i < 3; i++) await step(page);
+    const session = await currentSession(page);
+    const executed = async (id) =>
+      (await traceRecords(server, session)).filter((r) => r.type === 'apply.finished' && r.payload.actionId === id && r.payload.disposition === 'executed').length;
+    await page.getByRole('navigation', { name: 'Session' }).getByRole('button', { name: 'Undo' }).click();
+    await page.locator('.transcript li.note').getByText(/Undo/).waitFor();
+    assert.equal(await executed('undo'), 1);
+    await page.getByLabel('Jump to a scene').selectOption('jump:the-party');
+    await page.getByRole('button', { name: 'Jump', exact: true }).click();
+    await page.locator('.transcript li.said').getByText('Tonight is the fair party').waitFor();
+    assert.equal(await executed('jump:the-party'), 1);
+    await page.getByRole('navigation', { name: 'Session' }).getByRole('button', { name: 'Restart' }).click();
+    await page.locator('.transcript li.note').getByText(/Restart/).waitFor();
+    assert.equal(await executed('restart'), 1);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const saved = await download;
+    const snapshot = JSON.parse(readFileSync(await saved.path(), 'utf8'));
+    assert.equal(snapshot.sessionId, session.id);
+    assert.ok(Array.isArray(snapshot.journal));
+  });
+});
