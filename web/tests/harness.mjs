@@ -12,7 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, '..', '..');
 export const dist = join(repo, 'web', 'dist');
 export const results = join(repo, 'web', 'test-results');
-const binary = process.env.STAGEHAND_BIN ?? join(repo, 'target', 'debug', 'stagehand');
+export const binary = process.env.STAGEHAND_BIN ?? join(repo, 'target', 'debug', 'stagehand');
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** How long one wait for the page may take (ms): generous for a shared 2-core machine. */
