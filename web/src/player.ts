@@ -247,6 +247,7 @@ export class Player {
       this.status.textContent = '';
       if (answer.receipt.disposition === 'executed') {
         if (/^(undo|restart|jump:)/.test(actionId)) this.appendNote(`— ${label} —`);
+        if (actionId.startsWith('answer:')) this.appendNote(`${actionId.slice('answer:'.length)}: ${label}`);
         // Commands are not transcript lines: a command carried out shows where it happened (W6).
         if (actionId === 'done' || actionId === 'failed') {
           const command = label.replace(/^(Done|Failed):\s*/, '');

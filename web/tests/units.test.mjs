@@ -151,3 +151,56 @@ test('the fragment names the page, and a shared token', () => {
   assert.deepEqual(units.route('#/'), { page: 'home' });
   assert.deepEqual(units.route(''), { page: 'home' });
 });
+
+test('styled speech is drawn in a real browser: bold, italic, strikethrough, links, images by alt text', async () => {
+  const { launch } = await import('./harness.mjs');
+  const bundle = await build({
+    stdin: { contents: `export { renderSpeech, safeHref } from './src/speech';`, resolveDir: new URL('..', import.meta.url).pathname, loader: 'ts' },
+    bundle: true,
+    format: 'iife',
+    globalName: 'speech',
+    write: false,
+    logLevel: 'error',
+  });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await page.setContent('<!doctype html><html lang="en"><body><p id="out"></p></body></html>');
+    await page.addScriptTag({ content: bundle.outputFiles[0].text });
+    const html = await page.evaluate(() => {
+      const t = (text) => ({ kind: 'text', text });
+      const line = {
+        type: 'said',
+        speaker: 'Mira',
+        text: 'plain',
+        speech: [
+          t('A '),
+          { kind: 'styled', style: 'bold', children: [t('very '), { kind: 'styled', style: 'italic', children: [t('fine')] }] },
+          t(' '),
+          { kind: 'styled', style: 'strikethrough', children: [t('rule')] },
+          t(' '),
+          { kind: 'link', target: 'https://example.org/map', label: [t('map')] },
+          { kind: 'link', target: 'javascript:alert(1)', label: [t('trap')] },
+          { kind: 'image', source: 'cat.png', alt: [t('a cat')] },
+          { kind: 'break' },
+          { kind: 'custom-command', name: 'JoinClub', args: ['You', 'Art'] },
+          { kind: 'tag', name: 'mood' },
+        ],
+      };
+      document.getElementById('out').append(globalThis.speech.renderSpeech(line));
+      return document.getElementById('out').innerHTML;
+    });
+    assert.equal(
+      html,
+      '<span class="speech">A <strong>very <em>fine</em></strong> <s>rule</s> ' +
+        '<a href="https://example.org/map" target="_blank" rel="noopener noreferrer">map</a>' +
+        '<span class="link">trap</span>' +
+        '<span class="image" role="img" aria-label="a cat">[a cat]</span><br>' +
+        '<span class="command-inline">JoinClub("You", "Art")</span></span>',
+    );
+    const plain = await page.evaluate(() => globalThis.speech.renderSpeech({ type: 'said', text: '*not* markup <b>' }).outerHTML);
+    assert.equal(plain, '<span class="speech">*not* markup &lt;b&gt;</span>');
+  } finally {
+    await browser.close();
+  }
+});
