@@ -56,6 +56,7 @@ export class Player {
   private readonly ownKeys = new Set<string>();
   private follower: { stop(): void; last(): number } | null = null;
   private refreshing: Promise<void> | null = null;
+  private again = false;
   private stopped = false;
 
   private readonly transcript: HTMLOListElement;
@@ -123,16 +124,22 @@ export class Player {
     return this.view;
   }
 
-  /** Reads what the server has after the last transcript line, until it has no more. */
+  /**
+   * Reads what the server has after the last transcript line, until it has no more. A call while
+   * a read is under way makes that read go round once more, so what committed after it began is
+   * read too.
+   */
   refresh(): Promise<void> {
+    this.again = true;
     if (this.refreshing) return this.refreshing;
     this.refreshing = (async () => {
       try {
-        for (;;) {
+        while (this.again) {
+          this.again = false;
           const shown = await api.showSession(this.session.sessionId, this.session.token, this.lastLine);
           this.appendLines(shown.transcript);
           this.setView(shown.view, shown.version);
-          if (shown.transcript.length < 1000) break;
+          if (shown.transcript.length >= 1000) this.again = true;
         }
       } catch (error) {
         if (error instanceof api.ApiError && (error.status === 404 || error.status === 401)) {

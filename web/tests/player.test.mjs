@@ -221,5 +221,17 @@ test('undo, jump, restart and save go through the view and the API', async () =>
     const snapshot = JSON.parse(readFileSync(await saved.path(), 'utf8'));
     assert.equal(snapshot.sessionId, session.id);
     assert.ok(Array.isArray(snapshot.journal));
+    // Load: the snapshot is offered to the server as a new session of the document (W7). Until
+    // the server takes it, the page shows the server's refusal; once it does, the page moves there.
+    await page.locator('#load-file').setInputFiles(await saved.path());
+    await page.waitForFunction(
+      (id) => !location.hash.includes(id) || /Load failed: \S/.test(document.querySelector('.alert')?.textContent ?? ''),
+      session.id,
+    );
+    if ((await currentSession(page)).id === session.id) {
+      assert.match(await page.locator('.alert').innerText(), /Load failed: .*snapshot/);
+    } else {
+      await page.locator('.controls button, .controls input').first().waitFor();
+    }
   });
 });
