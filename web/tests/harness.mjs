@@ -160,10 +160,10 @@ export async function startStory(page, server, name) {
 
 /**
  * Takes one step the way a person clicking through would: answers a question (`answers` by
- * question id, else `no`), chooses the first available option, or presses the move button.
+ * question id, else `no`), chooses the first (or `pick` = 'last') available option, or presses the move button.
  * Returns false at the end.
  */
-export async function step(page, answers = {}) {
+export async function step(page, answers = {}, pick = 'first') {
   const controls = page.locator('.controls');
   await controls.locator('button, input, .end-banner').first().waitFor();
   if (await controls.locator('.end-banner').count()) return false;
@@ -173,7 +173,7 @@ export async function step(page, answers = {}) {
     await question.locator('input').fill(answers[id] ?? 'no');
     await question.getByRole('button', { name: 'Answer' }).click();
   } else if (await controls.locator('.option:not(.unavailable)').count()) {
-    await controls.locator('.option:not(.unavailable)').first().click();
+    await controls.locator('.option:not(.unavailable)')[pick]().click();
   } else {
     await controls.locator('.moves button').first().click();
   }
@@ -182,9 +182,9 @@ export async function step(page, answers = {}) {
 }
 
 /** Steps until the end (bounded). */
-export async function playToEnd(page, answers = {}, bound = 80) {
+export async function playToEnd(page, answers = {}, bound = 80, pick = 'first') {
   for (let i = 0; i < bound; i++) {
-    if (!(await step(page, answers))) return i;
+    if (!(await step(page, answers, pick))) return i;
   }
   throw new Error(`the story did not end within ${bound} steps`);
 }
