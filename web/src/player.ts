@@ -22,6 +22,26 @@ export interface PlayerHooks {
   viewChanged?(view: View): void;
 }
 
+/** Whether a failed request may be sent again under the same key: it did not reach the server,
+ * or the server says nothing was executed and asks for a retry (W2). */
+export function retriable(error: unknown): boolean {
+  if (!(error instanceof api.ApiError)) return false;
+  const kind = error.problem.type ?? '';
+  return error.status === 0 || [408, 429, 503].includes(error.status) || (error.status === 409 && kind.endsWith(':conflict'));
+}
+
+/** Sends `request` (the same key each time) until it is answered, at most three times. */
+async function withRetries<T>(request: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (attempt >= 3 || !retriable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+    }
+  }
+}
+
 /** What Enter does: the move the run waits for (`next`, else `done` for a command, else `retry`). */
 export function primaryMove(view: View): Action | undefined {
   for (const id of ['next', 'done', 'retry']) {
@@ -249,7 +269,7 @@ export class Player {
     this.status.textContent = 'Sending…';
     this.root.setAttribute('aria-busy', 'true');
     try {
-      const answer = await request();
+      const answer = await withRetries(request);
       const before = this.lastLine;
       this.status.textContent = '';
       if (answer.receipt.disposition === 'executed') {

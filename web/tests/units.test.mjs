@@ -21,7 +21,8 @@ before(async () => {
     stdin: {
       contents: `
         export { parseSse, followTrace } from './src/sse';
-        export { menuOf, primaryMove } from './src/player';
+        export { menuOf, primaryMove, retriable } from './src/player';
+        export { ApiError } from './src/api';
         export { movesOf } from './src/preview';
         export { currentNode, highlight } from './src/graph';
         export { route } from './src/store';
@@ -203,4 +204,14 @@ test('styled speech is drawn in a real browser: bold, italic, strikethrough, lin
   } finally {
     await browser.close();
   }
+});
+
+test('a request is sent again under its key only when nothing was executed', () => {
+  const error = (status, kind) => new units.ApiError(status, { type: kind ? `urn:stagehand:problem:${kind}` : undefined });
+  assert.equal(units.retriable(error(0)), true, 'never reached the server');
+  assert.equal(units.retriable(error(409, 'conflict')), true, 'the session kept moving');
+  assert.equal(units.retriable(error(429, 'too-many-requests')), true);
+  assert.equal(units.retriable(error(409, 'action-rejected')), false, 'a refusal is shown, not retried');
+  assert.equal(units.retriable(error(422, 'idempotency-key-reused')), false);
+  assert.equal(units.retriable(new Error('x')), false);
 });
