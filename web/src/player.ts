@@ -20,6 +20,8 @@ interface MenuEntry {
 export interface PlayerHooks {
   /** The view changed (the preview highlights the graph's current node). */
   viewChanged?(view: View): void;
+  /** The player sits inside another page (the preview): an h2 title and no link home. */
+  embedded?: boolean;
 }
 
 /** Whether a failed request may be sent again under the same key: it did not reach the server,
@@ -97,7 +99,7 @@ export class Player {
     this.status = h('p', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert' });
     this.toolbar = h('nav', { class: 'toolbar', 'aria-label': 'Session' });
-    this.traceList = h('ol', { class: 'trace-list' });
+    this.traceList = h('ol', { class: 'trace-list', tabindex: '0', 'aria-label': 'Trace records' });
     this.traceState = h('span', { class: 'trace-state' }, 'not connected');
     const trace = h(
       'details',
@@ -107,7 +109,7 @@ export class Player {
     );
     fill(
       root,
-      h('header', { class: 'player-head' }, h('h1', {}, session.name || 'Story'), this.toolbar),
+      h('header', { class: 'player-head' }, h(hooks.embedded ? 'h2' : 'h1', {}, session.name || 'Story'), this.toolbar),
       h('div', { role: 'log', 'aria-live': 'polite', 'aria-label': 'Transcript' }, this.transcript),
       this.alert,
       this.controls,
@@ -444,7 +446,8 @@ export class Player {
       }
     });
     const home = h('a', { href: '#/', class: 'tool button-like' }, 'Documents');
-    parts.push(save, load, loadInput, home);
+    parts.push(save, load, loadInput);
+    if (!this.hooks.embedded) parts.push(home);
     fill(this.toolbar, ...parts);
   }
 

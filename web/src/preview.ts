@@ -58,7 +58,7 @@ export function sourceExcerpt(source: string, diagnostic: Diagnostic): HTMLEleme
     endLine = upTo.length;
     endColumn = [...upTo[upTo.length - 1]].length + 1;
   }
-  const pre = h('pre', { class: 'source', 'aria-label': `Source around line ${line}` });
+  const pre = h('pre', { class: 'source', tabindex: '0', 'aria-label': `Source around line ${line}` });
   const first = Math.max(1, line - 2);
   const last = Math.min(lines.length, Math.max(line, endLine) + 2);
   for (let number = first; number <= last; number++) {
@@ -210,7 +210,7 @@ export class Preview {
     keep(session);
     if (replayFrom) await this.replay(replayFrom, session);
     this.session = session;
-    this.player = new Player(playerBox, session, { viewChanged: (view) => void this.drawGraph(document.documentId ?? '', view) });
+    this.player = new Player(playerBox, session, { embedded: true, viewChanged: (view) => void this.drawGraph(document.documentId ?? '', view) });
     await this.player.start();
   }
 
@@ -273,7 +273,11 @@ export class Preview {
       const svg = await graph.renderDot(String(this.dot), current);
       svg.setAttribute('role', 'img');
       svg.setAttribute('aria-label', `The document's graph${current !== null ? `; the story stands at node ${current}` : ''}`);
-      fill(this.graphBox, h('h2', {}, 'Graph'), h('div', { class: 'graph-scroll' }, svg));
+      const scroll = h('div', { class: 'graph-scroll', tabindex: '0', role: 'region', 'aria-label': 'Graph (scrolls)' }, svg);
+      fill(this.graphBox, h('h2', {}, 'Graph'), scroll);
+      // Bring the current node into view (Graphviz names each node's group by a title).
+      const node = [...svg.querySelectorAll('g.node')].find((g) => g.querySelector('title')?.textContent === `n${current}`);
+      if (node instanceof SVGGraphicsElement) node.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     } catch (error) {
       fill(this.graphBox, h('h2', {}, 'Graph'), h('p', { class: 'muted' }, `The graph is not available: ${api.describeError(error)}`));
     }

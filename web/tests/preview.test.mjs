@@ -3,10 +3,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { binary, launch, repo, startServer, step, withPage } from './harness.mjs';
 
+const require = createRequire(import.meta.url);
 let server;
 let browser;
 let watching = true;
@@ -106,6 +108,11 @@ test('the preview page: a diagnostic over its source, the graph, and the moves r
       await step(page);
       await step(page);
       await step(page);
+      if (process.env.STAGEHAND_DOC_SCREENSHOTS) await page.screenshot({ path: `${repo}/docs/screenshots/preview.png` });
+      await page.addScriptTag({ content: readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8') });
+      const axe = await page.evaluate(() => globalThis.axe.run(document, { resultTypes: ['violations'] }));
+      const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+      assert.deepEqual(serious, [], 'the preview passes axe-core');
       // The script breaks: the page shows the real diagnostic over the source, span marked.
       now = { text: brokenText, entry: { path, name: path, kind: 'dialoguedown', diagnostics: broken.body.diagnostics } };
       const diagnostic = page.locator('.diagnostics-view .diagnostic').first();
