@@ -159,6 +159,7 @@ export class Player {
         while (this.again) {
           this.again = false;
           const shown = await api.showSession(this.session.sessionId, this.session.token, this.lastLine);
+          if (!this.session.documentId) this.session.documentId = shown.documentId; // a shared link's session
           this.appendLines(shown.transcript);
           this.setView(shown.view, shown.version);
           if (shown.transcript.length >= 1000) this.again = true;
