@@ -73,7 +73,8 @@ fn next(view: &Value) -> (&'static str, Value) {
     if let Some(question) = view["pendingQuestions"].as_array().and_then(|q| q.first()) {
         return ("input", json!({"questionId": question["questionId"], "text": "yes"}));
     }
-    let ids: Vec<&str> = view["actions"].as_array().map(|a| a.iter().filter_map(|a| a["id"].as_str()).collect()).unwrap_or_default();
+    let ids: Vec<&str> =
+        view["actions"].as_array().map(|a| a.iter().filter_map(|a| a["id"].as_str()).collect()).unwrap_or_default();
     let id = ["done", "next", "retry"]
         .into_iter()
         .find(|id| ids.contains(id))
@@ -116,7 +117,15 @@ async fn run(label: &str, bases: &[String], sessions: usize, seconds: u64) {
     let client = reqwest::Client::new();
     let bytes = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(DOCUMENT)).unwrap();
     let uploaded: Value = serde_json::from_str(
-        &client.post(format!("{}/v1/documents?name={DOCUMENT}", bases[0])).body(bytes).send().await.unwrap().text().await.unwrap(),
+        &client
+            .post(format!("{}/v1/documents?name={DOCUMENT}", bases[0]))
+            .body(bytes)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
     )
     .unwrap();
     let document = uploaded["documentId"].as_str().unwrap().to_owned();
@@ -124,7 +133,15 @@ async fn run(label: &str, bases: &[String], sessions: usize, seconds: u64) {
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let tasks: Vec<_> = (0..sessions)
-        .map(|i| tokio::spawn(client_loop(bases[i % bases.len()].clone(), document.clone(), i as u64, until, latencies.clone())))
+        .map(|i| {
+            tokio::spawn(client_loop(
+                bases[i % bases.len()].clone(),
+                document.clone(),
+                i as u64,
+                until,
+                latencies.clone(),
+            ))
+        })
         .collect();
     for task in tasks {
         task.await.unwrap();
@@ -161,7 +178,7 @@ async fn main() {
         let folder = tempfile::tempdir().unwrap();
         let url = format!("sqlite:{}", folder.path().join("bench.db").display());
         let server = start(&binary, &url, folder.path());
-        run("SQLite", &[server.1.clone()], sessions, seconds).await;
+        run("SQLite", std::slice::from_ref(&server.1), sessions, seconds).await;
     }
     let Ok(base) = std::env::var("STAGEHAND_TEST_POSTGRES") else {
         println!("(PostgreSQL skipped: STAGEHAND_TEST_POSTGRES is unset)");

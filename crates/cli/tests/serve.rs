@@ -291,3 +291,25 @@ async fn sigterm_finishes_and_exits_cleanly_and_sessions_outlive_the_process() {
     assert_eq!(after, before);
     assert!(database.folder().join("stagehand.db").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documents_in_the_documents_folder_are_loaded_at_start() {
+    let database = Database::sqlite();
+    let folder = example("");
+    let server = Server::start_with(&database, &["--documents", folder.to_str().unwrap()]);
+    let client = client();
+    let listed = send(client.get(server.url("/v1/documents"))).await.unwrap().json();
+    let names: Vec<&str> = listed["documents"].as_array().unwrap().iter().filter_map(|d| d["name"].as_str()).collect();
+    for name in ["club-fair.dialogue.md", "the-crossing.xml", "the-lighthouse.xml"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    // The Lua world beside the script is not a document: it is skipped, not listed.
+    assert!(!names.contains(&"club-fair.world.lua"), "{names:?}");
+    // A loaded document plays like an uploaded one.
+    let id = listed["documents"].as_array().unwrap().iter().find(|d| d["name"] == "club-fair.dialogue.md").unwrap()
+        ["documentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(upload(&client, &server, "club-fair.dialogue.md").await, id);
+}

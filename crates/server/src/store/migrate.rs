@@ -32,9 +32,20 @@ fn migrations(backend: Backend) -> &'static [Migration] {
 /// database race harmlessly: the loser's transaction fails on the version's primary key, rolls
 /// back its DDL (PostgreSQL's DDL is transactional), and finds the migration applied.
 pub(crate) async fn run(pool: &AnyPool, backend: Backend) -> Result<(), StoreError> {
-    sqlx::query("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)")
+    // Two servers creating this table at once on PostgreSQL may meet on its catalogue row: the
+    // loser's error is a unique violation, and the table is there when it looks again.
+    for attempt in 0..3 {
+        let created = sqlx::query(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)",
+        )
         .execute(pool)
-        .await?;
+        .await;
+        match created {
+            Ok(_) => break,
+            Err(error) if attempt < 2 && super::is_unique_violation(&error) => continue,
+            Err(error) => return Err(error.into()),
+        }
+    }
     for migration in migrations(backend) {
         for _attempt in 0..3 {
             let applied: i64 = sqlx::query("SELECT COUNT(*) FROM schema_migrations WHERE version = $1")

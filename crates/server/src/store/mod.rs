@@ -7,6 +7,7 @@
 //! (decision S2): [`Store::commit`] says [`Commit::Moved`] when the version moved under it, and the
 //! caller starts again on the new state.
 
+mod batch;
 mod migrate;
 
 use std::time::Duration;
@@ -34,6 +35,9 @@ pub enum StoreError {
     /// The database refused or failed.
     #[error("the database failed: {0}")]
     Database(#[from] sqlx::Error),
+    /// A group commit failed (every advance in it was rolled back), or its writer has stopped.
+    #[error("the group commit failed: {0}")]
+    Batch(String),
     /// The schema is not one this build can use.
     #[error("the database schema does not fit: {0}")]
     Schema(String),
@@ -110,6 +114,8 @@ pub struct Store {
     backend: Backend,
     writer: AnyPool,
     reader: AnyPool,
+    /// SQLite's group commit (decision S16); PostgreSQL commits each advance on its own.
+    batcher: Option<batch::Batcher>,
 }
 
 impl Store {
@@ -123,10 +129,11 @@ impl Store {
             // WAL lets readers go on while the one writer writes; it is a property of the file.
             writer.execute("PRAGMA journal_mode = WAL").await?;
             let reader = sqlite_pool(4).connect(&url).await?;
-            Store { backend: Backend::Sqlite, writer, reader }
+            let batcher = Some(batch::Batcher::start(writer.clone()));
+            Store { backend: Backend::Sqlite, writer, reader, batcher }
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = AnyPoolOptions::new().max_connections(16).connect(url).await?;
-            Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool }
+            Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool, batcher: None }
         } else {
             return Err(StoreError::Url(url.chars().take(12).collect()));
         };
@@ -249,56 +256,17 @@ impl Store {
     /// the trace lines and the transcript in one transaction (decision S2). Acknowledge the
     /// request only after this returns [`Commit::Committed`].
     pub async fn commit(&self, advance: &Advance<'_>) -> Result<Commit, StoreError> {
+        if let Some(batcher) = &self.batcher {
+            return batcher.commit(advance).await;
+        }
         retrying(|| async {
             let mut tx = self.writer.begin().await?;
-            let moved = sqlx::query(
-                "UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 \
-                 WHERE id = $3 AND version = $4",
-            )
-            .bind(advance.snapshot)
-            .bind(advance.now)
-            .bind(advance.session_id)
-            .bind(advance.from_version)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if moved == 0 {
-                let exists = sqlx::query("SELECT version FROM sessions WHERE id = $1")
-                    .bind(advance.session_id)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .is_some();
-                tx.rollback().await?;
-                return Ok(if exists { Commit::Moved } else { Commit::Gone });
+            let commit = advance_in(&mut tx, advance).await?;
+            match commit {
+                Commit::Committed => tx.commit().await?,
+                Commit::Moved | Commit::Gone => tx.rollback().await?,
             }
-            let recorded = sqlx::query(
-                "INSERT INTO receipts (session_id, idempotency_key, request_hash, status, body, version, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(advance.session_id)
-            .bind(advance.key)
-            .bind(advance.request_hash)
-            .bind(i64::from(advance.status))
-            .bind(advance.body)
-            .bind(advance.from_version + 1)
-            .bind(advance.now)
-            .execute(&mut *tx)
-            .await;
-            match recorded {
-                Err(error) if is_unique_violation(&error) => {
-                    tx.rollback().await?;
-                    return Ok(Commit::Moved);
-                }
-                other => other?,
-            };
-            let said: Option<i64> = sqlx::query("SELECT MAX(n) FROM transcript WHERE session_id = $1")
-                .bind(advance.session_id)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get(0)?;
-            insert_lines(&mut tx, advance.session_id, advance.trace, advance.transcript, said.unwrap_or(0)).await?;
-            tx.commit().await?;
-            Ok(Commit::Committed)
+            Ok(commit)
         })
         .await
     }
@@ -363,6 +331,56 @@ impl Store {
     }
 }
 
+/// One advance inside a transaction: the compare-and-swap, the receipt, the lines. On
+/// [`Commit::Moved`] or [`Commit::Gone`] the caller rolls back (what was written is undone).
+pub(crate) async fn advance_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    advance: &Advance<'_>,
+) -> Result<Commit, sqlx::Error> {
+    let moved = sqlx::query(
+        "UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 WHERE id = $3 AND version = $4",
+    )
+    .bind(advance.snapshot)
+    .bind(advance.now)
+    .bind(advance.session_id)
+    .bind(advance.from_version)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if moved == 0 {
+        let exists = sqlx::query("SELECT version FROM sessions WHERE id = $1")
+            .bind(advance.session_id)
+            .fetch_optional(&mut **tx)
+            .await?
+            .is_some();
+        return Ok(if exists { Commit::Moved } else { Commit::Gone });
+    }
+    let recorded = sqlx::query(
+        "INSERT INTO receipts (session_id, idempotency_key, request_hash, status, body, version, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(advance.session_id)
+    .bind(advance.key)
+    .bind(advance.request_hash)
+    .bind(i64::from(advance.status))
+    .bind(advance.body)
+    .bind(advance.from_version + 1)
+    .bind(advance.now)
+    .execute(&mut **tx)
+    .await;
+    match recorded {
+        Err(error) if is_unique_violation(&error) => return Ok(Commit::Moved),
+        other => other?,
+    };
+    let said: Option<i64> = sqlx::query("SELECT MAX(n) FROM transcript WHERE session_id = $1")
+        .bind(advance.session_id)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get(0)?;
+    insert_lines(tx, advance.session_id, advance.trace, advance.transcript, said.unwrap_or(0)).await?;
+    Ok(Commit::Committed)
+}
+
 fn sqlite_pool(connections: u32) -> AnyPoolOptions {
     AnyPoolOptions::new().max_connections(connections).after_connect(|connection, _| {
         Box::pin(async move {
@@ -423,7 +441,7 @@ async fn insert_lines(
 
 /// Runs a transaction again when the database says to (a serialization failure or a deadlock on
 /// PostgreSQL, a busy file on SQLite), a bounded number of times.
-async fn retrying<T, F, Fut>(mut attempt: F) -> Result<T, StoreError>
+pub(crate) async fn retrying<T, F, Fut>(mut attempt: F) -> Result<T, StoreError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, sqlx::Error>>,
