@@ -64,6 +64,7 @@ async fn stories_play_to_their_ends(database: Database) {
     let client = client();
     let played = play_to_the_end(&client, &server, "club-fair.dialogue.md").await;
     assert!(played.len() > 5, "club-fair took {} turns", played.len());
+    assert!(played.iter().any(|c| matches!(c.ask, Ask::Input(..))), "club-fair's question was answered by input");
     play_to_the_end(&client, &server, "the-crossing.xml").await;
     let listed = send(client.get(server.url("/v1/documents"))).await.unwrap().json();
     assert_eq!(listed["documents"].as_array().unwrap().len(), 2, "{listed}");

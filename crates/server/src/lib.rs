@@ -4,8 +4,8 @@
 //! - [`store`]: the database (migrations, compare-and-swap advances, receipts, trace lines).
 //! - [`exactly`]: an apply or input executed at most once per idempotency key, acknowledged
 //!   after commit.
-//! - [`app`]: the route table and the router; [`routes`]: the handlers.
-//! - [`serve`]: listening and graceful shutdown; [`host`]: the one door to documents and sessions.
+//! - [`app`]: the route table and the router; [`mod@routes`]: the handlers.
+//! - [`mod@serve`]: listening and graceful shutdown; [`host`]: the one door to documents and sessions.
 
 /// Writes a line to standard error, never panicking when it has gone. Tokens and request bodies
 /// never reach it (decision S5).
