@@ -79,7 +79,7 @@ const ALLOWED: &[(&str, &str)] = &[
 /// I/O (commands, HTTP) speaks its own plain request and reply types, so the sans-IO agent
 /// runtime never depends on I/O code and the binary adapts one to the other (docs/design/ports.md
 /// PT10; the agents crate is its dev-dependency only, for the example's test).
-const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-agents", "stagehand-ports"];
+const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-agents", "stagehand-ports", "stagehand-web"];
 
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
