@@ -11,7 +11,6 @@ mod graph;
 mod play;
 mod read;
 mod run;
-mod serve;
 
 /// Compiling a script is a storm of small allocations (a playbook is many short pieces);
 /// mimalloc serves and frees them several times faster than the system allocator does, which
@@ -136,7 +135,7 @@ enum Commands {
     ///
     /// Prints `stagehand serve: listening on http://ADDR` once it listens; SIGTERM or ctrl-c
     /// finishes the requests in flight and exits 0.
-    Serve(serve::ServeArgs),
+    Serve(stagehand_server::Config),
 }
 
 fn main() -> ExitCode {
@@ -151,7 +150,13 @@ fn main() -> ExitCode {
         Commands::Check { files, settings, message_format } => check::run(&files, &settings, message_format),
         Commands::Graph { file, format, settings } => graph::run(&file, format, &settings),
         Commands::Run(args) => run::run(args),
-        Commands::Serve(args) => serve::run(args),
+        Commands::Serve(config) => match stagehand_server::run(config) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                errln!("stagehand serve: {error}");
+                ExitCode::from(2)
+            }
+        },
     };
     out::flush();
     code

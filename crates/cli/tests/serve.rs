@@ -177,6 +177,24 @@ async fn every_documented_route_is_served_and_no_other() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_served_at_the_root_from_the_binary_itself() {
+    let database = Database::sqlite();
+    let server = Server::start(&database);
+    let client = client();
+    let page = send(client.get(server.url("/"))).await.unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_eq!(page.body.as_bytes(), stagehand_web::asset("/").expect("an embedded page").bytes);
+    for (file, _, _) in stagehand_web::FILES {
+        let answer = send(client.get(server.url(&format!("/{file}")))).await.unwrap();
+        assert_eq!(answer.status, 200, "/{file}: {}", answer.body);
+    }
+    let missing = send(client.get(server.url("/no-such-file.js"))).await.unwrap();
+    assert_eq!(missing.problem_type(), "urn:stagehand:problem:not-found");
+    let posted = send(client.post(server.url("/"))).await.unwrap();
+    assert_eq!(posted.status, 404, "only GET and HEAD reach the page");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_bodies_get_problems_never_a_crash() {
     let database = Database::sqlite();
     let server = Server::start(&database);

@@ -201,8 +201,16 @@ pub fn router(state: Shared) -> Router {
 /// The answer for a path no route serves.
 pub const NO_ROUTE: &str = "no route serves this path";
 
-async fn no_route() -> Problem {
-    Problem::new(Kind::NotFound, NO_ROUTE)
+/// What no API route takes: the web page's files for a `GET` or `HEAD` (`/`, `/app.js`, …,
+/// embedded by `stagehand-web`), a `404` problem otherwise.
+async fn no_route(method: Method, uri: axum::http::Uri) -> Response {
+    if method == Method::GET || method == Method::HEAD {
+        if let Some(asset) = stagehand_web::asset(uri.path()) {
+            let headers = [(header::CONTENT_TYPE, asset.content_type), (header::CACHE_CONTROL, "no-cache")];
+            return (headers, asset.bytes).into_response();
+        }
+    }
+    Problem::new(Kind::NotFound, NO_ROUTE).into_response()
 }
 
 async fn method_not_allowed() -> Problem {

@@ -14,16 +14,20 @@ pub const DEFAULT_DATABASE: &str = "sqlite:stagehand.db";
 /// The address listened on when none is named.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
 
-/// How to serve.
-#[derive(Debug, Clone)]
+/// How to serve; also `stagehand serve`'s flags (so they are declared once).
+#[derive(Debug, Clone, clap::Args)]
 pub struct Config {
     /// The address to listen on (`HOST:PORT`; port 0 picks a free one).
+    #[arg(long, default_value = DEFAULT_LISTEN)]
     pub listen: String,
-    /// The database URL: `sqlite:FILE` or `postgres://…`.
+    /// The database URL: `sqlite:FILE` or `postgres://USER@HOST:PORT/DB`.
+    #[arg(long, default_value = DEFAULT_DATABASE)]
     pub database: String,
-    /// A folder whose documents are loaded at start.
+    /// A folder whose documents are loaded at start (and listed by GET /v1/documents).
+    #[arg(long)]
     pub documents: Option<PathBuf>,
     /// The limits.
+    #[arg(skip)]
     pub limits: Limits,
 }
 

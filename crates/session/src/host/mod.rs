@@ -512,7 +512,8 @@ impl<E: Engine> Session<E> {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
                 let heard = self.take(step, &mut events, kept.as_mut());
-                if let Some(reason) = heard.first_refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped)) {
+                if let Some(reason) = heard.first_refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped))
+                {
                     self.journal.pop();
                     self.pending = previous;
                     self.kept = kept.map(|mut k| {
