@@ -79,7 +79,7 @@ pub enum Waiting {
     Ended,
 }
 
-/// What a line of the person's input did, read where the run stands ([`Playthrough::take_line`]).
+/// What a line of the person's input did, read where the run stands ([`Playthrough::take_line`](super::Playthrough::take_line)).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Taken {
     /// A move was made: what it showed, and (for Enter at a held command) the command retried.
