@@ -41,8 +41,8 @@ pub use exec::{split_resume_token, ExecPort, ENV_PLAYER, ENV_RESUME_TOKEN, ENV_R
 pub use lineup::{Lineup, LineupSpec};
 pub use openai::{ApiKey, OpenAiPort, Retry, ENV_API_KEY, ENV_API_KEY_FALLBACK};
 pub use port::{
-    Abort, CallResult, CallStatus, FailureClass, NormalizedError, Port, PortError, PortErrorKind, PortReply,
-    PortRequest, Who, DEFAULT_TIMEOUT_MS,
+    Abort, CallResult, CallStatus, FailureClass, FromOutcome, NormalizedError, PlayerResult, Port, PortError,
+    PortErrorKind, PortReply, PortRequest, Who, DEFAULT_TIMEOUT_MS,
 };
 pub use process::{DEFAULT_MAX_OUTPUT, INHERITED_ENV};
 pub use script::{run_script, ScriptGuard, ScriptOptions, ScriptOutcome, ScriptRequest};

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+pub use stagehand_agents::runtime::{CallStatus, NormalizedError, PlayerResult};
 
 /// How long a call may take when the request names no other limit: ten minutes, the order of
 /// a real agent's turn.
@@ -239,57 +240,27 @@ impl PortError {
         self.kind.class()
     }
 
-    /// The contract's `NormalizedError` for this error.
+    /// The contract's `NormalizedError` for this error (ports have no stack to give).
     pub fn normalized(&self) -> NormalizedError {
-        NormalizedError { name: self.kind.error_name().to_owned(), message: self.message.clone() }
+        NormalizedError::named(self.kind.error_name(), self.message.clone())
     }
 }
 
-/// The contract's `NormalizedError` (§1.10): `{name, message}` (ports have no stack to give).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NormalizedError {
-    /// The error's name, e.g. `TimeoutError`.
-    pub name: String,
-    /// What went wrong.
-    pub message: String,
-}
+/// The contract's `PlayerResult` (and, without a token, `CaptainResult`), spelled once by the
+/// agent runtime that takes it: `{status, resumeToken?, finalText?, error?}`.
+pub type CallResult = PlayerResult;
 
-/// The status of a port result, as the contract spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum CallStatus {
-    /// The agent answered.
-    Ok,
-    /// The call was aborted.
-    Aborted,
-    /// The agent failed; the machine takes its error path.
-    Error,
-}
-
-/// The contract's `PlayerResult` (and, without a token, `CaptainResult`):
-/// `{status, resumeToken?, finalText?, error?}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CallResult {
-    /// How the call ended.
-    pub status: CallStatus,
-    /// The conversation's token, when the port gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume_token: Option<String>,
-    /// The agent's final text (`ok` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_text: Option<String>,
-    /// What went wrong (`aborted` and `error`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl CallResult {
+/// Turns a call's outcome into the contract's result (implemented for [`CallResult`], which the
+/// agent runtime owns).
+pub trait FromOutcome: Sized {
     /// The contract's result for a call's outcome: a reply is `ok`; a recoverable error is
     /// `error` and an abort `aborted` (both keep a token the agent gave); a control-plane
     /// error is returned as `Err`, for the runtime to reject with (PT3).
-    pub fn from_outcome(outcome: Result<PortReply, PortError>) -> Result<CallResult, PortError> {
+    fn from_outcome(outcome: Result<PortReply, PortError>) -> Result<Self, PortError>;
+}
+
+impl FromOutcome for CallResult {
+    fn from_outcome(outcome: Result<PortReply, PortError>) -> Result<CallResult, PortError> {
         match outcome {
             Ok(reply) => Ok(CallResult {
                 status: CallStatus::Ok,

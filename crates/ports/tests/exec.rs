@@ -4,8 +4,8 @@ use std::thread;
 use std::time::Duration;
 
 use stagehand_ports::{
-    split_resume_token, Abort, CallResult, CallStatus, ExecPort, FailureClass, Port, PortErrorKind, PortReply,
-    PortRequest, Who,
+    split_resume_token, Abort, CallResult, CallStatus, ExecPort, FailureClass, FromOutcome, Port, PortErrorKind,
+    PortReply, PortRequest, Who,
 };
 
 fn call(command: &str, prompt: &str) -> Result<PortReply, stagehand_ports::PortError> {

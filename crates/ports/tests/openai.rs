@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use stagehand_ports::{
-    Abort, ApiKey, CallResult, FailureClass, OpenAiPort, Port, PortErrorKind, PortRequest, Retry, Who,
+    Abort, ApiKey, CallResult, FailureClass, FromOutcome, OpenAiPort, Port, PortErrorKind, PortRequest, Retry, Who,
 };
 
 const KEY: &str = "sk-test-7f3a9c-never-print-me";
