@@ -10,7 +10,7 @@
 //! - [`Port`] is the blocking call: a [`PortRequest`] (who, prompt, optional resume token,
 //!   time limit) in, a [`PortReply`] (final text, optional new resume token) or a
 //!   [`PortError`] out, whose [`FailureClass`] places it in the contract's error taxonomy
-//!   and [`CallResult::from_outcome`] turns into the contract's `PlayerResult`;
+//!   and [`FromOutcome::from_outcome`] turns into the runtime's own `PlayerResult` ([`CallResult`]);
 //! - [`ExecPort`] runs a command with the prompt on standard input; [`OpenAiPort`] speaks the
 //!   OpenAI-compatible chat-completions API; [`Lineup`] routes a request to its port;
 //! - [`run_script`] runs a machine's `script` invoke.
