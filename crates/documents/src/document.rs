@@ -11,7 +11,7 @@ use serde_json::Value;
 use stagehand_chatmapper::{ChatMapperEngine, Project};
 use stagehand_dialoguedown::{compile, Diagnostic};
 use stagehand_playbook::Playbook;
-use stagehand_runner::RunnerEngine;
+use stagehand_runner::{PreparedPlaybook, RunnerEngine};
 use stagehand_session::host::{snapshot_of, AnySession, HostError, Session};
 use stagehand_session::SaveKind;
 
@@ -92,10 +92,21 @@ pub struct Document {
     diagnostics: Vec<Diagnostic>,
 }
 
+self_cell::self_cell!(
+    /// A playbook and its prepared form (context, fingerprint, anchors), built once when the
+    /// document opens and borrowed by every engine of it (decision H16).
+    struct Prepared {
+        owner: Playbook,
+        #[covariant]
+        dependent: PreparedPlaybook,
+    }
+    impl {Debug}
+);
+
 #[derive(Debug)]
 enum Body {
-    Playbook(Playbook),
-    ChatMapper { project: Project, options: stagehand_chatmapper::Options, world: Option<(String, String)> },
+    Playbook(Prepared),
+    ChatMapper { project: Box<Project>, options: stagehand_chatmapper::Options, world: Option<(String, String)> },
 }
 
 impl Document {
@@ -116,21 +127,25 @@ impl Document {
                 let text = std::str::from_utf8(bytes).map_err(|e| unreadable(&format!("not UTF-8 text: {e}")))?;
                 let compilation = compile(text, name, &options.compile);
                 match compilation.playbook {
-                    Some(playbook) if !compilation.has_errors() => (Body::Playbook(playbook), compilation.diagnostics),
+                    Some(playbook) if !compilation.has_errors() => (prepare(playbook), compilation.diagnostics),
                     _ => return Err(OpenError::Compile { diagnostics: compilation.diagnostics }),
                 }
             }
-            Kind::Playbook => (Body::Playbook(read_playbook(name, bytes)?), Vec::new()),
+            Kind::Playbook => (prepare(read_playbook(name, bytes)?), Vec::new()),
             Kind::ChatMapper => {
                 // The loader's errors name the file already.
                 let project =
                     stagehand_chatmapper::load(bytes, name).map_err(|e| OpenError::Unreadable(e.to_string()))?;
-                let body = Body::ChatMapper { project, options: options.chatmapper, world: options.lua_world.clone() };
+                let body = Body::ChatMapper {
+                    project: Box::new(project),
+                    options: options.chatmapper,
+                    world: options.lua_world.clone(),
+                };
                 (body, Vec::new())
             }
         };
         let fingerprint = match &body {
-            Body::Playbook(playbook) => stagehand_playbook::fingerprint(playbook).to_hex(),
+            Body::Playbook(prepared) => prepared.borrow_dependent().fingerprint().to_owned(),
             Body::ChatMapper { .. } => {
                 use stagehand_protocol::Engine;
                 chatmapper_engine(&body, 0).map_err(|e| unreadable(&e))?.fingerprint()
@@ -163,7 +178,7 @@ impl Document {
     /// The playbook, for a script or a playbook.
     pub fn playbook(&self) -> Option<&Playbook> {
         match &self.body {
-            Body::Playbook(playbook) => Some(playbook),
+            Body::Playbook(prepared) => Some(prepared.borrow_owner()),
             Body::ChatMapper { .. } => None,
         }
     }
@@ -193,8 +208,9 @@ impl Document {
         now: u64,
     ) -> Result<Box<dyn AnySession + '_>, HostError> {
         Ok(match &self.body {
-            Body::Playbook(playbook) => {
-                Box::new(Session::starting_at(RunnerEngine::new(playbook, seed), id, anchor, now)?)
+            Body::Playbook(prepared) => {
+                let engine = RunnerEngine::with(prepared.borrow_dependent(), seed);
+                Box::new(Session::starting_at(engine, id, anchor, now)?)
             }
             Body::ChatMapper { .. } => {
                 Box::new(Session::starting_at(chatmapper_engine(&self.body, seed)?, id, anchor, now)?)
@@ -242,7 +258,7 @@ impl Document {
             return "The session could not be read.\n".to_owned();
         };
         let explained = match &self.body {
-            Body::Playbook(playbook) => crate::why::playbook(playbook, &snapshot),
+            Body::Playbook(prepared) => crate::why::playbook(prepared.borrow_owner(), &snapshot),
             Body::ChatMapper { .. } => {
                 chatmapper_engine(&self.body, 0).ok().and_then(|engine| crate::why::project(engine, session, &snapshot))
             }
@@ -255,9 +271,9 @@ impl Document {
     /// shape, is refused with the reason.
     pub fn restore(&self, snapshot: Value) -> Result<Box<dyn AnySession + '_>, HostError> {
         Ok(match &self.body {
-            Body::Playbook(playbook) => {
+            Body::Playbook(prepared) => {
                 let snapshot = snapshot_of::<RunnerEngine<'_>>(snapshot)?;
-                Box::new(Session::restore(RunnerEngine::new(playbook, 0), snapshot)?)
+                Box::new(Session::restore(RunnerEngine::with(prepared.borrow_dependent(), 0), snapshot)?)
             }
             Body::ChatMapper { .. } => {
                 let snapshot = snapshot_of::<ChatMapperEngine>(snapshot)?;
@@ -267,6 +283,11 @@ impl Document {
     }
 }
 
+/// A playbook's body: prepared once, so making an engine of it costs nothing that grows with it.
+fn prepare(playbook: Playbook) -> Body {
+    Body::Playbook(Prepared::new(playbook, |playbook| PreparedPlaybook::new(playbook)))
+}
+
 /// The engine of a ChatMapper body, with its world if it has one.
 fn chatmapper_engine(body: &Body, seed: u64) -> Result<ChatMapperEngine, stagehand_protocol::EngineError> {
     let Body::ChatMapper { project, options, world } = body else {
@@ -274,8 +295,8 @@ fn chatmapper_engine(body: &Body, seed: u64) -> Result<ChatMapperEngine, stageha
     };
     let options = stagehand_chatmapper::Options { seed, ..*options };
     match world {
-        Some((name, source)) => ChatMapperEngine::with_world(project.clone(), options, name, source),
-        None => ChatMapperEngine::new(project.clone(), options),
+        Some((name, source)) => ChatMapperEngine::with_world(Project::clone(project), options, name, source),
+        None => ChatMapperEngine::new(Project::clone(project), options),
     }
     .map_err(|e| stagehand_protocol::EngineError::new(e.to_string()))
 }
