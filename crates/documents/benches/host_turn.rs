@@ -114,19 +114,6 @@ fn scenes(count: i64) -> Project {
     load(&serde_json::to_vec(&project).expect("serialisable"), "generated.json").expect("loads")
 }
 
-fn empty_view() -> View {
-    View {
-        status: stagehand_protocol::Status::Active,
-        at_rest: true,
-        state_id: String::new(),
-        description: String::new(),
-        pending_questions: Vec::new(),
-        last_error: None,
-        actions: Vec::new(),
-        unavailable: Vec::new(),
-    }
-}
-
 /// A host that keeps one view, one receipt and one key buffer, and takes one turn at a time:
 /// the first action the view offers, under a fresh key.
 struct Host<E: Engine> {
@@ -143,7 +130,7 @@ impl<E: Engine> Host<E> {
     fn new(session: Session<E>) -> Self {
         Host {
             session,
-            view: empty_view(),
+            view: View::empty(),
             receipt: Receipt::Rejected { reason: String::new() },
             key: String::new(),
             action: String::new(),

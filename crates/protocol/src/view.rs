@@ -35,6 +35,23 @@ pub struct View {
     pub unavailable: Vec<UnavailableOption>,
 }
 
+impl View {
+    /// A view with nothing in it yet (active, at rest, no actions): room for
+    /// `describe_into` to write over, so a host that keeps one view describes without allocating.
+    pub fn empty() -> View {
+        View {
+            status: Status::Active,
+            at_rest: true,
+            state_id: String::new(),
+            description: String::new(),
+            pending_questions: Vec::new(),
+            last_error: None,
+            actions: Vec::new(),
+            unavailable: Vec::new(),
+        }
+    }
+}
+
 /// The session's status (decision H1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
-use stagehand_protocol::{Receipt, Status, View};
+use stagehand_protocol::{Receipt, View};
 use stagehand_runner::{PreparedPlaybook, RunnerEngine};
 use stagehand_session::host::Session;
 
@@ -29,16 +29,7 @@ fn main() {
     playbook.nodes.push(Node::End);
     let prepared = PreparedPlaybook::new(&playbook);
     let mut session = Session::new(RunnerEngine::with(&prepared, 0), "turns", 0).expect("a session");
-    let mut view = View {
-        status: Status::Active,
-        at_rest: true,
-        state_id: String::new(),
-        description: String::new(),
-        pending_questions: Vec::new(),
-        last_error: None,
-        actions: Vec::new(),
-        unavailable: Vec::new(),
-    };
+    let mut view = View::empty();
     let mut receipt = Receipt::Rejected { reason: String::new() };
     let (mut key, mut action) = (String::new(), String::new());
     for turn in 1..=turns {

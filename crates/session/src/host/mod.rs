@@ -328,16 +328,7 @@ impl<E: Engine> Session<E> {
 
     /// Where the session stands, and what may be applied. No side effects.
     pub fn describe(&self) -> View {
-        let mut view = View {
-            status: stagehand_protocol::Status::Active,
-            at_rest: true,
-            state_id: String::new(),
-            description: String::new(),
-            pending_questions: Vec::new(),
-            last_error: None,
-            actions: Vec::new(),
-            unavailable: Vec::new(),
-        };
+        let mut view = View::empty();
         self.describe_into(&mut view);
         view
     }
