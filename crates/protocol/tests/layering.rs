@@ -58,6 +58,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-worlds", "stagehand-protocol"),
     ("stagehand-worlds", "stagehand-playbook"),
     ("stagehand-worlds", "stagehand-documents"),
+    // An agent playbook's port calls are made with real ports (H45, PT11), and a run refuses a
+    // machine whose players are not bound before it starts.
+    ("stagehand-worlds", "stagehand-ports"),
+    ("stagehand-worlds", "stagehand-agents"),
     // The server holds sessions of every kind through the host contract (AnySession) and opens
     // documents only through the documents crate; the protocol gives it the view and receipts.
     ("stagehand-server", "stagehand-documents"),

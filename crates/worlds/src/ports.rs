@@ -3,6 +3,7 @@
 //! the engine reports `call`, the world answers it).
 
 use serde::{Deserialize, Serialize};
+use stagehand_agents::machine::{Invoke, Machine};
 use stagehand_playbook::Fragment;
 use stagehand_ports::{BindingError, LineupSpec, Ports, ScriptOptions};
 use stagehand_protocol::{Answer, AnswerKind, PortAnswer, PortCall};
@@ -43,6 +44,37 @@ impl Bindings {
         ports.scripts = ScriptOptions { cwd: Some(cwd.to_path_buf()), ..ScriptOptions::default() };
         ports
     }
+}
+
+/// The flags a run of `machine` still needs: `--player NAME=…` for each player no binding
+/// names, `--captain` when a state calls the Captain, and `--judge` (or `--captain`, which the
+/// judge falls back to) always, since the runtime may ask the judge at any turn. Empty when
+/// everything is bound.
+pub fn unbound(machine: &Machine, bindings: Option<&Bindings>) -> Vec<String> {
+    let lineup = bindings.map(|b| &b.lineup);
+    let bound = |name: &str| lineup.is_some_and(|l| l.players.iter().any(|p| p.name.eq_ignore_ascii_case(name)));
+    let captain = lineup.is_some_and(|l| l.captain.is_some());
+    let mut missing: Vec<String> = Vec::new();
+    let mut needs_captain = false;
+    for state in &machine.states {
+        match &state.invoke {
+            Some(Invoke::Player { player, .. }) if !bound(player) => {
+                let flag = format!("--player {player}=…");
+                if !missing.contains(&flag) {
+                    missing.push(flag);
+                }
+            }
+            Some(Invoke::Captain { .. }) => needs_captain = true,
+            _ => {}
+        }
+    }
+    if needs_captain && !captain {
+        missing.push("--captain …".to_owned());
+    }
+    if !captain && lineup.is_none_or(|l| l.judge.is_none()) {
+        missing.push("--judge …".to_owned());
+    }
+    missing
 }
 
 /// A world whose port calls are made with real ports; everything else goes to `inner`.

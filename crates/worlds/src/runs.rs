@@ -163,6 +163,16 @@ pub fn begin(
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
+    if let Some(machine) = document.machine() {
+        let missing = crate::ports::unbound(machine, of.ports.as_ref());
+        if !missing.is_empty() {
+            return Err(RunError::Refused(format!(
+                "{}: the agent machine needs its ports bound: {} (SPEC is exec:COMMAND or openai:MODEL@URL)",
+                of.document,
+                missing.join(", ")
+            )));
+        }
+    }
     let fingerprint = document.fingerprint().to_owned();
     let mut session = document.start(id, of.seed, now).map_err(|e| RunError::Refused(e.to_string()))?;
     let opening = session.take_opening();
