@@ -21,9 +21,10 @@ use stagehand_agents::runtime::{
 use stagehand_agents::AgentEngine;
 use stagehand_protocol::{Answer, Answers, Command, Engine, OwnedEvent};
 
+/// The ring of the 1,000-state machine; a 12-state one (ring 4) runs beside it for comparison.
 const RING: usize = 498;
 
-fn machine() -> Machine {
+fn machine(ring: usize) -> Machine {
     let mut states = vec![json!({
         "id": "ready", "description": "Waiting for a task.", "tags": ["parked"],
         "on": [
@@ -31,7 +32,7 @@ fn machine() -> Machine {
             {"event": "STOP", "target": "done"}
         ]
     })];
-    for i in 0..RING {
+    for i in 0..ring {
         states.push(json!({
             "id": format!("p{i}"), "description": format!("Step {i} of the work."), "tags": ["busy"],
             "invoke": {"kind": "player", "player": "worker", "prompt": format!("Do step {i} of <task>."), "inputs": ["task"]},
@@ -39,7 +40,7 @@ fn machine() -> Machine {
         }));
         states.push(json!({
             "id": format!("r{i}"), "description": format!("Step {i} is done; waiting for the Boss."), "tags": ["parked"],
-            "on": [{"event": "NEXT", "target": format!("p{}", (i + 1) % RING)}]
+            "on": [{"event": "NEXT", "target": format!("p{}", (i + 1) % ring)}]
         }));
     }
     states.push(json!({"id": "awaitBossReply", "description": "Waiting for the Boss's answer.", "tags": ["parked"]}));
@@ -58,7 +59,7 @@ fn machine() -> Machine {
         "states": states
     });
     let machine = read_value(document).unwrap_or_else(|refusal| panic!("the generated machine is refused: {refusal}"));
-    assert_eq!(machine.states.len(), 1000);
+    assert_eq!(machine.states.len(), 2 * ring + 4);
     machine
 }
 
@@ -116,9 +117,12 @@ fn engine_turn(engine: &mut AgentEngine, events: &mut Vec<OwnedEvent>) {
 }
 
 fn bench(c: &mut Criterion) {
-    let m = machine();
+    let m = machine(RING);
     let mut group = c.benchmark_group("agents");
     group.throughput(Throughput::Elements(1));
+    let small = machine(4);
+    let mut at_small = runtime(&small);
+    group.bench_function("boss_turn/runtime/12_states", |b| b.iter(|| turn(&mut at_small)));
     let mut at = runtime(&m);
     group.bench_function("boss_turn/runtime/1000_states", |b| b.iter(|| turn(&mut at)));
 
