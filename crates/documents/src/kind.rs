@@ -15,6 +15,9 @@ pub enum Kind {
     /// A ChatMapper project: an XML export, a JSON export (with `Assets`), or a native `.cmp`
     /// file (which the loader refuses, naming the exports).
     ChatMapper,
+    /// An agent playbook's machine document: JSON with `initial` and `states`, or its TOML form
+    /// (`*.toml`; `docs/design/agents.md` A2).
+    Machine,
 }
 
 /// Decides what a file holds, by its name where that settles it (`.md` is a script, `.cmp` a
@@ -38,6 +41,8 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
         nodes: Option<serde::de::IgnoredAny>,
         #[serde(rename = "Assets")]
         assets: Option<serde::de::IgnoredAny>,
+        initial: Option<serde::de::IgnoredAny>,
+        states: Option<serde::de::IgnoredAny>,
     }
     if stagehand_playbook::is_binary(bytes) {
         return Some(Kind::Playbook);
@@ -61,6 +66,7 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
     match serde_json::from_str::<Probe>(text).ok()? {
         Probe { format: Some(_), nodes: Some(_), .. } => Some(Kind::Playbook),
         Probe { assets: Some(_), .. } => Some(Kind::ChatMapper),
+        Probe { initial: Some(_), states: Some(_), .. } => Some(Kind::Machine),
         _ => None,
     }
 }
@@ -72,18 +78,22 @@ impl Kind {
             Kind::Script => "a DialogueDown script",
             Kind::Playbook => "a playbook (compiled JSON)",
             Kind::ChatMapper => "a ChatMapper project",
+            Kind::Machine => "an agent machine",
         }
     }
 }
 
 /// What a file holds when its name alone settles it (`.md` a script, `.cmp` a native ChatMapper
-/// project, in any case); `None` when only its content can say.
+/// project, `.toml` an agent machine's hand-written form, in any case); `None` when only its
+/// content can say.
 pub fn by_name(path: &Path) -> Option<Kind> {
     let lower = path.to_string_lossy().to_ascii_lowercase();
     if lower.ends_with(".md") {
         Some(Kind::Script)
     } else if lower.ends_with(".cmp") {
         Some(Kind::ChatMapper)
+    } else if lower.ends_with(".toml") {
+        Some(Kind::Machine)
     } else {
         None
     }
@@ -125,6 +135,7 @@ fn by_content(bytes: &[u8]) -> Kind {
         return match serde_json::from_str::<TopLevel>(content) {
             Ok(top) if top.format && top.nodes => Kind::Playbook,
             Ok(top) if top.assets => Kind::ChatMapper,
+            Ok(top) if top.initial && top.states => Kind::Machine,
             Ok(_) => Kind::Playbook,
             // Malformed: whichever reader it was meant for says where.
             Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,
@@ -145,6 +156,8 @@ struct TopLevel {
     format: bool,
     nodes: bool,
     assets: bool,
+    initial: bool,
+    states: bool,
 }
 
 impl<'de> serde::Deserialize<'de> for TopLevel {
@@ -169,6 +182,8 @@ impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
                 "format" => top.format = true,
                 "nodes" => top.nodes = true,
                 "Assets" => top.assets = true,
+                "initial" => top.initial = true,
+                "states" => top.states = true,
                 _ => {}
             }
             map.next_value::<serde::de::IgnoredAny>()?;

@@ -57,6 +57,7 @@ pub fn kind_name(kind: Kind) -> &'static str {
         Kind::Script => "dialoguedown",
         Kind::Playbook => "playbook",
         Kind::ChatMapper => "chatmapper",
+        Kind::Machine => "machine",
     }
 }
 
@@ -108,5 +109,6 @@ pub fn default_name(kind: Kind) -> &'static str {
         Kind::Script => "document.dialogue.md",
         Kind::Playbook => "document.playbook.json",
         Kind::ChatMapper => "document.xml",
+        Kind::Machine => "document.machine.json",
     }
 }
