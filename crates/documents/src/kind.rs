@@ -66,6 +66,24 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
 }
 
 impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 3] = [Kind::Script, Kind::Playbook, Kind::ChatMapper];
+
+    /// The kind's name on the wire (the server's `kind` field, a stored document's kind): the
+    /// one place these names are spelled.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Kind::Script => "dialoguedown",
+            Kind::Playbook => "playbook",
+            Kind::ChatMapper => "chatmapper",
+        }
+    }
+
+    /// The kind a wire name names ([`wire_name`](Self::wire_name)), if it names one.
+    pub fn from_wire_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.wire_name() == name)
+    }
+
     /// What a file of this kind is, for people: `a playbook (JSON)`.
     pub fn described(self) -> &'static str {
         match self {
@@ -223,6 +241,17 @@ mod tests {
         assert_eq!(json("{ Alice: Hi. }"), None);
         assert_eq!(json("{\"name\": \"neither\"}"), None);
         assert_eq!(json("# A scene\n\nAlice: Hi."), None);
+    }
+
+    #[test]
+    fn every_kind_has_its_own_wire_name_and_is_read_back_from_it() {
+        let names: std::collections::BTreeSet<&str> = Kind::ALL.iter().map(|k| k.wire_name()).collect();
+        assert_eq!(names.len(), Kind::ALL.len());
+        for kind in Kind::ALL {
+            assert_eq!(Kind::from_wire_name(kind.wire_name()), Some(kind));
+        }
+        assert_eq!(Kind::Script.wire_name(), "dialoguedown");
+        assert_eq!(Kind::from_wire_name("lua"), None);
     }
 
     #[test]
