@@ -112,7 +112,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         // Live streams on every server wake on a commit on any (decision S20).
         let (notifier, outgoing) = Notifier::new();
         let state = AppState::configured(store, config.limits(), lineup, Some(notifier));
-        crate::wake::spawn(&config.database, &state, outgoing);
+        crate::wake::start(&config.database, &state, outgoing).await;
         state
     } else {
         AppState::configured(store, config.limits(), lineup, None)

@@ -59,13 +59,20 @@ fn from_origin(payload: &str, origin: &str) -> bool {
     payload.split_once(':').is_some_and(|(from, _)| from == origin)
 }
 
+/// How long a server waits at start for its first `LISTEN` before it serves without one (its
+/// streams poll meanwhile, and the listener goes on trying).
+const FIRST_LISTEN: Duration = Duration::from_secs(10);
+
 /// Starts the two tasks over the PostgreSQL database at `url`: one sends the commits of this
 /// process, one listens and wakes this process's live streams. Both end when the server shuts
-/// down.
-pub fn spawn(url: &str, state: &Shared, outgoing: Outgoing) {
+/// down. Returns once the first `LISTEN` is in place (or failed, or took too long), so a server
+/// that says it listens hears every commit made after that.
+pub async fn start(url: &str, state: &Shared, outgoing: Outgoing) {
     let Some(origin) = state.notifier.as_ref().map(|n| n.origin.clone()) else { return };
     tokio::spawn(send(url.to_owned(), state.clone(), origin.clone(), outgoing));
-    tokio::spawn(listen(url.to_owned(), state.clone(), origin));
+    let (ready, listening) = tokio::sync::oneshot::channel();
+    tokio::spawn(listen(url.to_owned(), state.clone(), origin, ready));
+    let _ = tokio::time::timeout(FIRST_LISTEN, listening).await;
 }
 
 async fn send(url: String, state: Shared, origin: String, Outgoing(mut outgoing): Outgoing) {
@@ -111,9 +118,10 @@ async fn send(url: String, state: Shared, origin: String, Outgoing(mut outgoing)
     }
 }
 
-async fn listen(url: String, state: Shared, origin: String) {
+async fn listen(url: String, state: Shared, origin: String, ready: tokio::sync::oneshot::Sender<()>) {
     let mut shutdown = state.shutdown.subscribe();
     let mut noted = false;
+    let mut ready = Some(ready);
     loop {
         let connected = async {
             let mut listener = PgListener::connect(&url).await?;
@@ -125,6 +133,9 @@ async fn listen(url: String, state: Shared, origin: String) {
                 Ok(listener) => listener,
                 Err(error) => {
                     noted = note_once(noted, &error);
+                    if let Some(ready) = ready.take() {
+                        let _ = ready.send(());
+                    }
                     tokio::select! {
                         () = tokio::time::sleep(BACKOFF) => continue,
                         _ = shutdown.changed() => return,
@@ -133,6 +144,11 @@ async fn listen(url: String, state: Shared, origin: String) {
             },
             _ = shutdown.changed() => return,
         };
+        if let Some(ready) = ready.take() {
+            let _ = ready.send(());
+        }
+        // Commits made while no one listened are not heard of: wake the streams to look.
+        state.committed.send_modify(|n| *n = n.wrapping_add(1));
         loop {
             let received = tokio::select! {
                 received = listener.recv() => received,
