@@ -234,3 +234,59 @@ async fn load_documents(state: &Shared, folder: &std::path::Path) -> Result<(), 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Serve {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    fn config(flags: &[&str]) -> Config {
+        Serve::try_parse_from(std::iter::once("serve").chain(flags.iter().copied())).expect("the flags parse").config
+    }
+
+    #[test]
+    fn the_binding_flags_are_read_into_the_lineup_by_the_ports_crate() {
+        let config = config(&[
+            "--player",
+            "writer=exec:./writer.sh",
+            "--player",
+            "reviewer=openai:gpt-4o-mini@https://api.openai.com/v1",
+            "--captain",
+            "exec:./captain.sh",
+        ]);
+        let lineup = config.lineup().expect("a lineup");
+        let players: Vec<&str> = lineup.players.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(players, ["writer", "reviewer"]);
+        assert!(lineup.captain.is_some() && lineup.judge.is_none());
+        assert_eq!(lineup, LineupSpec::parse(&config.players, config.captain.as_deref(), None).unwrap());
+        // No flags, no lineup: the server serves documents that need none.
+        assert_eq!(super::Config::default().lineup().unwrap(), LineupSpec::default());
+    }
+
+    #[test]
+    fn a_bad_binding_is_refused_before_the_server_listens() {
+        for flags in [
+            &["--player", "writer"][..],
+            &["--player", "writer=ftp:x"],
+            &["--player", "w=exec:a", "--player", "W=exec:b"],
+            &["--judge", "openai:model-without-url"],
+        ] {
+            let error = config(flags).lineup().expect_err("refused");
+            assert!(matches!(error, ServeError::Lineup(_)), "{flags:?}: {error}");
+            assert!(error.to_string().starts_with("a port binding is not valid: "), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_trace_poll_flag_sets_the_limit() {
+        assert_eq!(config(&[]).limits().trace_poll, std::time::Duration::from_millis(250));
+        assert_eq!(config(&["--trace-poll-ms", "5000"]).limits().trace_poll, std::time::Duration::from_secs(5));
+    }
+}
