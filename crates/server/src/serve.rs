@@ -134,7 +134,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
 
 /// Serves `state` on `listener` until `stop` resolves, then stops accepting, lets requests in
 /// flight finish and returns once every connection has closed (live streams end when
-/// `state.shutdown` is set). Each connection has `limits.header_timeout` to send each request's
+/// `state.shutdown` is set), or when the longest a request may take has passed. Each connection has `limits.header_timeout` to send each request's
 /// head (a slow client is dropped, decision S9); reading the body is within the request's own
 /// timeout.
 pub async fn serve_on(listener: tokio::net::TcpListener, state: Shared, stop: impl std::future::Future<Output = ()>) {
@@ -170,7 +170,12 @@ pub async fn serve_on(listener: tokio::net::TcpListener, state: Shared, stop: im
         });
     }
     let _ = state.shutdown.send(true);
-    graceful.shutdown().await;
+    // Every request is bounded by the request timeout; what is left after it (a live stream whose
+    // client stopped reading, a head that never came) is not waited on for ever.
+    let grace = state.limits.request_timeout.max(state.limits.header_timeout) + std::time::Duration::from_secs(1);
+    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
+        crate::note!("stagehand serve: closed connections still open {} s after shutdown began", grace.as_secs());
+    }
 }
 
 /// Resolves on SIGTERM or ctrl-c, after telling live streams to end.
