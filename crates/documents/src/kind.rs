@@ -60,7 +60,7 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
         return Some(Kind::ChatMapper);
     }
     if !head.starts_with('{') {
-        return None;
+        return toml_machine(bytes).then_some(Kind::Machine);
     }
     let text = std::str::from_utf8(bytes).ok()?.trim_start_matches('\u{feff}');
     match serde_json::from_str::<Probe>(text).ok()? {
@@ -72,6 +72,25 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
 }
 
 impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 4] = [Kind::Script, Kind::Playbook, Kind::ChatMapper, Kind::Machine];
+
+    /// The kind's name on the wire (the server's `kind` field, a stored document's kind): the
+    /// one place these names are spelled.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Kind::Script => "dialoguedown",
+            Kind::Playbook => "playbook",
+            Kind::ChatMapper => "chatmapper",
+            Kind::Machine => "machine",
+        }
+    }
+
+    /// The kind a wire name names ([`wire_name`](Self::wire_name)), if it names one.
+    pub fn from_wire_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.wire_name() == name)
+    }
+
     /// What a file of this kind is, for people: `a playbook (JSON)`.
     pub fn described(self) -> &'static str {
         match self {
@@ -81,6 +100,23 @@ impl Kind {
             Kind::Machine => "an agent machine",
         }
     }
+}
+
+/// Whether UTF-8 `bytes` read as an agent machine's hand-written TOML form: a top-level
+/// `initial = …` key and a `[states.…]` table (or an inline `states = …`), lines no DialogueDown
+/// script has together.
+fn toml_machine(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else { return false };
+    let key = |line: &str, name: &str| line.strip_prefix(name).is_some_and(|rest| rest.trim_start().starts_with('='));
+    let (mut initial, mut states) = (false, false);
+    for line in text.trim_start_matches('\u{feff}').lines().map(str::trim) {
+        initial |= key(line, "initial");
+        states |= key(line, "states") || line.starts_with("[states.") || line == "[states]" || line == "[[states]]";
+        if initial && states {
+            return true;
+        }
+    }
+    false
 }
 
 /// What a file holds when its name alone settles it (`.md` a script, `.cmp` a native ChatMapper
@@ -238,6 +274,17 @@ mod tests {
         assert_eq!(json("{ Alice: Hi. }"), None);
         assert_eq!(json("{\"name\": \"neither\"}"), None);
         assert_eq!(json("# A scene\n\nAlice: Hi."), None);
+    }
+
+    #[test]
+    fn every_kind_has_its_own_wire_name_and_is_read_back_from_it() {
+        let names: std::collections::BTreeSet<&str> = Kind::ALL.iter().map(|k| k.wire_name()).collect();
+        assert_eq!(names.len(), Kind::ALL.len());
+        for kind in Kind::ALL {
+            assert_eq!(Kind::from_wire_name(kind.wire_name()), Some(kind));
+        }
+        assert_eq!(Kind::Script.wire_name(), "dialoguedown");
+        assert_eq!(Kind::from_wire_name("lua"), None);
     }
 
     #[test]

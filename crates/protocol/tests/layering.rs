@@ -67,6 +67,11 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-server", "stagehand-documents"),
     ("stagehand-server", "stagehand-session"),
     ("stagehand-server", "stagehand-protocol"),
+    // A session's world over HTTP is answered by the worlds driver, as for a local player
+    // (decision S18); agent sessions' lineup is read by the ports crate's binding flags and
+    // held in the server's configuration (S19).
+    ("stagehand-server", "stagehand-worlds"),
+    ("stagehand-server", "stagehand-ports"),
     // The page it shows at `/` (decision W1): embedded files, nothing else of ours.
     ("stagehand-server", "stagehand-web"),
     // The agent runtime asks in the protocol's port vocabulary and plays behind its Engine

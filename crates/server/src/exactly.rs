@@ -92,7 +92,7 @@ pub async fn run(state: &AppState, row: SessionRow, key: &str, request: &Request
         match state.store.commit(&advance).await? {
             Commit::Committed => {
                 state.metrics.applied(computed.disposition);
-                state.committed.send_modify(|n| *n = n.wrapping_add(1));
+                state.announce(&id);
                 return Ok(stored(computed.status, computed.body));
             }
             Commit::Moved => state.metrics.retried(),
@@ -142,6 +142,10 @@ fn compute_on(
             session.input(&question, text, key, now)
         }
     };
+    let settled = match receipt {
+        Receipt::Executed { .. } => crate::world::settle(&mut *session, row.world.as_deref(), now)?,
+        _ => crate::world::Settled::default(),
+    };
     let view = session.describe();
     let trace = session
         .take_trace()
@@ -150,7 +154,10 @@ fn compute_on(
         .collect();
     let snapshot = session.snapshot_value().map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?.to_string();
     let version = row.version + 1;
-    let (status, body, disposition, transcript) = respond(&receipt, &view, version);
+    let (status, body, disposition, mut transcript) = respond(&receipt, &view, version);
+    // What the session's world answered after the request (decision S18).
+    let body = settled.attach(body);
+    transcript.extend(transcript_lines(&settled.reported));
     Ok(Computed { snapshot, status, body, disposition, trace, transcript, now })
 }
 

@@ -56,6 +56,8 @@ pub struct SessionRow {
     pub version: i64,
     /// The session's snapshot, as JSON text.
     pub snapshot: String,
+    /// The world it was made with, as JSON text (`None`: no world); never changes (S18).
+    pub world: Option<String>,
 }
 
 /// A response recorded under an idempotency key: exactly what was sent.
@@ -206,8 +208,8 @@ impl Store {
         retrying(|| async {
             let mut tx = self.writer.begin().await?;
             sqlx::query(
-                "INSERT INTO sessions (id, token_hash, fingerprint, version, snapshot, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $6)",
+                "INSERT INTO sessions (id, token_hash, fingerprint, version, snapshot, created_at, updated_at, world) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $6, $7)",
             )
             .bind(&row.id)
             .bind(&row.token_hash)
@@ -215,6 +217,7 @@ impl Store {
             .bind(row.version)
             .bind(&row.snapshot)
             .bind(now)
+            .bind(&row.world)
             .execute(&mut *tx)
             .await?;
             insert_lines(&mut tx, &row.id, trace, transcript, 0).await?;
@@ -225,10 +228,11 @@ impl Store {
 
     /// A session's row, or `None` when there is no such session.
     pub async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        let row = sqlx::query("SELECT id, token_hash, fingerprint, version, snapshot FROM sessions WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row =
+            sqlx::query("SELECT id, token_hash, fingerprint, version, snapshot, world FROM sessions WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?;
         row.map(|row| session_row(&row)).transpose()
     }
 
@@ -410,6 +414,7 @@ fn session_row(row: &AnyRow) -> Result<SessionRow, StoreError> {
         fingerprint: row.try_get(2)?,
         version: row.try_get(3)?,
         snapshot: row.try_get(4)?,
+        world: row.try_get(5)?,
     })
 }
 
