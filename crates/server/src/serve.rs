@@ -26,6 +26,10 @@ pub struct Config {
     /// A folder whose documents are loaded at start (and listed by GET /v1/documents).
     #[arg(long)]
     pub documents: Option<PathBuf>,
+    /// A folder to preview: its documents are loaded, opened again whenever their files change,
+    /// and listed with their diagnostics by GET /v1/watch (the page's writer's preview).
+    #[arg(long, value_name = "DIR")]
+    pub watch: Option<PathBuf>,
     /// The limits.
     #[arg(skip)]
     pub limits: Limits,
@@ -37,6 +41,7 @@ impl Default for Config {
             listen: DEFAULT_LISTEN.to_owned(),
             database: DEFAULT_DATABASE.to_owned(),
             documents: None,
+            watch: None,
             limits: Limits::default(),
         }
     }
@@ -72,6 +77,11 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let state = AppState::new(store, config.limits);
     if let Some(folder) = &config.documents {
         load_documents(&state, folder).await?;
+    }
+    if let Some(folder) = &config.watch {
+        crate::watch::start(&state, folder)
+            .await
+            .map_err(|e| ServeError::Documents(folder.display().to_string(), e))?;
     }
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
