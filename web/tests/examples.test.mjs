@@ -1,5 +1,6 @@
-// Issue 15's "done when": `stagehand serve --watch examples`, then the page plays every example
-// the folder holds to its end by clicking, and the preview lists each with no error.
+// Issue 15's "done when": `stagehand serve --watch examples` (the repo's folder itself, only
+// read), then the page plays every example the folder holds to its end by clicking, and the watch
+// lists each with no error.
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ let server;
 let browser;
 
 before(async () => {
-  server = await startServer({ examples: files, watch: true });
+  server = await startServer({ watchFolder: folder });
   browser = await launch();
 });
 

@@ -19,14 +19,19 @@ export const WAIT = 15_000;
 
 /**
  * Starts `stagehand serve` with `examples` (names under examples/) copied into a fresh folder.
- * `watch: true` serves that folder with --watch. Resolves to { url, folder, stop }.
+ * `watch: true` serves that folder with --watch; `watchFolder` serves a folder as it is (no copy:
+ * for tests that never write to it). Resolves to { url, folder, documents, stop }.
  */
-export async function startServer({ examples = [], watch = false } = {}) {
+export async function startServer({ examples = [], watch = false, watchFolder = undefined } = {}) {
   if (!existsSync(binary)) throw new Error(`no stagehand binary at ${binary}: cargo build -p stagehand first`);
   const folder = mkdtempSync(join(tmpdir(), 'stagehand-web-'));
-  const documents = join(folder, 'documents');
+  let documents = join(folder, 'documents');
   mkdirSync(documents);
   for (const name of examples) copyFileSync(join(repo, 'examples', name), join(documents, name));
+  if (watchFolder) {
+    documents = watchFolder;
+    watch = true;
+  }
   const args = ['serve', '--listen', '127.0.0.1:0', '--database', `sqlite:${join(folder, 'test.db')}`];
   args.push(watch ? '--watch' : '--documents', documents);
   const child = spawn(binary, args, { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -69,6 +69,9 @@ async fn until(client: &reqwest::Client, server: &Server, path: &str, done: impl
 async fn a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists(database: Database) {
     let folder = watched(&database, &["club-fair.dialogue.md", "the-crossing.xml", "club-fair.world.lua"]);
     std::fs::write(database.folder().join("secret.md"), "Alice: not in the folder.\n").unwrap();
+    // A link in the folder that leads out of it is not a document of the folder.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(database.folder().join("secret.md"), folder.join("linked.md")).unwrap();
     let server = Server::start_with(&database, &["--watch", folder.to_str().unwrap()]);
     let client = client();
     let listed = listing(&client, &server).await;
@@ -94,6 +97,7 @@ async fn a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists(databa
         "%2Fetc%2Fpasswd",
         "club-fair.world.lua",
         "watched/club-fair.dialogue.md",
+        "linked.md",
         ".",
     ] {
         let answer = send(client.get(server.url(&format!("/v1/watch/source?path={path}")))).await.unwrap();

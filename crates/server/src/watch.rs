@@ -62,11 +62,16 @@ impl Watch {
         json!({"folder": self.folder.display().to_string(), "documents": documents})
     }
 
-    /// The file behind `path` if the listing names it, else `None`: no other path is ever read
-    /// (`..`, an absolute path, a subfolder, a file that is not a document).
+    /// The file behind `path` if the listing names it and it lies inside the folder (a link
+    /// out of it is not followed), else `None`: no other path is ever read (`..`, an absolute
+    /// path, a subfolder, a file that is not a document).
     pub fn file(&self, path: &str) -> Option<PathBuf> {
-        let entries = self.entries.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        entries.iter().any(|e| e.path == path).then(|| self.folder.join(path))
+        let listed = {
+            let entries = self.entries.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            entries.iter().any(|e| e.path == path)
+        };
+        let file = self.folder.join(path);
+        (listed && inside(&self.folder, &file)).then_some(file)
     }
 
     /// Reads the folder once: opens (and stores) every document that is new or changed, drops
@@ -146,6 +151,14 @@ fn refused(path: &str, why: String, diagnostics: Vec<Value>) -> Value {
     json!({"path": path, "name": path, "diagnostics": diagnostics})
 }
 
+/// Whether `file` is inside `folder` once links are resolved.
+fn inside(folder: &Path, file: &Path) -> bool {
+    match (std::fs::canonicalize(folder), std::fs::canonicalize(file)) {
+        (Ok(folder), Ok(file)) => file.parent() == Some(folder.as_path()),
+        _ => false,
+    }
+}
+
 /// Whether a file of the folder is a document: its name says so (`.md`, `.cmp`, `.json`, `.xml`)
 /// or its first bytes do (a binary playbook).
 fn is_document(path: &Path) -> bool {
@@ -164,7 +177,7 @@ fn read_folder(folder: &Path, known: &[(String, Stamp)], limit: u64) -> Result<V
         let Ok(entry) = entry else { continue };
         let file = entry.path();
         let Some(path) = file.file_name().and_then(|n| n.to_str()).map(str::to_owned) else { continue };
-        if path.starts_with('.') || !is_document(&file) {
+        if path.starts_with('.') || !is_document(&file) || !inside(folder, &file) {
             continue;
         }
         let Ok(metadata) = std::fs::metadata(&file) else { continue };

@@ -42,10 +42,15 @@ pub async fn source(
     let file = watch
         .file(&path)
         .ok_or_else(|| Problem::new(Kind::NotFound, "the watched folder lists no document by this path"))?;
-    let bytes = tokio::task::spawn_blocking(move || std::fs::read(file))
-        .await
-        .map_err(Problem::internal)?
-        .map_err(|_| Problem::new(Kind::NotFound, "the document is no longer in the watched folder"))?;
+    let limit = state.limits.document_bytes as u64;
+    let read = move || -> Result<Vec<u8>, Problem> {
+        let gone = |_| Problem::new(Kind::NotFound, "the document is no longer in the watched folder");
+        if std::fs::metadata(&file).map_err(gone)?.len() > limit {
+            return Err(Problem::new(Kind::PayloadTooLarge, "the document is larger than the document limit"));
+        }
+        std::fs::read(&file).map_err(gone)
+    };
+    let bytes = tokio::task::spawn_blocking(read).await.map_err(Problem::internal)??;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let media = HeaderValue::from_static("text/plain; charset=utf-8");
     Ok(([(header::CONTENT_TYPE, media), (header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))], text)
