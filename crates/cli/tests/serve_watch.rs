@@ -76,7 +76,11 @@ async fn a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists(databa
     let client = client();
     let listed = listing(&client, &server).await;
     let paths: Vec<&str> = listed["documents"].as_array().unwrap().iter().filter_map(|d| d["path"].as_str()).collect();
-    assert_eq!(paths, ["club-fair.dialogue.md", "the-crossing.xml"], "the Lua world is not a document");
+    assert_eq!(
+        paths,
+        ["club-fair.dialogue.md", "the-crossing.xml"],
+        "the folder's own documents: no Lua world, no link out of it"
+    );
     let script = entry(&listed, "club-fair.dialogue.md").clone();
     assert_eq!(script["kind"], "dialoguedown");
     assert_eq!(script["diagnostics"], json!([]));
