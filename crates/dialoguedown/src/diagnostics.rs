@@ -375,13 +375,19 @@ pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
 /// The line and column (both from 1, columns in characters, as diagnostics count them) of each
 /// byte offset of `source`, in the order given; one pass over the source however many there are.
 pub fn line_columns(source: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = (0..offsets.len()).collect();
-    order.sort_by_key(|&i| offsets[i]);
     let mut places = vec![(1, 1); offsets.len()];
     let mut cursor = Cursor::start(source);
-    for i in order {
+    let mut place = |i: usize| {
         cursor.advance(source, clamp(source, offsets[i]));
         places[i] = (cursor.line, cursor.column);
+    };
+    // A compile's offsets come in reading order: no order of them is built then.
+    if offsets.is_sorted() {
+        (0..offsets.len()).for_each(&mut place);
+    } else {
+        let mut order: Vec<usize> = (0..offsets.len()).collect();
+        order.sort_by_key(|&i| offsets[i]);
+        order.into_iter().for_each(&mut place);
     }
     places
 }
