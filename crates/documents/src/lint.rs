@@ -302,7 +302,8 @@ struct Turnless {
 impl Turnless {
     fn of(playbook: &Playbook) -> Turnless {
         let n = playbook.nodes.len();
-        let mut turnless = Turnless { ways: Vec::with_capacity(n), starts: Vec::with_capacity(n + 1), targets: Vec::new() };
+        let mut turnless =
+            Turnless { ways: Vec::with_capacity(n), starts: Vec::with_capacity(n + 1), targets: Vec::new() };
         turnless.starts.push(0);
         for node in &playbook.nodes {
             let found = turnless_ways(node);
