@@ -1,5 +1,4 @@
-//! `stagehand`: the command-line face of Stagehand. Glue only: every behaviour lives in a library
-//! crate beneath it.
+//! `stagehand`: the command-line face of Stagehand. Glue only: every behaviour lives in a library crate.
 
 #[macro_use]
 mod out;
@@ -12,19 +11,21 @@ mod play;
 mod read;
 mod run;
 
-/// mimalloc serves a compile's storm of small allocations several times faster (BENCHMARKS.md).
+/// mimalloc serves a compile's storm of small allocations several times faster (BENCHMARKS.md);
+/// before anything allocates (`.init_array`, as std's own set-up), its (v2) options 4
+/// (`arena_eager_commit`) and 15 (`purge_delay`) go to 0 so freed memory leaves at once (issue 11).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// `mi_option_purge_delay`, the 16th option in mimalloc 2.x's `mimalloc.h` (the v2 line is pinned).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// Freed memory goes back to the system at once: 8-10 MB off a big compile's peak (issue 11).
+#[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn give_memory_back_at_once() {
-    // SAFETY: `mi_option_set` only stores an integer in mimalloc's option table (any value is
-    // valid for this option); it reads and keeps nothing of ours, and no other thread runs yet.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+mod before_main {
+    extern "C" fn set() {
+        // SAFETY: `mi_option_set` stores an integer (0 is valid) in mimalloc's table; nothing else runs.
+        [4, 15].into_iter().for_each(|option| unsafe { libmimalloc_sys::mi_option_set(option, 0) });
+    }
+    #[used]
+    #[link_section = ".init_array"]
+    static SET: extern "C" fn() = set;
 }
 
 use std::path::PathBuf;
@@ -148,7 +149,6 @@ enum Commands {
 }
 
 fn main() -> ExitCode {
-    give_memory_back_at_once();
     let cli = Cli::parse();
     let code = match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
