@@ -59,8 +59,9 @@ impl Use {
 }
 
 /// Where each node was written (line and column, from 1), by node; empty when only the compiled
-/// playbook is known (a playbook file), and nodes are named by number.
-pub type Places<'a> = &'a [(usize, usize)];
+/// playbook is known (a playbook file), and nodes are named by number. As
+/// `stagehand_dialoguedown::line_columns` gives them: pairs of `u32`, 8 bytes a node.
+pub type Places<'a> = &'a [(u32, u32)];
 
 /// A node by where it was written (`the line at 5:1`), else by number (`node 2 (line)`).
 fn name_node(playbook: &Playbook, places: Places<'_>, index: usize) -> String {
@@ -114,7 +115,7 @@ pub fn lint(playbook: &Playbook, places: Places<'_>) -> Vec<Lint> {
     turnless_rings(playbook, places, &mut lints);
     keys(playbook, places, &mut lints);
     for found in &mut lints {
-        found.place = places.get(found.node).copied();
+        found.place = places.get(found.node).map(|&(line, column)| (line as usize, column as usize));
     }
     lints.sort_by_key(|lint| (lint.node, lint.severity != Severity::Error));
     lints
@@ -202,14 +203,19 @@ impl Predecessors {
         for i in 0..n {
             starts[i + 1] += starts[i];
         }
-        let mut next = starts.clone();
-        let mut from = vec![0u32; starts[n] as usize];
-        for (index, node) in playbook.nodes.iter().enumerate() {
+        // Each node's predecessors are placed from the end of its slice backwards, its end
+        // (`starts[to + 1]`) serving as the cursor: once all are placed, each holds the start
+        // of node `to`, one place along, and shifting them back makes the slices again.
+        let total = starts[n];
+        let mut from = vec![0u32; total as usize];
+        for (index, node) in playbook.nodes.iter().enumerate().rev() {
             for to in successors(node).filter(|&t| t < n) {
-                from[next[to] as usize] = index as u32;
-                next[to] += 1;
+                starts[to + 1] -= 1;
+                from[starts[to + 1] as usize] = index as u32;
             }
         }
+        starts.rotate_left(1);
+        starts[n] = total;
         Predecessors { starts, from }
     }
 
