@@ -19,7 +19,7 @@ pub mod engine;
 pub mod view;
 pub mod vocabulary;
 
-pub use engine::{Engine, EngineError, Waiting};
+pub use engine::{Engine, EngineError, StateMark, Waiting};
 pub use view::{effect_text, Action, Outcome, PendingQuestion, Receipt, Reported, Status, UnavailableOption, View};
 pub use vocabulary::{
     same_key, Answer, AnswerKind, Answers, Command, Entry, Event, OfferedOption, OwnedEvent, Question, RefusalReason,

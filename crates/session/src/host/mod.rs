@@ -18,6 +18,10 @@
 //!   ([`Engine::take_lent`]), receipts are kept flat, the trace stays typed until
 //!   [`Session::take_trace`] or [`Session::take_trace_lines`], and [`Session::write_snapshot`]
 //!   writes a snapshot without copying the journal.
+//! - A turn need not write what nobody reads (H36-H38): [`Session::look`] is the view read on
+//!   demand (its description, state id and labels written only when asked for), and
+//!   [`Session::act`] returns the receipt as the session recorded it ([`Applied`]), rendered as
+//!   a [`Receipt`] only when asked; `describe` and `apply` are those, rendered.
 
 mod actions;
 mod any;
@@ -29,15 +33,17 @@ use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, Receipt, Reported, View};
+use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, Receipt, Reported, View, Waiting};
 
+pub use actions::{ActionId, Actions, Look};
 pub use any::{snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
+pub use receipts::{Applied, ReportedRef};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
 use receipts::Receipts;
-use trace::Trace;
+use trace::{Render, StateAt, Trace};
 
 /// The version of a session snapshot's shape.
 pub const SESSION_SNAPSHOT_VERSION: u32 = 1;
@@ -113,6 +119,8 @@ pub struct Session<E: Engine> {
     kept: Option<Vec<OwnedEvent>>,
     /// The document's fingerprint, asked of the engine once (not part of the snapshot's data).
     fingerprint: Option<String>,
+    /// Why the last rejected action was rejected (what its [`Applied`] lends).
+    rejected: String,
 }
 
 /// What one move's events told the session besides what they report.
@@ -155,12 +163,15 @@ impl<E: Engine> Session<E> {
             opening: Vec::new(),
             kept: None,
             fingerprint: None,
+            rejected: String::new(),
         };
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
         session.trace.started(now, state_id, description);
-        let (mut reported, mut opening) = (Vec::new(), Vec::new());
-        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, &mut reported, Some(&mut opening));
+        let mut opening = Vec::new();
+        session.receipts.open();
+        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening));
+        session.receipts.discard();
         session.opening = opening;
         Ok(session)
     }
@@ -195,6 +206,7 @@ impl<E: Engine> Session<E> {
             opening: Vec::new(),
             kept: None,
             fingerprint: Some(fingerprint),
+            rejected: String::new(),
         })
     }
 
@@ -306,14 +318,18 @@ impl<E: Engine> Session<E> {
 
     /// Takes the trace records made since the last call, in order.
     pub fn take_trace(&mut self) -> Vec<TraceRecord> {
-        self.trace.take(&self.id)
+        let engine = &self.engine;
+        let render = Render { receipts: &self.receipts, mark: &|mark, out| engine.write_state_mark(mark, out) };
+        self.trace.take(&self.id, &render)
     }
 
     /// Takes the trace records made since the last call, in order, written to `out` as JSON
     /// lines (each ended by a newline): byte for byte [`TraceRecord::to_json_line`] of each
     /// record [`take_trace`](Self::take_trace) would give, without building them (H33).
     pub fn take_trace_lines(&mut self, out: &mut Vec<u8>) {
-        self.trace.take_lines(&self.id, out);
+        let engine = &self.engine;
+        let render = Render { receipts: &self.receipts, mark: &|mark, out| engine.write_state_mark(mark, out) };
+        self.trace.take_lines(&self.id, &render, out);
     }
 
     /// Drops the trace records made since the last call, for a host that keeps no trace.
@@ -328,49 +344,69 @@ impl<E: Engine> Session<E> {
 
     /// Where the session stands, and what may be applied. No side effects.
     pub fn describe(&self) -> View {
-        let mut view = View::empty();
-        self.describe_into(&mut view);
-        view
+        self.look().to_view()
     }
 
     /// [`describe`](Self::describe) written into `view`, reusing the room its strings and
     /// lists already have: a host that keeps one view describes without allocating (H31).
     pub fn describe_into(&self, view: &mut View) {
-        actions::view_into(self, view);
+        self.look().write_into(view);
+    }
+
+    /// The view [`describe`](Self::describe) gives, read on demand (H38): the status and the
+    /// actions cost nothing to read, and the description, the state id and the labels are
+    /// written only when asked for. No side effects.
+    pub fn look(&self) -> Look<'_, E> {
+        Look::of(self)
     }
 
     /// Applies the action `action_id` under the idempotency key `key`.
     pub fn apply(&mut self, action_id: &str, key: &str, now: u64) -> Receipt {
-        let mut receipt = Receipt::Rejected { reason: String::new() };
-        self.apply_into(action_id, key, now, &mut receipt);
-        receipt
+        self.act(action_id, key, now).to_receipt()
     }
 
     /// [`apply`](Self::apply), the receipt written into `receipt`, reusing the room it already
     /// has (H31).
     pub fn apply_into(&mut self, action_id: &str, key: &str, now: u64, receipt: &mut Receipt) {
-        if let Some(recorded) = self.receipts.find(key) {
-            if recorded.action_id() == action_id && recorded.text().is_none() {
-                recorded.fill(receipt);
-            } else {
-                receipts::set_rejected(receipt, reused(key, recorded.action_id()));
+        self.act(action_id, key, now).write_into(receipt);
+    }
+
+    /// [`apply`](Self::apply), the receipt lent as the session recorded it (H36): render it with
+    /// [`Applied::to_receipt`], or read its outcome and events where they are kept. The same
+    /// key applied again lends the same record.
+    pub fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_> {
+        if let Some(index) = self.receipts.find(key) {
+            let recorded = Applied::recorded(&self.receipts, index);
+            if recorded.action_id() == Some(action_id) && recorded.text().is_none() {
+                return Applied::recorded(&self.receipts, index);
             }
-            return;
+            self.rejected = reused(key, recorded.action_id().unwrap_or_default());
+            return Applied::rejected(&self.receipts, &self.rejected);
         }
         if self.disposed {
-            receipts::set_rejected(receipt, "the session was disposed".to_owned());
-            return;
+            self.rejected.clear();
+            self.rejected.push_str("the session was disposed");
+            return Applied::rejected(&self.receipts, &self.rejected);
         }
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
-        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
-        self.trace.apply(now, call, action_id, key, state_id);
-        match actions::parse(self, action_id) {
-            Err(reason) => receipts::set_rejected(receipt, reason),
-            Ok(act) => self.execute(act, receipt),
+        let state_id = self.state_at();
+        let settled = match actions::parse(self, action_id) {
+            Err(reason) => Settled::Rejected(reason),
+            Ok(act) => self.execute(act),
+        };
+        match self.settle(key, action_id, None, settled) {
+            Some(index) => {
+                self.trace.applied(now, call, index, state_id);
+                Applied::recorded(&self.receipts, index)
+            }
+            None => {
+                self.trace.apply(now, call, action_id, key, state_id);
+                let reason = trace::Settling::Rejected(&self.rejected);
+                self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, reason);
+                Applied::rejected(&self.receipts, &self.rejected)
+            }
         }
-        self.settle(key, action_id, None, receipt);
-        self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, receipt);
     }
 
     /// Answers the pending question `question_id` with free text, under the idempotency key
@@ -379,11 +415,12 @@ impl<E: Engine> Session<E> {
     /// request is answered, the answers are supplied to the engine.
     pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
         let action_id = format!("answer:{question_id}");
-        if let Some(recorded) = self.receipts.find(key) {
-            return if recorded.action_id() == action_id && recorded.text() == Some(text) {
-                recorded.receipt()
+        if let Some(index) = self.receipts.find(key) {
+            let recorded = Applied::recorded(&self.receipts, index);
+            return if recorded.action_id() == Some(action_id.as_str()) && recorded.text() == Some(text) {
+                recorded.to_receipt()
             } else {
-                Receipt::Rejected { reason: reused(key, recorded.action_id()) }
+                Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
             };
         }
         if self.disposed {
@@ -391,15 +428,27 @@ impl<E: Engine> Session<E> {
         }
         self.trace.sequences.input += 1;
         let call = self.trace.sequences.input;
-        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+        let state_id = self.state_at();
         self.trace.input(now, call, question_id, text, key, state_id);
-        let mut receipt = Receipt::Rejected { reason: String::new() };
-        match actions::answer(self, question_id, text) {
-            Err(reason) => receipts::set_rejected(&mut receipt, reason),
-            Ok(act) => self.execute(act, &mut receipt),
-        }
-        self.settle(key, &action_id, Some(text), &receipt);
-        self.trace.finished(now, TraceType::InputSettled, call, question_id, key, &receipt);
+        let settled = match actions::answer(self, question_id, text) {
+            Err(reason) => Settled::Rejected(reason),
+            Ok(act) => self.execute(act),
+        };
+        let (applied, settling) = match self.settle(key, &action_id, Some(text), settled) {
+            Some(index) => {
+                let applied = Applied::recorded(&self.receipts, index);
+                let settling = match (applied.outcome(), applied.error()) {
+                    (Some(outcome), _) => trace::Settling::Executed(outcome),
+                    (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
+                };
+                (applied, settling)
+            }
+            None => {
+                (Applied::rejected(&self.receipts, &self.rejected), trace::Settling::Rejected(&self.rejected))
+            }
+        };
+        let receipt = applied.to_receipt();
+        self.trace.finished(now, TraceType::InputSettled, call, question_id, key, settling);
         receipt
     }
 
@@ -407,37 +456,44 @@ impl<E: Engine> Session<E> {
     pub fn dispose(&mut self, now: u64) {
         if !self.disposed {
             self.disposed = true;
-            let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+            let state_id = self.state_at();
             self.trace.disposed(now, state_id);
         }
     }
 
-    /// Records a receipt that was not rejected under its key.
-    fn settle(&mut self, key: &str, action_id: &str, text: Option<&str>, receipt: &Receipt) {
-        match receipt {
-            Receipt::Rejected { .. } => {}
-            Receipt::Failed { error } => self.receipts.record_failed(key, action_id, text, error),
-            Receipt::Executed { outcome, events } => {
-                let words = events.iter().map(|r| (r.kind.as_str(), r.speaker.as_deref(), r.text.as_deref()));
-                self.receipts.record_executed(key, action_id, text, *outcome, words);
+    /// The state id now, for a trace record: the engine's mark, or its words written at once.
+    fn state_at(&mut self) -> StateAt {
+        match self.engine.state_mark() {
+            Some(mark) => StateAt::Mark(mark),
+            None => StateAt::Text(self.trace.put_with(|out| self.engine.write_state_id(out))),
+        }
+    }
+
+    /// Records a receipt that was not rejected under its key (its events are those reported
+    /// since the action began); its index. A rejected one leaves its reason in `rejected`.
+    fn settle(&mut self, key: &str, action_id: &str, text: Option<&str>, settled: Settled) -> Option<usize> {
+        match settled {
+            Settled::Rejected(reason) => {
+                self.receipts.discard();
+                self.rejected = reason;
+                None
             }
+            Settled::Failed(error) => Some(self.receipts.failed(key, action_id, text, &error)),
+            Settled::Executed(outcome) => Some(self.receipts.executed(key, action_id, text, outcome)),
         }
     }
 
     /// Gives the engine one move, journals it and settles what the session waits on. What the
-    /// engine reported is written over `reported` (its room reused); what else the events said.
-    fn take(&mut self, step: Move, reported: &mut Vec<Reported>, mut owned: Option<&mut Vec<OwnedEvent>>) -> Heard {
+    /// engine reported is written down as the receipt's events (and, when asked, kept in
+    /// `owned`); what else the events said.
+    fn take(&mut self, step: Move, mut owned: Option<&mut Vec<OwnedEvent>>) -> Heard {
         let mut heard = Heard::default();
-        let mut filled = 0;
+        let receipts = &mut self.receipts;
         self.engine.take_lent(step.command(), &mut |event: &Event<'_>| {
             if let Some(owned) = owned.as_deref_mut() {
                 owned.push(event.clone().into_owned());
             }
-            if filled == reported.len() {
-                reported.push(Reported { kind: String::new(), speaker: None, text: None });
-            }
-            receipts::report_into(&mut reported[filled], event);
-            filled += 1;
+            receipts.report(event);
             match event {
                 Event::Refused { reason, explanation } => {
                     let refusal = format!("{}: {explanation}", reason.as_str());
@@ -450,13 +506,12 @@ impl<E: Engine> Session<E> {
                 _ => {}
             }
         });
-        reported.truncate(filled);
-        self.pending = Pending::settle_heard(
-            &self.pending,
-            self.engine.waiting(),
-            heard.request.take(),
-            heard.last_refusal.clone(),
-        );
+        let waiting = self.engine.waiting();
+        // The common case (a line after a line) changes nothing.
+        if !(waiting == Waiting::Next && heard.last_refusal.is_none() && self.pending == Pending::Line) {
+            self.pending =
+                Pending::settle_heard(&self.pending, waiting, heard.request.take(), heard.last_refusal.clone());
+        }
         if let (Move::Failed { explanation }, Pending::Perform { failed, .. }) = (&step, &mut self.pending) {
             *failed = Some(explanation.clone());
         }
@@ -465,44 +520,37 @@ impl<E: Engine> Session<E> {
     }
 
     /// Restores the initial snapshot and replays `journal`; what the last move heard, its
-    /// events written over `reported` (and, when asked, kept in `owned`).
-    fn replay(
-        &mut self,
-        journal: Vec<Move>,
-        reported: &mut Vec<Reported>,
-        mut owned: Option<&mut Vec<OwnedEvent>>,
-    ) -> Result<Heard, EngineError> {
+    /// events written down as the receipt's (and, when asked, kept in `owned`).
+    fn replay(&mut self, journal: Vec<Move>, mut owned: Option<&mut Vec<OwnedEvent>>) -> Result<Heard, EngineError> {
         let initial = self.initial.clone();
         self.engine.restore(&initial)?;
         self.journal.clear();
         self.pending = Pending::Start;
         let mut last = Heard::default();
-        reported.clear();
         for step in journal {
             if let Some(owned) = owned.as_deref_mut() {
                 owned.clear();
             }
-            last = self.take(step, reported, owned.as_deref_mut());
+            self.receipts.discard();
+            last = self.take(step, owned.as_deref_mut());
         }
         Ok(last)
     }
 
-    fn execute(&mut self, act: Act, receipt: &mut Receipt) {
-        let mut events = match std::mem::replace(receipt, Receipt::Rejected { reason: String::new() }) {
-            Receipt::Executed { events, .. } => events,
-            _ => Vec::new(),
-        };
+    /// Carries out an action, its events written down since the receipts were opened.
+    fn execute(&mut self, act: Act) -> Settled {
+        self.receipts.open();
         // The engine's own events are kept only for a host that asked (H44).
         let mut kept = self.kept.take();
         if let Some(kept) = &mut kept {
             kept.clear();
         }
         let heard = match act {
-            Act::Take(step) => Ok(self.take(step, &mut events, kept.as_mut())),
+            Act::Take(step) => Ok(self.take(step, kept.as_mut())),
             Act::Begin(step) => {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
-                let heard = self.take(step, &mut events, kept.as_mut());
+                let heard = self.take(step, kept.as_mut());
                 if let Some(reason) = heard.first_refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped))
                 {
                     self.journal.pop();
@@ -511,8 +559,7 @@ impl<E: Engine> Session<E> {
                         k.clear();
                         k
                     });
-                    *receipt = Receipt::Rejected { reason };
-                    return;
+                    return Settled::Rejected(reason);
                 }
                 Ok(heard)
             }
@@ -520,29 +567,34 @@ impl<E: Engine> Session<E> {
                 if let Pending::Perform { failed, .. } = &mut self.pending {
                     *failed = None;
                 }
-                events.clear();
                 Ok(Heard::default())
             }
             Act::Give(asked) => {
                 self.pending = Pending::Resolve { asked };
-                events.clear();
                 Ok(Heard::default())
             }
             Act::Undo(keep) => {
                 let journal = self.journal[..keep].to_vec();
-                self.replay(journal, &mut events, kept.as_mut())
+                self.replay(journal, kept.as_mut())
             }
-            Act::Restart => self.replay(vec![Move::Start { anchor: None }], &mut events, kept.as_mut()),
+            Act::Restart => self.replay(vec![Move::Start { anchor: None }], kept.as_mut()),
         };
         self.kept = kept;
-        *receipt = match heard {
-            Err(error) => Receipt::Failed { error: error.to_string() },
+        match heard {
+            Err(error) => Settled::Failed(error.to_string()),
             Ok(Heard { first_refusal: Some(error), .. }) if !matches!(self.pending, Pending::Stopped) => {
-                Receipt::Failed { error }
+                Settled::Failed(error)
             }
-            Ok(_) => Receipt::Executed { outcome: actions::outcome(&self.pending), events },
-        };
+            Ok(_) => Settled::Executed(actions::outcome(&self.pending)),
+        }
     }
+}
+
+/// How an action settled, before its receipt is recorded.
+enum Settled {
+    Rejected(String),
+    Executed(stagehand_protocol::Outcome),
+    Failed(String),
 }
 
 fn reused(key: &str, action_id: &str) -> String {

@@ -1,8 +1,10 @@
-//! The receipts a session recorded, by idempotency key, kept flat (decision H32): every key,
-//! action id, text and reported word in one growing string, every event in one array, and the
-//! keys found through a hash table of indices. Recording a receipt copies its words into the
-//! string and allocates nothing of its own once the arrays have grown; a receipt is rebuilt as
-//! a [`Receipt`] when it is replayed or saved.
+//! The receipts a session recorded, by idempotency key, kept compact (decisions H32 and H36):
+//! every key, text and reported word in one growing string, every event in one array, the keys
+//! found through a hash table of indices, and names the session spells itself (`next`, `said`)
+//! kept as static strings rather than copied. An action's events are written here once, as the
+//! engine lends them; the receipt `apply` returns ([`Applied`]) is read from this record, and a
+//! [`Receipt`] is rendered from it only when a host asks for one, so a replayed key reads the
+//! same record and gets the same bytes.
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -17,10 +19,23 @@ use super::Recorded;
 /// A range of the log's text.
 type Span = Range<usize>;
 
+/// A name: one the session spells itself, or one written into the log.
+#[derive(Debug, Clone)]
+enum Name {
+    Known(&'static str),
+    Written(Span),
+}
+
+/// Action ids and event kinds kept as static strings (any other is written into the log).
+const KNOWN: [&str; 14] = [
+    "next", "done", "failed", "retry", "undo", "restart", "start", "said", "continued", "ended", "refused", "perform",
+    "resolve", "offer",
+];
+
 /// One recorded event.
 #[derive(Debug, Clone)]
 struct Word {
-    kind: Span,
+    kind: Name,
     speaker: Option<Span>,
     text: Option<Span>,
 }
@@ -34,14 +49,14 @@ enum Settled {
 
 /// One recorded receipt.
 #[derive(Debug, Clone)]
-struct Entry {
+pub(crate) struct Entry {
     key: Span,
-    action: Span,
+    action: Name,
     text: Option<Span>,
     settled: Settled,
 }
 
-/// Every receipt recorded, by key.
+/// Every receipt recorded, by key, and the events of the action under way.
 #[derive(Debug, Clone)]
 pub(crate) struct Receipts {
     text: String,
@@ -49,61 +64,152 @@ pub(crate) struct Receipts {
     entries: Vec<Entry>,
     index: HashTable<usize>,
     hasher: FixedState,
+    /// Where the events of the action under way begin (in `words`, and in `text`).
+    open: (usize, usize),
 }
 
-/// What [`Receipts::find`] found under a key.
-pub(crate) struct Found<'r> {
-    receipts: &'r Receipts,
-    entry: &'r Entry,
+/// One event of a receipt, borrowed from where the session keeps it: a [`Reported`] without its
+/// own strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportedRef<'a> {
+    /// The event's name: `said`, `continued`, `ended`, `refused`, `perform`, `resolve`, `offer`.
+    pub kind: &'a str,
+    /// Who spoke, for `said`.
+    pub speaker: Option<&'a str>,
+    /// The words.
+    pub text: Option<&'a str>,
 }
 
-impl Found<'_> {
-    /// The action id it was recorded for.
-    pub(crate) fn action_id(&self) -> &str {
-        self.receipts.span(&self.entry.action)
+impl ReportedRef<'_> {
+    /// The event as an owned [`Reported`].
+    pub fn to_owned(&self) -> Reported {
+        Reported {
+            kind: self.kind.to_owned(),
+            speaker: self.speaker.map(str::to_owned),
+            text: self.text.map(str::to_owned),
+        }
+    }
+}
+
+/// A receipt as the session holds it, read on demand (decision H36): what
+/// [`Session::act`](super::Session::act) returns. [`to_receipt`](Self::to_receipt) and
+/// [`write_into`](Self::write_into) render the [`Receipt`]; the same key replayed reads the same
+/// record, so it renders the same bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Applied<'s> {
+    receipts: &'s Receipts,
+    what: What<'s>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum What<'s> {
+    Recorded(&'s Entry),
+    Rejected(&'s str),
+}
+
+impl<'s> Applied<'s> {
+    pub(crate) fn recorded(receipts: &'s Receipts, index: usize) -> Self {
+        Applied { receipts, what: What::Recorded(&receipts.entries[index]) }
     }
 
-    /// The text an `input` carried.
-    pub(crate) fn text(&self) -> Option<&str> {
-        self.entry.text.as_ref().map(|t| self.receipts.span(t))
+    pub(crate) fn rejected(receipts: &'s Receipts, reason: &'s str) -> Self {
+        Applied { receipts, what: What::Rejected(reason) }
     }
 
-    /// The receipt.
-    pub(crate) fn receipt(&self) -> Receipt {
+    /// Whether the action ran (the receipt is `executed`).
+    pub fn is_executed(&self) -> bool {
+        matches!(self.what, What::Recorded(Entry { settled: Settled::Executed { .. }, .. }))
+    }
+
+    /// How the run stands after an executed action; `None` for a rejected or failed one.
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self.what {
+            What::Recorded(Entry { settled: Settled::Executed { outcome, .. }, .. }) => Some(*outcome),
+            _ => None,
+        }
+    }
+
+    /// Why the action was rejected; `None` unless it was.
+    pub fn reason(&self) -> Option<&'s str> {
+        match self.what {
+            What::Rejected(reason) => Some(reason),
+            What::Recorded(_) => None,
+        }
+    }
+
+    /// What went wrong, for a failed action; `None` unless it failed.
+    pub fn error(&self) -> Option<&'s str> {
+        match self.what {
+            What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => Some(self.receipts.span(error)),
+            _ => None,
+        }
+    }
+
+    /// What the engine reported, for an executed action (nothing otherwise), in order.
+    pub fn events(&self) -> impl ExactSizeIterator<Item = ReportedRef<'s>> + 's {
+        let receipts = self.receipts;
+        let words = match self.what {
+            What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => &receipts.words[events.clone()],
+            _ => &[],
+        };
+        words.iter().map(move |word| receipts.reported(word))
+    }
+
+    /// The receipt, rendered.
+    pub fn to_receipt(&self) -> Receipt {
         let mut receipt = Receipt::Rejected { reason: String::new() };
-        self.fill(&mut receipt);
+        self.write_into(&mut receipt);
         receipt
     }
 
-    /// Writes the receipt into `receipt`, reusing its room.
-    pub(crate) fn fill(&self, receipt: &mut Receipt) {
-        let log = self.receipts;
-        match &self.entry.settled {
-            Settled::Failed { error } => set_failed(receipt, log.span(error)),
-            Settled::Executed { outcome, events } => {
+    /// The receipt, rendered into `receipt`, reusing the room it already has.
+    pub fn write_into(&self, receipt: &mut Receipt) {
+        match self.what {
+            What::Rejected(reason) => match receipt {
+                Receipt::Rejected { reason: slot } => {
+                    slot.clear();
+                    slot.push_str(reason);
+                }
+                _ => *receipt = Receipt::Rejected { reason: reason.to_owned() },
+            },
+            What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => {
+                set_failed(receipt, self.receipts.span(error))
+            }
+            What::Recorded(Entry { settled: Settled::Executed { outcome, events }, .. }) => {
                 let reported = executed(receipt, *outcome);
-                let words = &log.words[events.clone()];
+                let words = &self.receipts.words[events.clone()];
                 reported.truncate(words.len());
                 for (i, word) in words.iter().enumerate() {
-                    let speaker = word.speaker.as_ref().map(|s| log.span(s));
-                    let text = word.text.as_ref().map(|t| log.span(t));
-                    let kind = log.span(&word.kind);
+                    let event = self.receipts.reported(word);
                     match reported.get_mut(i) {
-                        Some(slot) => overwrite(slot, kind, speaker, text),
-                        None => reported.push(Reported {
-                            kind: kind.to_owned(),
-                            speaker: speaker.map(str::to_owned),
-                            text: text.map(str::to_owned),
-                        }),
+                        Some(slot) => overwrite(slot, event.kind, event.speaker, event.text),
+                        None => reported.push(event.to_owned()),
                     }
                 }
             }
         }
     }
+
+    /// The action id it was recorded for (for `input`, `answer:QUESTION_ID`); `None` for a
+    /// rejected one.
+    pub(crate) fn action_id(&self) -> Option<&'s str> {
+        match self.what {
+            What::Recorded(entry) => Some(self.receipts.name(&entry.action)),
+            What::Rejected(_) => None,
+        }
+    }
+
+    /// The text an `input` carried.
+    pub(crate) fn text(&self) -> Option<&'s str> {
+        match self.what {
+            What::Recorded(entry) => entry.text.as_ref().map(|t| self.receipts.span(t)),
+            What::Rejected(_) => None,
+        }
+    }
 }
 
 /// Makes `receipt` an executed one with `outcome`, keeping its events' room; its events.
-pub(crate) fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Reported> {
+fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Reported> {
     if !matches!(receipt, Receipt::Executed { .. }) {
         *receipt = Receipt::Executed { outcome, events: Vec::new() };
     }
@@ -117,7 +223,7 @@ pub(crate) fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Repo
 }
 
 /// Makes `receipt` a failed one with `error`.
-pub(crate) fn set_failed(receipt: &mut Receipt, error: &str) {
+fn set_failed(receipt: &mut Receipt, error: &str) {
     match receipt {
         Receipt::Failed { error: slot } => {
             slot.clear();
@@ -127,13 +233,8 @@ pub(crate) fn set_failed(receipt: &mut Receipt, error: &str) {
     }
 }
 
-/// Makes `receipt` a rejected one with `reason`.
-pub(crate) fn set_rejected(receipt: &mut Receipt, reason: String) {
-    *receipt = Receipt::Rejected { reason };
-}
-
 /// Overwrites a reported event, reusing its strings' room.
-pub(crate) fn overwrite(slot: &mut Reported, kind: &str, speaker: Option<&str>, text: Option<&str>) {
+fn overwrite(slot: &mut Reported, kind: &str, speaker: Option<&str>, text: Option<&str>) {
     slot.kind.clear();
     slot.kind.push_str(kind);
     put(&mut slot.speaker, speaker);
@@ -161,11 +262,19 @@ impl Receipts {
             entries: Vec::new(),
             index: HashTable::new(),
             hasher: FixedState::with_seed(seed),
+            open: (0, 0),
         }
     }
 
     fn span(&self, span: &Span) -> &str {
         &self.text[span.clone()]
+    }
+
+    fn name(&self, name: &Name) -> &str {
+        match name {
+            Name::Known(known) => known,
+            Name::Written(span) => self.span(span),
+        }
     }
 
     fn push(&mut self, text: &str) -> Span {
@@ -174,132 +283,169 @@ impl Receipts {
         start..self.text.len()
     }
 
+    fn push_name(&mut self, name: &str) -> Name {
+        match KNOWN.iter().find(|known| **known == name) {
+            Some(known) => Name::Known(known),
+            None => Name::Written(self.push(name)),
+        }
+    }
+
+    fn reported(&self, word: &Word) -> ReportedRef<'_> {
+        ReportedRef {
+            kind: self.name(&word.kind),
+            speaker: word.speaker.as_ref().map(|s| self.span(s)),
+            text: word.text.as_ref().map(|t| self.span(t)),
+        }
+    }
+
     /// How many receipts are recorded.
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// The receipt recorded under `key`.
-    pub(crate) fn find(&self, key: &str) -> Option<Found<'_>> {
+    /// The index of the receipt recorded under `key`.
+    pub(crate) fn find(&self, key: &str) -> Option<usize> {
         let hash = self.hasher.hash_one(key);
-        let found = self.index.find(hash, |&i| self.span(&self.entries[i].key) == key)?;
-        Some(Found { receipts: self, entry: &self.entries[*found] })
+        self.index.find(hash, |&i| self.span(&self.entries[i].key) == key).copied()
     }
 
-    /// Records an executed receipt under a key not recorded yet, its events as `events` lends
-    /// them.
-    pub(crate) fn record_executed<'e>(
-        &mut self,
-        key: &str,
-        action_id: &str,
-        text: Option<&str>,
-        outcome: Outcome,
-        events: impl IntoIterator<Item = (&'e str, Option<&'e str>, Option<&'e str>)>,
-    ) {
-        let first = self.words.len();
-        for (kind, speaker, text) in events {
-            let kind = self.push(kind);
-            let speaker = speaker.map(|s| self.push(s));
-            let text = text.map(|t| self.push(t));
-            self.words.push(Word { kind, speaker, text });
+    /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
+    /// next receipt's, until [`discard`](Self::discard).
+    pub(crate) fn open(&mut self) {
+        self.open = (self.words.len(), self.text.len());
+    }
+
+    /// Forgets the events reported since [`open`](Self::open).
+    pub(crate) fn discard(&mut self) {
+        self.words.truncate(self.open.0);
+        self.text.truncate(self.open.1);
+    }
+
+    /// Writes down what a receipt reports for a lent event: the same as [`Reported::of_event`]
+    /// gives, its words written into the log once.
+    pub(crate) fn report(&mut self, event: &Event<'_>) {
+        let (speaker, text) = match event {
+            Event::Said { speaker, speech } => {
+                let speaker = speaker.map(|s| self.speaker(s));
+                let start = self.text.len();
+                plain_text_into(speech, &mut self.text);
+                (speaker, Some(start..self.text.len()))
+            }
+            Event::Continued { speech } => {
+                let start = self.text.len();
+                plain_text_into(speech, &mut self.text);
+                (None, Some(start..self.text.len()))
+            }
+            Event::Ended => (None, None),
+            _ => {
+                let reported = Reported::of_event(event);
+                let speaker = reported.speaker.as_deref().map(|s| self.push(s));
+                (speaker, reported.text.as_deref().map(|t| self.push(t)))
+            }
+        };
+        self.words.push(Word { kind: Name::Known(event.name()), speaker, text });
+    }
+
+    /// A speaker's name in the log: the last word's own span when it is the same speaker (a
+    /// run of lines by one speaker writes the name once).
+    fn speaker(&mut self, speaker: &str) -> Span {
+        if let Some(span) = self.words.last().and_then(|w| w.speaker.clone()) {
+            if self.text[span.clone()] == *speaker {
+                return span;
+            }
         }
-        let settled = Settled::Executed { outcome, events: first..self.words.len() };
-        self.insert(key, action_id, text, settled);
+        self.push(speaker)
     }
 
-    /// Records a failed receipt under a key not recorded yet.
-    pub(crate) fn record_failed(&mut self, key: &str, action_id: &str, text: Option<&str>, error: &str) {
+    /// Records an executed receipt under a key not recorded yet: the events reported since
+    /// [`open`](Self::open). Its index.
+    pub(crate) fn executed(&mut self, key: &str, action_id: &str, text: Option<&str>, outcome: Outcome) -> usize {
+        let settled = Settled::Executed { outcome, events: self.open.0..self.words.len() };
+        self.insert(key, action_id, text, settled)
+    }
+
+    /// Records a failed receipt under a key not recorded yet (the events reported since
+    /// [`open`](Self::open) are forgotten). Its index.
+    pub(crate) fn failed(&mut self, key: &str, action_id: &str, text: Option<&str>, error: &str) -> usize {
+        self.discard();
         let error = self.push(error);
-        self.insert(key, action_id, text, Settled::Failed { error });
+        self.insert(key, action_id, text, Settled::Failed { error })
     }
 
     /// Records a receipt as a snapshot holds it.
     pub(crate) fn record(&mut self, key: &str, recorded: &Recorded) {
         let text = recorded.text.as_deref();
+        self.open();
         match &recorded.receipt {
             Receipt::Rejected { .. } => {}
-            Receipt::Failed { error } => self.record_failed(key, &recorded.action_id, text, error),
+            Receipt::Failed { error } => {
+                self.failed(key, &recorded.action_id, text, error);
+            }
             Receipt::Executed { outcome, events } => {
-                let words = events.iter().map(|r| (r.kind.as_str(), r.speaker.as_deref(), r.text.as_deref()));
-                self.record_executed(key, &recorded.action_id, text, *outcome, words)
+                for reported in events {
+                    let speaker = reported.speaker.as_deref().map(|s| self.speaker(s));
+                    let text = reported.text.as_deref().map(|t| self.push(t));
+                    let kind = self.push_name(&reported.kind);
+                    self.words.push(Word { kind, speaker, text });
+                }
+                self.executed(key, &recorded.action_id, text, *outcome);
             }
         }
     }
 
-    fn insert(&mut self, key: &str, action_id: &str, text: Option<&str>, settled: Settled) {
+    fn insert(&mut self, key: &str, action_id: &str, text: Option<&str>, settled: Settled) -> usize {
         let key_span = self.push(key);
-        let action = self.push(action_id);
+        let action = self.push_name(action_id);
         let text = text.map(|t| self.push(t));
         let index = self.entries.len();
         self.entries.push(Entry { key: key_span, action, text, settled });
         let hash = self.hasher.hash_one(key);
         let (entries, text_log, hasher) = (&self.entries, &self.text, &self.hasher);
         self.index.insert_unique(hash, index, |&i| hasher.hash_one(&text_log[entries[i].key.clone()]));
+        self.open();
+        index
+    }
+
+    /// The key, the action id and the text (for `input`) of receipt `index`.
+    pub(crate) fn identity(&self, index: usize) -> (&str, &str, Option<&str>) {
+        let entry = &self.entries[index];
+        (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t)))
+    }
+
+    /// How receipt `index` settled, as a trace's finish reports it: its outcome when it
+    /// executed, else its error.
+    pub(crate) fn settled(&self, index: usize) -> Result<Outcome, &str> {
+        match &self.entries[index].settled {
+            Settled::Executed { outcome, .. } => Ok(*outcome),
+            Settled::Failed { error } => Err(self.span(error)),
+        }
+    }
+
+    fn recorded(&self, entry: &Entry) -> Recorded {
+        let applied = Applied { receipts: self, what: What::Recorded(entry) };
+        Recorded {
+            action_id: self.name(&entry.action).to_owned(),
+            text: applied.text().map(str::to_owned),
+            receipt: applied.to_receipt(),
+        }
     }
 
     /// Serialises every receipt as a snapshot spells them: an object by key, in key order (one
-    /// receipt rebuilt at a time).
+    /// receipt rendered at a time).
     pub(crate) fn serialize_by_key<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut order: Vec<&Entry> = self.entries.iter().collect();
         order.sort_unstable_by(|a, b| self.span(&a.key).cmp(self.span(&b.key)));
         let mut map = serializer.serialize_map(Some(order.len()))?;
         for entry in order {
-            let found = Found { receipts: self, entry };
-            let recorded = Recorded {
-                action_id: found.action_id().to_owned(),
-                text: found.text().map(str::to_owned),
-                receipt: found.receipt(),
-            };
-            map.serialize_entry(self.span(&entry.key), &recorded)?;
+            map.serialize_entry(self.span(&entry.key), &self.recorded(entry))?;
         }
         map.end()
     }
 
     /// Every receipt, by key, as a snapshot holds them.
     pub(crate) fn to_map(&self) -> BTreeMap<String, Recorded> {
-        self.entries
-            .iter()
-            .map(|entry| {
-                let found = Found { receipts: self, entry };
-                let recorded = Recorded {
-                    action_id: found.action_id().to_owned(),
-                    text: found.text().map(str::to_owned),
-                    receipt: found.receipt(),
-                };
-                (self.span(&entry.key).to_owned(), recorded)
-            })
-            .collect()
-    }
-}
-
-/// Writes what a receipt reports for a lent event over `slot` (reusing its strings' room): the
-/// same as [`Reported::of_event`] gives.
-pub(crate) fn report_into(slot: &mut Reported, event: &Event<'_>) {
-    slot.kind.clear();
-    slot.kind.push_str(event.name());
-    match event {
-        Event::Said { speaker, speech } => {
-            put(&mut slot.speaker, *speaker);
-            let text = slot.text.get_or_insert_with(String::new);
-            text.clear();
-            plain_text_into(speech, text);
-        }
-        Event::Continued { speech } => {
-            slot.speaker = None;
-            let text = slot.text.get_or_insert_with(String::new);
-            text.clear();
-            plain_text_into(speech, text);
-        }
-        Event::Ended => {
-            slot.speaker = None;
-            slot.text = None;
-        }
-        _ => {
-            let reported = Reported::of_event(event);
-            slot.speaker = reported.speaker;
-            slot.text = reported.text;
-        }
+        self.entries.iter().map(|entry| (self.span(&entry.key).to_owned(), self.recorded(entry))).collect()
     }
 }
 
