@@ -219,8 +219,20 @@ impl<'p> Engine for RunnerEngine<'p> {
     }
 
     fn state_mark(&self) -> Option<StateMark> {
-        let (situation, node, segment) = situation_parts(&self.state.situation);
-        let name = SITUATIONS.iter().position(|s| *s == situation)? as u64;
+        let (name, node, segment) = match &self.state.situation {
+            Situation::NotStarted => (0, None, None),
+            Situation::AtNode(node) => (1, Some(*node), None),
+            Situation::AwaitingDone { node, resume, .. } => match resume {
+                Resume::From(s) => (2, Some(*node), Some(*s)),
+                Resume::FromNodeEnd => (2, Some(*node), None),
+            },
+            Situation::AwaitingSupply { node, moment, .. } => match moment {
+                Moment::ToPlay(s) => (3, Some(*node), Some(*s)),
+                Moment::ToLeave => (3, Some(*node), None),
+            },
+            Situation::AwaitingChoice { node, .. } => (4, Some(*node), None),
+            Situation::AtEnd => (5, None, None),
+        };
         // The segment shares a word with the name and two flags; one too large to fit is
         // written at once instead (never so in a real playbook).
         let segment_word = match segment {

@@ -25,6 +25,7 @@
 
 mod actions;
 mod any;
+mod chunked;
 mod pending;
 mod receipts;
 mod trace;
@@ -42,7 +43,7 @@ pub use receipts::{Applied, ReportedRef};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
-use receipts::Receipts;
+use receipts::{Identity, Receipts};
 use trace::{Render, StateAt, Trace};
 
 /// The version of a session snapshot's shape.
@@ -303,7 +304,7 @@ impl<E: Engine> Session<E> {
 
     /// Whether a receipt is recorded under the idempotency key `key`.
     pub fn has_key(&self, key: &str) -> bool {
-        self.receipts.find(key).is_some()
+        self.receipts.find(self.receipts.hash(key), key).is_some()
     }
 
     /// How many receipts are recorded (they are never forgotten, so this only grows).
@@ -375,7 +376,8 @@ impl<E: Engine> Session<E> {
     /// [`Applied::to_receipt`], or read its outcome and events where they are kept. The same
     /// key applied again lends the same record.
     pub fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_> {
-        if let Some(index) = self.receipts.find(key) {
+        let hash = self.receipts.hash(key);
+        if let Some(index) = self.receipts.find(hash, key) {
             let recorded = Applied::recorded(&self.receipts, index);
             if recorded.action_id() == Some(action_id) && recorded.text().is_none() {
                 return Applied::recorded(&self.receipts, index);
@@ -395,7 +397,8 @@ impl<E: Engine> Session<E> {
             Err(reason) => Settled::Rejected(reason),
             Ok(act) => self.execute(act),
         };
-        match self.settle(key, action_id, None, settled) {
+        let id = Identity { key, hash, action_id, text: None };
+        match self.settle(id, settled) {
             Some(index) => {
                 self.trace.applied(now, call, index, state_id);
                 Applied::recorded(&self.receipts, index)
@@ -415,7 +418,8 @@ impl<E: Engine> Session<E> {
     /// request is answered, the answers are supplied to the engine.
     pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
         let action_id = format!("answer:{question_id}");
-        if let Some(index) = self.receipts.find(key) {
+        let hash = self.receipts.hash(key);
+        if let Some(index) = self.receipts.find(hash, key) {
             let recorded = Applied::recorded(&self.receipts, index);
             return if recorded.action_id() == Some(action_id.as_str()) && recorded.text() == Some(text) {
                 recorded.to_receipt()
@@ -434,7 +438,8 @@ impl<E: Engine> Session<E> {
             Err(reason) => Settled::Rejected(reason),
             Ok(act) => self.execute(act),
         };
-        let (applied, settling) = match self.settle(key, &action_id, Some(text), settled) {
+        let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
+        let (applied, settling) = match self.settle(id, settled) {
             Some(index) => {
                 let applied = Applied::recorded(&self.receipts, index);
                 let settling = match (applied.outcome(), applied.error()) {
@@ -471,22 +476,23 @@ impl<E: Engine> Session<E> {
 
     /// Records a receipt that was not rejected under its key (its events are those reported
     /// since the action began); its index. A rejected one leaves its reason in `rejected`.
-    fn settle(&mut self, key: &str, action_id: &str, text: Option<&str>, settled: Settled) -> Option<usize> {
+    fn settle(&mut self, id: Identity<'_>, settled: Settled) -> Option<usize> {
         match settled {
             Settled::Rejected(reason) => {
                 self.receipts.discard();
                 self.rejected = reason;
                 None
             }
-            Settled::Failed(error) => Some(self.receipts.failed(key, action_id, text, &error)),
-            Settled::Executed(outcome) => Some(self.receipts.executed(key, action_id, text, outcome)),
+            Settled::Failed(error) => Some(self.receipts.failed(id, &error)),
+            Settled::Executed(outcome) => Some(self.receipts.executed(id, outcome)),
         }
     }
 
     /// Gives the engine one move, journals it and settles what the session waits on. What the
     /// engine reported is written down as the receipt's events (and, when asked, kept in
     /// `owned`); what else the events said.
-    fn take(&mut self, step: Move, mut owned: Option<&mut Vec<OwnedEvent>>) -> Heard {
+    /// The first refusal the move met, spelled `reason: explanation`.
+    fn take(&mut self, step: Move, mut owned: Option<&mut Vec<OwnedEvent>>) -> Option<String> {
         let mut heard = Heard::default();
         let receipts = &mut self.receipts;
         self.engine.take_lent(step.command(), &mut |event: &Event<'_>| {
@@ -516,17 +522,21 @@ impl<E: Engine> Session<E> {
             *failed = Some(explanation.clone());
         }
         self.journal.push(step);
-        heard
+        heard.first_refusal
     }
 
-    /// Restores the initial snapshot and replays `journal`; what the last move heard, its
-    /// events written down as the receipt's (and, when asked, kept in `owned`).
-    fn replay(&mut self, journal: Vec<Move>, mut owned: Option<&mut Vec<OwnedEvent>>) -> Result<Heard, EngineError> {
+    /// Restores the initial snapshot and replays `journal`; the first refusal the last move met,
+    /// its events written down as the receipt's (and, when asked, kept in `owned`).
+    fn replay(
+        &mut self,
+        journal: Vec<Move>,
+        mut owned: Option<&mut Vec<OwnedEvent>>,
+    ) -> Result<Option<String>, EngineError> {
         let initial = self.initial.clone();
         self.engine.restore(&initial)?;
         self.journal.clear();
         self.pending = Pending::Start;
-        let mut last = Heard::default();
+        let mut last = None;
         for step in journal {
             if let Some(owned) = owned.as_deref_mut() {
                 owned.clear();
@@ -550,9 +560,8 @@ impl<E: Engine> Session<E> {
             Act::Begin(step) => {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
-                let heard = self.take(step, kept.as_mut());
-                if let Some(reason) = heard.first_refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped))
-                {
+                let refusal = self.take(step, kept.as_mut());
+                if let Some(reason) = refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped)) {
                     self.journal.pop();
                     self.pending = previous;
                     self.kept = kept.map(|mut k| {
@@ -561,17 +570,17 @@ impl<E: Engine> Session<E> {
                     });
                     return Settled::Rejected(reason);
                 }
-                Ok(heard)
+                Ok(refusal)
             }
             Act::Retry => {
                 if let Pending::Perform { failed, .. } = &mut self.pending {
                     *failed = None;
                 }
-                Ok(Heard::default())
+                Ok(None)
             }
             Act::Give(asked) => {
                 self.pending = Pending::Resolve { asked };
-                Ok(Heard::default())
+                Ok(None)
             }
             Act::Undo(keep) => {
                 let journal = self.journal[..keep].to_vec();
@@ -582,7 +591,7 @@ impl<E: Engine> Session<E> {
         self.kept = kept;
         match heard {
             Err(error) => Settled::Failed(error.to_string()),
-            Ok(Heard { first_refusal: Some(error), .. }) if !matches!(self.pending, Pending::Stopped) => {
+            Ok(Some(error)) if !matches!(self.pending, Pending::Stopped) => {
                 Settled::Failed(error)
             }
             Ok(_) => Settled::Executed(actions::outcome(&self.pending)),

@@ -14,6 +14,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashTable;
 use stagehand_protocol::{Event, Outcome, Receipt, Reported};
 
+use super::chunked::Chunked;
 use super::Recorded;
 
 /// A range of the log's text.
@@ -60,12 +61,26 @@ pub(crate) struct Entry {
 #[derive(Debug, Clone)]
 pub(crate) struct Receipts {
     text: String,
-    words: Vec<Word>,
-    entries: Vec<Entry>,
-    index: HashTable<usize>,
+    words: Chunked<Word>,
+    entries: Chunked<Entry>,
+    /// Each receipt's index by its key's hash (kept beside it, so growing the table hashes no
+    /// key again).
+    index: HashTable<(u64, usize)>,
     hasher: FixedState,
     /// Where the events of the action under way begin (in `words`, and in `text`).
     open: (usize, usize),
+    /// The last speaker's name in the text (a run of lines by one speaker writes it once).
+    speaker: Option<Span>,
+}
+
+/// What a receipt is recorded under: its key (and the key's [`Receipts::hash`]), its action id
+/// and, for an `input`, its text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Identity<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) hash: u64,
+    pub(crate) action_id: &'a str,
+    pub(crate) text: Option<&'a str>,
 }
 
 /// One event of a receipt, borrowed from where the session keeps it: a [`Reported`] without its
@@ -109,7 +124,10 @@ enum What<'s> {
 
 impl<'s> Applied<'s> {
     pub(crate) fn recorded(receipts: &'s Receipts, index: usize) -> Self {
-        Applied { receipts, what: What::Recorded(&receipts.entries[index]) }
+        match receipts.entries.get(index) {
+            Some(entry) => Applied { receipts, what: What::Recorded(entry) },
+            None => Applied { receipts, what: What::Rejected("no receipt is recorded there") },
+        }
     }
 
     pub(crate) fn rejected(receipts: &'s Receipts, reason: &'s str) -> Self {
@@ -149,10 +167,10 @@ impl<'s> Applied<'s> {
     pub fn events(&self) -> impl ExactSizeIterator<Item = ReportedRef<'s>> + 's {
         let receipts = self.receipts;
         let words = match self.what {
-            What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => &receipts.words[events.clone()],
-            _ => &[],
+            What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => events.clone(),
+            _ => 0..0,
         };
-        words.iter().map(move |word| receipts.reported(word))
+        receipts.words.range(words).map(move |word| receipts.reported(word))
     }
 
     /// The receipt, rendered.
@@ -177,9 +195,9 @@ impl<'s> Applied<'s> {
             }
             What::Recorded(Entry { settled: Settled::Executed { outcome, events }, .. }) => {
                 let reported = executed(receipt, *outcome);
-                let words = &self.receipts.words[events.clone()];
+                let words = self.receipts.words.range(events.clone());
                 reported.truncate(words.len());
-                for (i, word) in words.iter().enumerate() {
+                for (i, word) in words.enumerate() {
                     let event = self.receipts.reported(word);
                     match reported.get_mut(i) {
                         Some(slot) => overwrite(slot, event.kind, event.speaker, event.text),
@@ -258,11 +276,12 @@ impl Receipts {
         let seed = FixedState::with_seed(0x5eed).hash_one(session_id);
         Receipts {
             text: String::new(),
-            words: Vec::new(),
-            entries: Vec::new(),
+            words: Chunked::default(),
+            entries: Chunked::default(),
             index: HashTable::new(),
             hasher: FixedState::with_seed(seed),
             open: (0, 0),
+            speaker: None,
         }
     }
 
@@ -303,10 +322,15 @@ impl Receipts {
         self.entries.len()
     }
 
-    /// The index of the receipt recorded under `key`.
-    pub(crate) fn find(&self, key: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(key);
-        self.index.find(hash, |&i| self.span(&self.entries[i].key) == key).copied()
+    /// The hash of `key`, for [`find`](Self::find) and recording.
+    pub(crate) fn hash(&self, key: &str) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The index of the receipt recorded under `key`, whose [`hash`](Self::hash) is `hash`.
+    pub(crate) fn find(&self, hash: u64, key: &str) -> Option<usize> {
+        let entries = &self.entries;
+        self.index.find(hash, |&(_, i)| entries.get(i).is_some_and(|e| self.span(&e.key) == key)).map(|&(_, i)| i)
     }
 
     /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
@@ -319,6 +343,9 @@ impl Receipts {
     pub(crate) fn discard(&mut self) {
         self.words.truncate(self.open.0);
         self.text.truncate(self.open.1);
+        if self.speaker.as_ref().is_some_and(|s| s.end > self.open.1) {
+            self.speaker = None;
+        }
     }
 
     /// Writes down what a receipt reports for a lent event: the same as [`Reported::of_event`]
@@ -349,37 +376,39 @@ impl Receipts {
     /// A speaker's name in the log: the last word's own span when it is the same speaker (a
     /// run of lines by one speaker writes the name once).
     fn speaker(&mut self, speaker: &str) -> Span {
-        if let Some(span) = self.words.last().and_then(|w| w.speaker.clone()) {
-            if self.text[span.clone()] == *speaker {
-                return span;
+        if let Some(span) = &self.speaker {
+            if self.text.as_bytes().get(span.clone()) == Some(speaker.as_bytes()) {
+                return span.clone();
             }
         }
-        self.push(speaker)
+        let span = self.push(speaker);
+        self.speaker = Some(span.clone());
+        span
     }
 
     /// Records an executed receipt under a key not recorded yet: the events reported since
     /// [`open`](Self::open). Its index.
-    pub(crate) fn executed(&mut self, key: &str, action_id: &str, text: Option<&str>, outcome: Outcome) -> usize {
+    pub(crate) fn executed(&mut self, id: Identity<'_>, outcome: Outcome) -> usize {
         let settled = Settled::Executed { outcome, events: self.open.0..self.words.len() };
-        self.insert(key, action_id, text, settled)
+        self.insert(id, settled)
     }
 
     /// Records a failed receipt under a key not recorded yet (the events reported since
     /// [`open`](Self::open) are forgotten). Its index.
-    pub(crate) fn failed(&mut self, key: &str, action_id: &str, text: Option<&str>, error: &str) -> usize {
+    pub(crate) fn failed(&mut self, id: Identity<'_>, error: &str) -> usize {
         self.discard();
         let error = self.push(error);
-        self.insert(key, action_id, text, Settled::Failed { error })
+        self.insert(id, Settled::Failed { error })
     }
 
     /// Records a receipt as a snapshot holds it.
     pub(crate) fn record(&mut self, key: &str, recorded: &Recorded) {
-        let text = recorded.text.as_deref();
+        let id = Identity { key, hash: self.hash(key), action_id: &recorded.action_id, text: recorded.text.as_deref() };
         self.open();
         match &recorded.receipt {
             Receipt::Rejected { .. } => {}
             Receipt::Failed { error } => {
-                self.failed(key, &recorded.action_id, text, error);
+                self.failed(id, error);
             }
             Receipt::Executed { outcome, events } => {
                 for reported in events {
@@ -388,36 +417,39 @@ impl Receipts {
                     let kind = self.push_name(&reported.kind);
                     self.words.push(Word { kind, speaker, text });
                 }
-                self.executed(key, &recorded.action_id, text, *outcome);
+                self.executed(id, *outcome);
             }
         }
     }
 
-    fn insert(&mut self, key: &str, action_id: &str, text: Option<&str>, settled: Settled) -> usize {
-        let key_span = self.push(key);
-        let action = self.push_name(action_id);
-        let text = text.map(|t| self.push(t));
+    fn insert(&mut self, id: Identity<'_>, settled: Settled) -> usize {
+        let key = self.push(id.key);
+        let action = self.push_name(id.action_id);
+        let text = id.text.map(|t| self.push(t));
         let index = self.entries.len();
-        self.entries.push(Entry { key: key_span, action, text, settled });
-        let hash = self.hasher.hash_one(key);
-        let (entries, text_log, hasher) = (&self.entries, &self.text, &self.hasher);
-        self.index.insert_unique(hash, index, |&i| hasher.hash_one(&text_log[entries[i].key.clone()]));
+        self.entries.push(Entry { key, action, text, settled });
+        self.index.insert_unique(id.hash, (id.hash, index), |&(hash, _)| hash);
         self.open();
         index
     }
 
     /// The key, the action id and the text (for `input`) of receipt `index`.
     pub(crate) fn identity(&self, index: usize) -> (&str, &str, Option<&str>) {
-        let entry = &self.entries[index];
-        (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t)))
+        match self.entries.get(index) {
+            Some(entry) => {
+                (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t)))
+            }
+            None => ("", "", None),
+        }
     }
 
     /// How receipt `index` settled, as a trace's finish reports it: its outcome when it
     /// executed, else its error.
     pub(crate) fn settled(&self, index: usize) -> Result<Outcome, &str> {
-        match &self.entries[index].settled {
-            Settled::Executed { outcome, .. } => Ok(*outcome),
-            Settled::Failed { error } => Err(self.span(error)),
+        match self.entries.get(index).map(|e| &e.settled) {
+            Some(Settled::Executed { outcome, .. }) => Ok(*outcome),
+            Some(Settled::Failed { error }) => Err(self.span(error)),
+            None => Err("no receipt is recorded there"),
         }
     }
 
