@@ -294,12 +294,24 @@ impl<E: Engine> Session<E> {
     /// The engine's events of the last executed action (empty unless
     /// [`keep_events`](Self::keep_events) was called, or after a rejected action).
     pub fn take_events(&mut self) -> Vec<OwnedEvent> {
-        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
+        let mut events = self.kept.as_mut().map(std::mem::take).unwrap_or_default();
+        // A host that keeps them (the player's history) keeps no room they do not fill.
+        events.shrink_to_fit();
+        events
     }
 
     /// What the engine logged since the last call ([`Engine::take_log`]).
     pub fn take_log(&mut self) -> Vec<String> {
         self.engine.take_log()
+    }
+
+    /// Keeps every receipt for the session's life (`true`, the contract's default), or, for a
+    /// host that never applies a key twice, only the last one (decision H39): memory then stays
+    /// flat however long the run. Without them a replayed key executes again, and a snapshot
+    /// holds the last receipt only. The terminal player, whose keys are fresh and never leave
+    /// the process, keeps none.
+    pub fn retain_receipts(&mut self, retain: bool) {
+        self.receipts.set_retain(retain);
     }
 
     /// Whether a receipt is recorded under the idempotency key `key`.
@@ -399,8 +411,19 @@ impl<E: Engine> Session<E> {
         };
         let id = Identity { key, hash, action_id, text: None };
         match self.settle(id, settled) {
-            Some(index) => {
+            Some(index) if self.receipts.retains() => {
                 self.trace.applied(now, call, index, state_id);
+                Applied::recorded(&self.receipts, index)
+            }
+            Some(index) => {
+                // The receipt will be forgotten at the next action: the records keep their words.
+                self.trace.apply(now, call, action_id, key, state_id);
+                let applied = Applied::recorded(&self.receipts, index);
+                let settling = match (applied.outcome(), applied.error()) {
+                    (Some(outcome), _) => trace::Settling::Executed(outcome),
+                    (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
+                };
+                self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, settling);
                 Applied::recorded(&self.receipts, index)
             }
             None => {
@@ -549,7 +572,7 @@ impl<E: Engine> Session<E> {
 
     /// Carries out an action, its events written down since the receipts were opened.
     fn execute(&mut self, act: Act) -> Settled {
-        self.receipts.open();
+        self.receipts.begin();
         // The engine's own events are kept only for a host that asked (H44).
         let mut kept = self.kept.take();
         if let Some(kept) = &mut kept {

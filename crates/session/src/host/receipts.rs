@@ -71,6 +71,8 @@ pub(crate) struct Receipts {
     open: (usize, usize),
     /// The last speaker's name in the text (a run of lines by one speaker writes it once).
     speaker: Option<Span>,
+    /// Whether every receipt is kept (the contract's default), or only the last (H39).
+    retain: bool,
 }
 
 /// What a receipt is recorded under: its key (and the key's [`Receipts::hash`]), its action id
@@ -282,6 +284,7 @@ impl Receipts {
             hasher: FixedState::with_seed(seed),
             open: (0, 0),
             speaker: None,
+            retain: true,
         }
     }
 
@@ -337,6 +340,29 @@ impl Receipts {
     /// next receipt's, until [`discard`](Self::discard).
     pub(crate) fn open(&mut self) {
         self.open = (self.words.len(), self.text.len());
+    }
+
+    /// Keeps every receipt from now on (`true`, the default), or only the last one (H39).
+    pub(crate) fn set_retain(&mut self, retain: bool) {
+        self.retain = retain;
+    }
+
+    /// Whether every receipt is kept.
+    pub(crate) fn retains(&self) -> bool {
+        self.retain
+    }
+
+    /// Begins an action: [`open`](Self::open), having forgotten every receipt first unless
+    /// they are all kept.
+    pub(crate) fn begin(&mut self) {
+        if !self.retain {
+            self.text.clear();
+            self.words.truncate(0);
+            self.entries.truncate(0);
+            self.index.clear();
+            self.speaker = None;
+        }
+        self.open();
     }
 
     /// Forgets the events reported since [`open`](Self::open).
