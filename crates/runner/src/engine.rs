@@ -313,7 +313,8 @@ impl<'p> Engine for RunnerEngine<'p> {
 
 /// The situations' names, as state ids and snapshots spell them; a [`StateMark`] holds a
 /// name's position here.
-const SITUATIONS: [&str; 6] = ["not-started", "at-node", "awaiting-done", "awaiting-supply", "awaiting-choice", "at-end"];
+const SITUATIONS: [&str; 6] =
+    ["not-started", "at-node", "awaiting-done", "awaiting-supply", "awaiting-choice", "at-end"];
 
 /// Writes a state id: the situation's name, then `:NODE` and `#SEGMENT` where it has them.
 fn write_parts(situation: &str, node: Option<usize>, segment: Option<usize>, out: &mut String) {

@@ -60,7 +60,8 @@ fn main() {
         let (mut state, mut events) = (PlayState::new(), Vec::new());
         for _ in 0..turns {
             events.clear();
-            let command = if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
+            let command =
+                if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
             state = step_into(context, &state, command, &mut events);
         }
         println!("{turns} steps, {} events in the last", black_box(events.len()));

@@ -323,13 +323,9 @@ impl<'s, E: Engine> Look<'s, E> {
         };
         view.unavailable.clear();
         if let Pending::Menu { options } = pending {
-            view.unavailable.extend(options.iter().enumerate().filter(|(_, o)| !o.available).map(
-                |(position, o)| UnavailableOption {
-                    position,
-                    label: o.label.clone(),
-                    why: "its condition does not hold".to_owned(),
-                },
-            ));
+            view.unavailable.extend(options.iter().enumerate().filter(|(_, o)| !o.available).map(|(position, o)| {
+                UnavailableOption { position, label: o.label.clone(), why: "its condition does not hold".to_owned() }
+            }));
         }
         view.description.clear();
         self.write_description(&mut view.description);

@@ -471,9 +471,7 @@ impl<E: Engine> Session<E> {
                 };
                 (applied, settling)
             }
-            None => {
-                (Applied::rejected(&self.receipts, &self.rejected), trace::Settling::Rejected(&self.rejected))
-            }
+            None => (Applied::rejected(&self.receipts, &self.rejected), trace::Settling::Rejected(&self.rejected)),
         };
         let receipt = applied.to_receipt();
         self.trace.finished(now, TraceType::InputSettled, call, question_id, key, settling);
@@ -614,9 +612,7 @@ impl<E: Engine> Session<E> {
         self.kept = kept;
         match heard {
             Err(error) => Settled::Failed(error.to_string()),
-            Ok(Some(error)) if !matches!(self.pending, Pending::Stopped) => {
-                Settled::Failed(error)
-            }
+            Ok(Some(error)) if !matches!(self.pending, Pending::Stopped) => Settled::Failed(error),
             Ok(_) => Settled::Executed(actions::outcome(&self.pending)),
         }
     }

@@ -29,8 +29,20 @@ enum Name {
 
 /// Action ids and event kinds kept as static strings (any other is written into the log).
 const KNOWN: [&str; 14] = [
-    "next", "done", "failed", "retry", "undo", "restart", "start", "said", "continued", "ended", "refused", "perform",
-    "resolve", "offer",
+    "next",
+    "done",
+    "failed",
+    "retry",
+    "undo",
+    "restart",
+    "start",
+    "said",
+    "continued",
+    "ended",
+    "refused",
+    "perform",
+    "resolve",
+    "offer",
 ];
 
 /// One recorded event.
@@ -462,9 +474,7 @@ impl Receipts {
     /// The key, the action id and the text (for `input`) of receipt `index`.
     pub(crate) fn identity(&self, index: usize) -> (&str, &str, Option<&str>) {
         match self.entries.get(index) {
-            Some(entry) => {
-                (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t)))
-            }
+            Some(entry) => (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t))),
             None => ("", "", None),
         }
     }

@@ -320,7 +320,15 @@ impl Trace {
     }
 
     /// `apply.finished` or `input.settled` of boundary `call`, as it settled.
-    pub(crate) fn finished(&mut self, now: u64, kind: TraceType, call: u64, id: &str, key: &str, settled: Settling<'_>) {
+    pub(crate) fn finished(
+        &mut self,
+        now: u64,
+        kind: TraceType,
+        call: u64,
+        id: &str,
+        key: &str,
+        settled: Settling<'_>,
+    ) {
         let (id, key) = (self.put(id), self.put(key));
         let settled = match settled {
             Settling::Rejected(reason) => Settled::Rejected(self.put(reason)),
@@ -354,22 +362,23 @@ impl Trace {
             }
             StateAt::Text(span) => Some(span.clone()),
         };
-        let record = |sequence: u64, kind: TraceType, payload: PayloadJson<'_>, each: &mut dyn FnMut(&RecordJson<'_>)| {
-            let call_id = match kind {
-                TraceType::ApplyStarted | TraceType::ApplyFinished => Some(CallId("apply", entry.call)),
-                TraceType::InputReceived | TraceType::InputSettled => Some(CallId("input", entry.call)),
-                _ => None,
+        let record =
+            |sequence: u64, kind: TraceType, payload: PayloadJson<'_>, each: &mut dyn FnMut(&RecordJson<'_>)| {
+                let call_id = match kind {
+                    TraceType::ApplyStarted | TraceType::ApplyFinished => Some(CallId("apply", entry.call)),
+                    TraceType::InputReceived | TraceType::InputSettled => Some(CallId("input", entry.call)),
+                    _ => None,
+                };
+                each(&RecordJson {
+                    schema_version: TRACE_SCHEMA_VERSION,
+                    session_id: session,
+                    sequence,
+                    timestamp: entry.timestamp,
+                    kind: kind.as_str(),
+                    call_id,
+                    payload,
+                });
             };
-            each(&RecordJson {
-                schema_version: TRACE_SCHEMA_VERSION,
-                session_id: session,
-                sequence,
-                timestamp: entry.timestamp,
-                kind: kind.as_str(),
-                call_id,
-                payload,
-            });
-        };
         let payload = match &entry.payload {
             Payload::Started { state_id, description } => {
                 PayloadJson::Started { state_id: s(state_id), description: s(description) }
