@@ -124,6 +124,8 @@ pub(crate) struct Trace {
     text: String,
     /// How many records the entries make.
     waiting: usize,
+    /// Room for a state id written from a mark while records are taken (kept between takes).
+    scratch: String,
 }
 
 /// What a trace needs from the session to write its records: the receipts an apply's records
@@ -443,7 +445,7 @@ impl Trace {
     /// Takes the records not yet taken, as [`TraceRecord`]s.
     pub(crate) fn take(&mut self, session: &str, render: &Render<'_>) -> Vec<TraceRecord> {
         let mut records = Vec::with_capacity(self.waiting);
-        let mut scratch = String::new();
+        let mut scratch = std::mem::take(&mut self.scratch);
         for entry in &self.entries {
             self.each_record(session, render, entry, &mut scratch, &mut |json| {
                 records.push(TraceRecord {
@@ -457,6 +459,7 @@ impl Trace {
                 })
             });
         }
+        self.scratch = scratch;
         self.clear();
         records
     }
@@ -464,13 +467,14 @@ impl Trace {
     /// Takes the records not yet taken, written to `out` as JSON lines (each ends in a newline),
     /// byte for byte what [`TraceRecord::to_json_line`] writes.
     pub(crate) fn take_lines(&mut self, session: &str, render: &Render<'_>, out: &mut Vec<u8>) {
-        let mut scratch = String::new();
+        let mut scratch = std::mem::take(&mut self.scratch);
         for entry in &self.entries {
             self.each_record(session, render, entry, &mut scratch, &mut |json| {
                 serde_json::to_writer(&mut *out, json).expect("a record is plain JSON");
                 out.push(b'\n');
             });
         }
+        self.scratch = scratch;
         self.clear();
     }
 
