@@ -28,68 +28,22 @@ mod any;
 mod chunked;
 mod pending;
 mod receipts;
+mod snapshot;
 mod trace;
 
-use std::collections::BTreeMap;
-
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, Receipt, Reported, View, Waiting};
 
 pub use actions::{ActionId, Actions, Look};
 pub use any::{snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
 pub use receipts::{Applied, ReportedRef};
+pub use snapshot::{Recorded, SessionSnapshot, SESSION_SNAPSHOT_VERSION};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
 use receipts::{Identity, Receipts};
+use snapshot::{ReceiptsJson, SnapshotJson};
 use trace::{Render, StateAt, Trace};
-
-/// The version of a session snapshot's shape.
-pub const SESSION_SNAPSHOT_VERSION: u32 = 1;
-
-/// A receipt recorded under its idempotency key, with what it was for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Recorded {
-    /// The action id (for `input`, `answer:QUESTION_ID`).
-    pub action_id: String,
-    /// The text an `input` carried.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// The receipt returned.
-    pub receipt: Receipt,
-}
-
-/// A session as plain data: restore it with [`Session::restore`] on a fresh engine of the same
-/// document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[serde(bound(serialize = "S: Serialize", deserialize = "S: DeserializeOwned"))]
-pub struct SessionSnapshot<S> {
-    /// [`SESSION_SNAPSHOT_VERSION`].
-    pub schema_version: u32,
-    /// The session's id.
-    pub session_id: String,
-    /// The document's fingerprint.
-    pub fingerprint: String,
-    /// The engine now.
-    pub engine: S,
-    /// The engine before it started: what undo and restart replay from.
-    pub initial: S,
-    /// Every command since the last restart, the opening `start` first.
-    pub journal: Vec<Move>,
-    /// What the session waits on.
-    pub pending: Pending,
-    /// The receipts, by idempotency key.
-    pub receipts: BTreeMap<String, Recorded>,
-    /// The trace's counters.
-    pub sequences: Sequences,
-    /// Whether the session was disposed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub disposed: bool,
-}
 
 /// Why a session could not be made or restored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -627,30 +581,4 @@ enum Settled {
 
 fn reused(key: &str, action_id: &str) -> String {
     format!("the idempotency key {key:?} was already used for {action_id}")
-}
-
-/// A session snapshot, borrowed from the session: [`SessionSnapshot`]'s spelling.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SnapshotJson<'a, S: Serialize> {
-    schema_version: u32,
-    session_id: &'a str,
-    fingerprint: &'a str,
-    engine: &'a S,
-    initial: &'a S,
-    journal: &'a [Move],
-    pending: &'a Pending,
-    receipts: ReceiptsJson<'a>,
-    sequences: Sequences,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    disposed: bool,
-}
-
-/// The receipts as a snapshot spells them: an object by key, in key order.
-struct ReceiptsJson<'a>(&'a Receipts);
-
-impl Serialize for ReceiptsJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize_by_key(serializer)
-    }
 }
