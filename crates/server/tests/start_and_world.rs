@@ -108,6 +108,15 @@ async fn an_agent_machine_uploads_by_content_or_by_name() {
     assert_eq!(ids[0], ids[1], "the same machine, the same id");
     let listed = local.call(Method::GET, "/v1/documents", None, None, "").await.json();
     assert_eq!(listed["documents"][0]["kind"], "machine", "{listed}");
+    // This server binds no ports: neither a fresh session nor a loaded one is made (S21).
+    for asked in [json!({"documentId": ids[0]}), json!({"documentId": ids[0], "snapshot": {}})] {
+        let refused = local.create(asked).await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
+        assert_eq!(refused.problem(), "urn:stagehand:problem:ports-unbound", "{}", refused.body);
+        assert!(refused.json()["unbound"].as_array().unwrap().iter().any(|f| f == "--player writer=…"));
+    }
+    let metrics = local.call(Method::GET, "/metrics", None, None, "").await;
+    assert!(metrics.body.contains("stagehand_sessions 0"), "no session was made: {}", metrics.body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
