@@ -118,7 +118,15 @@ async fn compute(state: &AppState, row: &SessionRow, key: &str, request: &Reques
         .document(&row.fingerprint)
         .await?
         .ok_or_else(|| Problem::internal(format!("the session's document {} is not stored", row.fingerprint)))?;
-    compute_on(&document, row, key, request, now_ms())
+    // An agent machine's request makes port calls: computed on the blocking pool (S22).
+    match crate::agents::ports(&state.lineup, &document) {
+        None => compute_on(&document, row, key, request, None, now_ms()),
+        Some(ports) => {
+            let (row, key, request) = (row.clone(), key.to_owned(), request.clone());
+            crate::agents::blocking(state, move || compute_on(&document, &row, &key, &request, Some(&ports), now_ms()))
+                .await
+        }
+    }
 }
 
 /// Restores the session from its row, runs the request and takes what it made. Synchronous: a
@@ -128,6 +136,7 @@ fn compute_on(
     row: &SessionRow,
     key: &str,
     request: &Request,
+    ports: Option<&stagehand_worlds::ports::Bindings>,
     now: u64,
 ) -> Result<Computed, Problem> {
     let snapshot: Value = serde_json::from_str(&row.snapshot).map_err(Problem::internal)?;
@@ -143,7 +152,7 @@ fn compute_on(
         }
     };
     let settled = match receipt {
-        Receipt::Executed { .. } => crate::world::settle(&mut *session, row.world.as_deref(), now)?,
+        Receipt::Executed { .. } => crate::world::settle_with(&mut *session, row.world.as_deref(), ports, now)?,
         _ => crate::world::Settled::default(),
     };
     let view = session.describe();

@@ -1,7 +1,7 @@
 //! The server's one door to documents and sessions: `stagehand_documents::Document` opens bytes of
 //! any kind, and its sessions are held as `AnySession`s (host contract H14, H15). Nothing here
 //! branches on the engine; the kind's wire name is the documents crate's
-//! (`Kind::wire_name`).
+//! (`Kind::wire_name`). Every kind is served, agent machines included (decision S19, revised).
 
 use serde_json::{json, Value};
 use stagehand_documents::{kind_of_content, Kind, OpenError, OpenOptions};
@@ -48,9 +48,6 @@ pub struct Opened {
 pub struct Refused {
     /// Why, in words.
     pub detail: String,
-    /// Whether it was refused for its kind (an agent machine, not served yet) rather than for
-    /// what it says.
-    pub unsupported: bool,
     /// The compiler's diagnostics, as JSON objects (file, line, column, code, severity,
     /// message).
     pub diagnostics: Vec<Value>,
@@ -70,22 +67,13 @@ pub fn kind_of_media(media: &str) -> Option<Kind> {
 /// Opens `bytes`: by its file name when it has one (`name`), else as the media type says, else
 /// as its content says (a script when nothing else fits).
 pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Opened, Refused> {
-    if kind_to_open(bytes, name, media) == Kind::Machine {
-        return Err(Refused {
-            detail: "this is an agent machine: agent playbook sessions are not served yet \
-                     (upload a DialogueDown script, a playbook or a ChatMapper export)"
-                .to_owned(),
-            unsupported: true,
-            diagnostics: Vec::new(),
-        });
-    }
     let options = OpenOptions::default();
     let opened = match (name, media.and_then(kind_of_media)) {
         (Some(name), _) => Document::open(name, bytes, &options),
-        (None, Some(kind)) => Document::open_as(kind, default_name(kind), bytes, &options),
+        (None, Some(kind)) => Document::open_as(kind, name_for(kind, bytes), bytes, &options),
         (None, None) => {
             let kind = kind_of_content(bytes);
-            Document::open_as(kind, default_name(kind), bytes, &options)
+            Document::open_as(kind, name_for(kind, bytes), bytes, &options)
         }
     };
     match opened {
@@ -103,12 +91,23 @@ pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Ope
                 OpenError::Compile { diagnostics: found } => diagnostics!(found),
                 OpenError::Unreadable(_) => Vec::new(),
             };
-            Err(Refused { detail: error.to_string(), unsupported: false, diagnostics })
+            Err(Refused { detail: error.to_string(), diagnostics })
         }
     }
 }
 
-/// The name a document without one is opened and stored under.
+/// The name a document without one is opened and stored under: an agent machine's says
+/// whether it is written in JSON or in TOML, which the documents crate reads it by.
+pub fn name_for(kind: Kind, bytes: &[u8]) -> &'static str {
+    let json = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    match kind {
+        Kind::Machine if !json => "document.machine.toml",
+        kind => default_name(kind),
+    }
+}
+
+/// The name a document of `kind` without one is opened and stored under (a machine's, in
+/// JSON).
 pub fn default_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Script => "document.dialogue.md",
@@ -118,34 +117,21 @@ pub fn default_name(kind: Kind) -> &'static str {
     }
 }
 
-/// The kind [`open`] opens `bytes` as: by the file name, the media type, then the content.
-fn kind_to_open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Kind {
-    match (name, media.and_then(kind_of_media)) {
-        (Some(name), _) => stagehand_documents::kind(std::path::Path::new(name), bytes),
-        (None, Some(kind)) => kind,
-        (None, None) => kind_of_content(bytes),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn an_agent_machine_is_refused_for_its_kind_and_nothing_else_is() {
+    fn an_agent_machine_opens_as_a_machine_by_name_media_type_or_content() {
         let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
         let toml = std::fs::read(example.join("agents/write-review-revise.toml")).expect("the example machine");
         for (name, media) in [(None, None), (Some("machine.toml"), None), (None, Some("application/toml"))] {
-            let refused = open(&toml, name, media).expect_err("an agent machine");
-            assert!(refused.unsupported && refused.detail.contains("agent machine"), "{}", refused.detail);
+            let opened = open(&toml, name, media).expect("an agent machine opens");
+            assert_eq!(opened.kind, "machine");
+            assert!(opened.document.machine().is_some());
         }
-        let json = br#"{"id": "m", "initial": "a", "states": []}"#;
-        assert!(open(json, None, None).expect_err("a machine in JSON").unsupported);
         let script = std::fs::read(example.join("club-fair.dialogue.md")).expect("the example script");
-        assert_ne!(kind_to_open(&script, None, None), Kind::Machine);
-        assert!(open(&script, None, None).is_ok());
-        assert_ne!(kind_to_open(b"initial = 1\n[[states]]\n", Some("notes.md"), None), Kind::Machine);
-        let broken = open(b"{\"format\": 1", Some("broken.json"), None).expect_err("not a playbook");
-        assert!(!broken.unsupported);
+        assert_eq!(open(&script, None, None).expect("a script").kind, Kind::Script.wire_name());
+        assert!(open(b"{\"format\": 1", Some("broken.json"), None).is_err(), "not a playbook");
     }
 }

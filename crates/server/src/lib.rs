@@ -7,6 +7,7 @@
 //! - [`app`]: the route table and the router; [`mod@routes`]: the handlers.
 //! - [`mod@serve`]: listening and graceful shutdown; [`host`]: the one door to documents and sessions.
 //! - [`mod@watch`]: `--watch DIR`, the writer's preview's folder.
+//! - [`agents`]: agent playbook sessions, driven with the lineup's ports.
 
 /// Writes a line to standard error, never panicking when it has gone. Tokens and request bodies
 /// never reach it (decision S5).
@@ -19,6 +20,7 @@ macro_rules! note {
     }};
 }
 
+pub mod agents;
 pub mod app;
 pub mod exactly;
 pub mod host;

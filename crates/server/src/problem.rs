@@ -46,13 +46,16 @@ pub enum Kind {
     InvalidWorld,
     /// A session's `start` is not a place its document can start at (422).
     InvalidStart,
-    /// The document is of a kind the server does not serve yet (an agent machine) (422).
+    /// The document is of a kind the server does not serve (422). No longer answered: every
+    /// kind is served since agent machines are (decision S19, revised); kept, never reused.
     UnsupportedDocument,
+    /// An agent machine's session needs a port the server's lineup does not bind (422).
+    PortsUnbound,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::Unauthorized,
         Kind::NotFound,
         Kind::InvalidRequest,
@@ -71,6 +74,7 @@ impl Kind {
         Kind::InvalidWorld,
         Kind::InvalidStart,
         Kind::UnsupportedDocument,
+        Kind::PortsUnbound,
     ];
 
     /// The kind's name, the last part of its `type`.
@@ -94,6 +98,7 @@ impl Kind {
             Kind::InvalidWorld => "invalid-world",
             Kind::InvalidStart => "invalid-start",
             Kind::UnsupportedDocument => "unsupported-document",
+            Kind::PortsUnbound => "ports-unbound",
         }
     }
 
@@ -122,6 +127,7 @@ impl Kind {
             Kind::InvalidWorld => "The world is not one the server takes",
             Kind::InvalidStart => "The session cannot start there",
             Kind::UnsupportedDocument => "The server does not serve this kind of document yet",
+            Kind::PortsUnbound => "The agent machine needs ports the server does not bind",
         }
     }
 
@@ -136,7 +142,8 @@ impl Kind {
             | Kind::SessionFailed
             | Kind::InvalidWorld
             | Kind::InvalidStart
-            | Kind::UnsupportedDocument => StatusCode::UNPROCESSABLE_ENTITY,
+            | Kind::UnsupportedDocument
+            | Kind::PortsUnbound => StatusCode::UNPROCESSABLE_ENTITY,
             Kind::ActionRejected | Kind::Conflict => StatusCode::CONFLICT,
             Kind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Kind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,

@@ -14,7 +14,8 @@
 use serde_json::{json, Map, Value};
 use stagehand_protocol::Reported;
 use stagehand_session::host::{AnySession, Pending};
-use stagehand_worlds::{drive, FactsWorld, Stop};
+use stagehand_worlds::ports::{Bindings, Ported};
+use stagehand_worlds::{drive, FactsWorld, Stop, World};
 
 use crate::problem::{Kind, Problem};
 
@@ -65,10 +66,28 @@ pub struct Settled {
 
 /// Plays `session` on with the stored world until a person must act (nothing without one).
 pub fn settle(session: &mut dyn AnySession, world: Option<&str>, now: u64) -> Result<Settled, Problem> {
-    let Some(stored) = world else { return Ok(Settled::default()) };
-    let mut world =
-        open(stored).map_err(|p| Problem::internal(format!("a stored world no longer reads: {}", p.detail)))?;
-    let driven = drive(session, &mut world, now);
+    settle_with(session, world, None, now)
+}
+
+/// Plays `session` on with the stored world and, for an agent machine, the lineup's ports
+/// answering its port calls (decision S21), until a person must act; nothing with neither.
+/// With ports this makes blocking calls: run it off the async runtime
+/// ([`crate::agents::blocking`]).
+pub fn settle_with(
+    session: &mut dyn AnySession,
+    world: Option<&str>,
+    ports: Option<&Bindings>,
+    now: u64,
+) -> Result<Settled, Problem> {
+    let inner: Box<dyn World> = match (world, ports) {
+        (None, None) => return Ok(Settled::default()),
+        (Some(stored), _) => Box::new(
+            open(stored).map_err(|p| Problem::internal(format!("a stored world no longer reads: {}", p.detail)))?,
+        ),
+        (None, Some(_)) => Box::new(FactsWorld::from_json("{}").map_err(Problem::internal)?),
+    };
+    let mut world = Ported::bind(inner, ports);
+    let driven = drive(session, world.as_mut(), now);
     let error = match driven.stop {
         Stop::Failed(reason) => Some(reason),
         Stop::Person | Stop::Ended => driven.world_error,

@@ -1,7 +1,7 @@
 //! `POST /v1/sessions {documentId, seed?, start?, world?}` (decisions S17, S18): where a session
 //! starts, and a world of facts that answers what the session asks until a person must act, on
-//! creation and after every apply; what is refused, with its problem type. And an agent machine
-//! upload, refused for its kind.
+//! creation and after every apply; what is refused, with its problem type. And agent machines:
+//! uploaded (S19, revised), and a port call past the request timeout commits nothing (S22).
 
 mod support;
 
@@ -95,14 +95,54 @@ async fn a_world_that_is_not_facts_is_refused_with_its_own_problem() {
 }
 
 #[tokio::test]
-async fn an_agent_machine_is_refused_as_not_served_yet() {
+async fn an_agent_machine_uploads_by_content_or_by_name() {
     let local = Local::start(Limits::default()).await;
     let machine = std::fs::read(example("agents/write-review-revise.toml")).unwrap();
+    let mut ids = Vec::new();
     for path in ["/v1/documents", "/v1/documents?name=write-review-revise.toml"] {
-        let refused = local.call(Method::POST, path, None, None, machine.clone()).await;
-        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
-        assert_eq!(refused.problem(), "urn:stagehand:problem:unsupported-document", "{}", refused.body);
+        let uploaded = local.call(Method::POST, path, None, None, machine.clone()).await;
+        assert_eq!(uploaded.status, StatusCode::CREATED, "{}", uploaded.body);
+        assert_eq!(uploaded.json()["kind"], "machine", "{}", uploaded.body);
+        ids.push(uploaded.json()["documentId"].as_str().unwrap().to_owned());
     }
+    assert_eq!(ids[0], ids[1], "the same machine, the same id");
     let listed = local.call(Method::GET, "/v1/documents", None, None, "").await.json();
-    assert_eq!(listed["documents"], json!([]));
+    assert_eq!(listed["documents"][0]["kind"], "machine", "{listed}");
+    // This server binds no ports: neither a fresh session nor a loaded one is made (S21).
+    for asked in [json!({"documentId": ids[0]}), json!({"documentId": ids[0], "snapshot": {}})] {
+        let refused = local.create(asked).await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
+        assert_eq!(refused.problem(), "urn:stagehand:problem:ports-unbound", "{}", refused.body);
+        assert!(refused.json()["unbound"].as_array().unwrap().iter().any(|f| f == "--player writer=…"));
+    }
+    let metrics = local.call(Method::GET, "/metrics", None, None, "").await;
+    assert!(metrics.body.contains("stagehand_sessions 0"), "no session was made: {}", metrics.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_call_that_outlasts_the_request_timeout_commits_nothing() {
+    // The writer sleeps far past the one-second request timeout (decision S22).
+    let script = |name: &str| example(&format!("agents/{name}.sh")).display().to_string();
+    let players = [
+        format!("writer=exec:sleep 5; sh '{}'", script("writer")),
+        format!("reviewer=exec:sh '{}'", script("reviewer")),
+    ];
+    let judge = format!("exec:sh '{}'", script("judge"));
+    let lineup = stagehand_ports::LineupSpec::parse(&players, None, Some(&judge)).unwrap();
+    let limits = Limits { request_timeout: std::time::Duration::from_secs(1), ..Limits::default() };
+    let local = Local::start_with(limits, lineup).await;
+    let document = local.upload("agents/write-review-revise.toml").await;
+    let made = local.create(json!({"documentId": document})).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let made = made.json();
+    let (id, token) = (made["sessionId"].as_str().unwrap(), made["token"].as_str().unwrap());
+    let path = format!("/v1/sessions/{id}/input");
+    let body = json!({"text": "a poem"}).to_string();
+    let late = local.call(Method::POST, &path, Some(token), Some("task"), body).await;
+    assert_eq!(late.status, StatusCode::REQUEST_TIMEOUT, "{}", late.body);
+    assert_eq!(late.problem(), "urn:stagehand:problem:request-timeout");
+    // Nothing was committed: the session still waits for its task at its first version.
+    let shown = local.call(Method::GET, &format!("/v1/sessions/{id}"), Some(token), None, "").await.json();
+    assert_eq!(shown["version"], 1, "{shown}");
+    assert_eq!(shown["view"]["stateId"], "ready", "{shown}");
 }

@@ -45,8 +45,7 @@ pub async fn upload(
         Ok(joined) => joined.map_err(Problem::internal)?,
     };
     let opened = opened.map_err(|refused| {
-        let kind = if refused.unsupported { Kind::UnsupportedDocument } else { Kind::InvalidDocument };
-        Problem::new(kind, refused.detail).with("diagnostics", json!(refused.diagnostics))
+        Problem::new(Kind::InvalidDocument, refused.detail).with("diagnostics", json!(refused.diagnostics))
     })?;
     let now = i64::try_from(now_ms()).unwrap_or(i64::MAX);
     let name = opened.document.name().to_owned();

@@ -21,6 +21,9 @@ pub async fn create(state: Shared, document_id: String, snapshot: Value) -> Resu
         .document(&document_id)
         .await?
         .ok_or_else(|| Problem::new(Kind::NotFound, "no such document; upload it first"))?;
+    // An agent machine's session put back makes port calls on its next turn: the same ports as
+    // a fresh one (S21).
+    crate::agents::refuse_unbound(&document, crate::agents::ports(&state.lineup, &document).as_ref())?;
     let Value::Object(mut snapshot) = snapshot else {
         return Err(refused("it is not a JSON object"));
     };

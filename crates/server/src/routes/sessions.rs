@@ -12,9 +12,12 @@ use serde_json::{json, Value};
 use super::{authorize, idempotency_key, json};
 use crate::app::{now_ms, Shared};
 use crate::exactly::{self, transcript_lines, Request};
+use crate::host::Document;
 use crate::problem::{Kind, Problem};
 use crate::secret::{new_token, random_hex, sha256_hex};
 use crate::store::SessionRow;
+use stagehand_protocol::View;
+use stagehand_worlds::ports::Bindings;
 
 /// The body of `POST /v1/sessions`.
 #[derive(Debug, Deserialize)]
@@ -54,24 +57,18 @@ pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesReject
     let token = new_token();
     let seed = asked.seed.unwrap_or_else(|| u64::from_str_radix(&random_hex(8), 16).unwrap_or(0));
     let now = now_ms();
-    let (view, snapshot, trace, transcript) = {
-        let start = asked.start.as_deref();
-        let mut session =
-            document.start_at(&id, seed, start, now).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
-        if let Some(refused) = start.and_then(|start| crate::world::refused_start(&*session, start)) {
-            return Err(refused);
+    let ports = crate::agents::ports(&state.lineup, &document);
+    crate::agents::refuse_unbound(&document, ports.as_ref())?;
+    let (view, snapshot, trace, transcript) = match ports {
+        None => begin(&document, &id, seed, asked.start.as_deref(), world.as_deref(), None, now)?,
+        // An agent machine's opening may make port calls: on the blocking pool (S22).
+        Some(ports) => {
+            let (id, start, world) = (id.clone(), asked.start.clone(), world.clone());
+            crate::agents::blocking(&state, move || {
+                begin(&document, &id, seed, start.as_deref(), world.as_deref(), Some(&ports), now)
+            })
+            .await?
         }
-        let mut transcript = transcript_lines(&session.take_opening());
-        let settled = crate::world::settle(&mut *session, world.as_deref(), now)?;
-        transcript.extend(transcript_lines(&settled.reported));
-        let trace: Vec<(i64, String)> = session
-            .take_trace()
-            .iter()
-            .map(|record| (i64::try_from(record.sequence).unwrap_or(i64::MAX), record.to_json_line()))
-            .collect();
-        let snapshot =
-            session.snapshot_value().map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?.to_string();
-        (session.describe(), snapshot, trace, transcript)
     };
     let row = SessionRow {
         id: id.clone(),
@@ -85,6 +82,37 @@ pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesReject
     state.metrics.created();
     let body = json!({"sessionId": id, "token": token, "view": view, "version": 1});
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// What a new session's opening made: its view, snapshot, trace lines and transcript lines.
+type Begun = (View, String, Vec<(i64, String)>, Vec<String>);
+
+/// Starts a session of `document` and plays it on with its world (and, for an agent machine,
+/// the lineup's ports) until a person must act. Synchronous: the session borrows its document.
+fn begin(
+    document: &Document,
+    id: &str,
+    seed: u64,
+    start: Option<&str>,
+    world: Option<&str>,
+    ports: Option<&Bindings>,
+    now: u64,
+) -> Result<Begun, Problem> {
+    let mut session =
+        document.start_at(id, seed, start, now).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
+    if let Some(refused) = start.and_then(|start| crate::world::refused_start(&*session, start)) {
+        return Err(refused);
+    }
+    let mut transcript = transcript_lines(&session.take_opening());
+    let settled = crate::world::settle_with(&mut *session, world, ports, now)?;
+    transcript.extend(transcript_lines(&settled.reported));
+    let trace: Vec<(i64, String)> = session
+        .take_trace()
+        .iter()
+        .map(|record| (i64::try_from(record.sequence).unwrap_or(i64::MAX), record.to_json_line()))
+        .collect();
+    let snapshot = session.snapshot_value().map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?.to_string();
+    Ok((session.describe(), snapshot, trace, transcript))
 }
 
 /// The query of `GET /v1/sessions/{id}`.

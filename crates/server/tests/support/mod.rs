@@ -49,10 +49,15 @@ impl Answer {
 impl Local {
     /// A server with `limits` over a fresh SQLite file.
     pub async fn start(limits: Limits) -> Local {
+        Local::start_with(limits, stagehand_ports::LineupSpec::default()).await
+    }
+
+    /// A server with `limits` and an agent `lineup` over a fresh SQLite file.
+    pub async fn start_with(limits: Limits, lineup: stagehand_ports::LineupSpec) -> Local {
         let folder = tempfile::tempdir().expect("a temp folder");
         let url = format!("sqlite:{}", folder.path().join("s.db").display());
         let store = Store::open(&url).await.expect("the store opens");
-        Local { state: AppState::new(store, limits), _folder: folder }
+        Local { state: AppState::configured(store, limits, lineup, None), _folder: folder }
     }
 
     /// Sends `request`.
