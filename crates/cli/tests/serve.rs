@@ -3,29 +3,12 @@
 //! a printed notice): stories played to their ends, idempotency keys replayed in turn and 50 at
 //! once, stale actions, tokens, problems, the OpenAPI document, live traces, shutdown (issue 14).
 
+#[macro_use]
 mod serve_support;
 
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 use serve_support::*;
-
-/// Runs a test body on SQLite and on PostgreSQL.
-macro_rules! on_both {
-    ($name:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn on_sqlite() {
-                super::$name(super::Database::sqlite()).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn on_postgres() {
-                let Some(database) = super::Database::postgres().await else { return };
-                super::$name(database).await;
-            }
-        }
-    };
-}
 
 on_both!(stories_play_to_their_ends);
 on_both!(a_key_executes_once);

@@ -4,6 +4,7 @@
 //! every call, so a replayed key is seen to call no port again. On SQLite and on PostgreSQL
 //! (when `STAGEHAND_TEST_POSTGRES` is set; otherwise a printed notice).
 
+#[macro_use]
 mod serve_support;
 
 use std::path::Path;
@@ -12,23 +13,6 @@ use serde_json::{json, Value};
 use serve_support::*;
 
 const MACHINE: &str = "agents/write-review-revise.toml";
-
-macro_rules! on_both {
-    ($name:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn on_sqlite() {
-                super::$name(super::Database::sqlite()).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn on_postgres() {
-                let Some(database) = super::Database::postgres().await else { return };
-                super::$name(database).await;
-            }
-        }
-    };
-}
 
 on_both!(an_agent_session_plays_to_its_end_and_a_replayed_key_calls_no_port);
 on_both!(a_machine_whose_ports_are_unbound_is_refused_at_create);

@@ -4,6 +4,7 @@
 //! with its key. Each session must be the serial replay of what committed, every acknowledged
 //! receipt must come back identical, and no key may execute twice. On SQLite and PostgreSQL.
 
+#[macro_use]
 mod serve_support;
 
 use std::sync::{Arc, Mutex};

@@ -3,6 +3,7 @@
 //! LISTEN/NOTIFY. Both servers poll only once an hour, so nothing but the notification can bring
 //! the new lines within the test's (generous) bound. PostgreSQL only: SQLite has one server.
 
+#[macro_use]
 mod serve_support;
 
 use std::time::Duration;

@@ -3,30 +3,13 @@
 //! the paths it refuses), the graph route, loading a session from a snapshot, and styled speech
 //! in receipts and the transcript.
 
+#[macro_use]
 mod serve_support;
 
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use serve_support::*;
-
-/// Runs a test body on SQLite and on PostgreSQL.
-macro_rules! on_both {
-    ($name:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn on_sqlite() {
-                super::$name(super::Database::sqlite()).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn on_postgres() {
-                let Some(database) = super::Database::postgres().await else { return };
-                super::$name(database).await;
-            }
-        }
-    };
-}
 
 on_both!(a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists);
 on_both!(a_session_loads_from_a_snapshot_of_its_own_document_only);

@@ -4,6 +4,26 @@
 
 #![allow(dead_code)]
 
+/// Runs a test body (an `async fn(Database)` of the including file) on SQLite and on
+/// PostgreSQL: `on_both!(name)` makes `name::on_sqlite` and `name::on_postgres`.
+#[allow(unused_macros)]
+macro_rules! on_both {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn on_sqlite() {
+                super::$name(super::Database::sqlite()).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn on_postgres() {
+                let Some(database) = super::Database::postgres().await else { return };
+                super::$name(database).await;
+            }
+        }
+    };
+}
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
