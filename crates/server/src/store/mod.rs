@@ -108,6 +108,10 @@ pub enum Commit {
 /// How many times a transaction that the database asked to retry is retried.
 const RETRIES: usize = 8;
 
+/// SQLite's `synchronous` setting: FULL, a commit is on the disk before it is acknowledged (S2,
+/// S18).
+const SYNCHRONOUS: &str = "FULL";
+
 /// The store over one database.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -123,22 +127,27 @@ impl Store {
     /// brings its schema up to date.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
-        let store = if url.starts_with("sqlite:") {
+        if let Some(path) = url.strip_prefix("sqlite:") {
+            let path = path.strip_prefix("//").unwrap_or(path);
+            let path = path.split('?').next().unwrap_or(path);
+            if path.is_empty() || path.starts_with(":memory:") {
+                return Err(StoreError::Url(url.chars().take(12).collect()));
+            }
             let url = with_create_mode(url);
             let writer = sqlite_pool(1).connect(&url).await?;
             // WAL lets readers go on while the one writer writes; it is a property of the file.
             writer.execute("PRAGMA journal_mode = WAL").await?;
             let reader = sqlite_pool(4).connect(&url).await?;
-            let batcher = Some(batch::Batcher::start(writer.clone()));
-            Store { backend: Backend::Sqlite, writer, reader, batcher }
+            migrate::run(&writer, Backend::Sqlite).await?;
+            let batcher = Some(batch::Batcher::start(path, SYNCHRONOUS)?);
+            Ok(Store { backend: Backend::Sqlite, writer, reader, batcher })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = AnyPoolOptions::new().max_connections(16).connect(url).await?;
-            Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool, batcher: None }
+            migrate::run(&pool, Backend::Postgres).await?;
+            Ok(Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool, batcher: None })
         } else {
-            return Err(StoreError::Url(url.chars().take(12).collect()));
-        };
-        migrate::run(&store.writer, store.backend).await?;
-        Ok(store)
+            Err(StoreError::Url(url.chars().take(12).collect()))
+        }
     }
 
     /// Which database this is.
@@ -217,7 +226,7 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
-            insert_lines(&mut tx, &row.id, trace, transcript, 0).await?;
+            insert_lines(&mut tx, &row.id, trace, transcript).await?;
             tx.commit().await
         })
         .await
@@ -337,48 +346,53 @@ pub(crate) async fn advance_in(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     advance: &Advance<'_>,
 ) -> Result<Commit, sqlx::Error> {
-    let moved = sqlx::query(
-        "UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 WHERE id = $3 AND version = $4",
-    )
-    .bind(advance.snapshot)
-    .bind(advance.now)
-    .bind(advance.session_id)
-    .bind(advance.from_version)
-    .execute(&mut **tx)
-    .await?
-    .rows_affected();
+    let moved = sqlx::query(sql::ADVANCE)
+        .bind(advance.snapshot)
+        .bind(advance.now)
+        .bind(advance.session_id)
+        .bind(advance.from_version)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
     if moved == 0 {
-        let exists = sqlx::query("SELECT version FROM sessions WHERE id = $1")
-            .bind(advance.session_id)
-            .fetch_optional(&mut **tx)
-            .await?
-            .is_some();
+        let exists = sqlx::query(sql::VERSION).bind(advance.session_id).fetch_optional(&mut **tx).await?.is_some();
         return Ok(if exists { Commit::Moved } else { Commit::Gone });
     }
-    let recorded = sqlx::query(
-        "INSERT INTO receipts (session_id, idempotency_key, request_hash, status, body, version, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    )
-    .bind(advance.session_id)
-    .bind(advance.key)
-    .bind(advance.request_hash)
-    .bind(i64::from(advance.status))
-    .bind(advance.body)
-    .bind(advance.from_version + 1)
-    .bind(advance.now)
-    .execute(&mut **tx)
-    .await;
+    let recorded = sqlx::query(sql::RECORD)
+        .bind(advance.session_id)
+        .bind(advance.key)
+        .bind(advance.request_hash)
+        .bind(i64::from(advance.status))
+        .bind(advance.body)
+        .bind(advance.from_version + 1)
+        .bind(advance.now)
+        .execute(&mut **tx)
+        .await;
     match recorded {
         Err(error) if is_unique_violation(&error) => return Ok(Commit::Moved),
         other => other?,
     };
-    let said: Option<i64> = sqlx::query("SELECT MAX(n) FROM transcript WHERE session_id = $1")
-        .bind(advance.session_id)
-        .fetch_one(&mut **tx)
-        .await?
-        .try_get(0)?;
-    insert_lines(tx, advance.session_id, advance.trace, advance.transcript, said.unwrap_or(0)).await?;
+    insert_lines(tx, advance.session_id, advance.trace, advance.transcript).await?;
     Ok(Commit::Committed)
+}
+
+/// The statements of an advance, spelled once for both databases (and both SQLite writers).
+pub(crate) mod sql {
+    /// The compare-and-swap: `$1` snapshot, `$2` now, `$3` id, `$4` the version read.
+    pub(crate) const ADVANCE: &str =
+        "UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 WHERE id = $3 AND version = $4";
+    /// Whether the session is still there.
+    pub(crate) const VERSION: &str = "SELECT version FROM sessions WHERE id = $1";
+    /// The receipt under its key.
+    pub(crate) const RECORD: &str =
+        "INSERT INTO receipts (session_id, idempotency_key, request_hash, status, body, version, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// A trace line.
+    pub(crate) const TRACE: &str = "INSERT INTO trace (session_id, seq, line) VALUES ($1, $2, $3)";
+    /// A transcript line (`$1` session, `$2` line), numbered after the session's last one: the
+    /// number is read and written in one statement.
+    pub(crate) const TRANSCRIPT: &str = "INSERT INTO transcript (session_id, n, line) \
+         SELECT $1, COALESCE(MAX(n), 0) + 1, $2 FROM transcript WHERE session_id = $1";
 }
 
 fn sqlite_pool(connections: u32) -> AnyPoolOptions {
@@ -387,6 +401,8 @@ fn sqlite_pool(connections: u32) -> AnyPoolOptions {
             // FULL: a commit is on disk before it is acknowledged, in WAL mode too (S2).
             connection.execute("PRAGMA synchronous = FULL").await?;
             connection.execute("PRAGMA busy_timeout = 5000").await?;
+            // The group commit's checkpointer copies the log back (S18), not a commit.
+            connection.execute("PRAGMA wal_autocheckpoint = 0").await?;
             Ok(())
         })
     })
@@ -418,23 +434,12 @@ async fn insert_lines(
     id: &str,
     trace: &[(i64, String)],
     transcript: &[String],
-    said: i64,
 ) -> Result<(), sqlx::Error> {
     for (seq, line) in trace {
-        sqlx::query("INSERT INTO trace (session_id, seq, line) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(*seq)
-            .bind(line)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(sql::TRACE).bind(id).bind(*seq).bind(line).execute(&mut **tx).await?;
     }
-    for (n, line) in (said + 1..).zip(transcript) {
-        sqlx::query("INSERT INTO transcript (session_id, n, line) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(n)
-            .bind(line)
-            .execute(&mut **tx)
-            .await?;
+    for line in transcript {
+        sqlx::query(sql::TRANSCRIPT).bind(id).bind(line).execute(&mut **tx).await?;
     }
     Ok(())
 }
