@@ -202,15 +202,22 @@ pub fn respond(receipt: &Receipt, view: &View, version: i64) -> (u16, String, &'
                 .with("version", json!(version));
             (409, problem.body(), "rejected", Vec::new())
         }
-        Receipt::Executed { events, .. } => {
-            let body = json!({"receipt": receipt, "view": view, "version": version}).to_string();
-            (200, body, "executed", transcript_lines(events))
-        }
-        Receipt::Failed { .. } => {
-            let body = json!({"receipt": receipt, "view": view, "version": version}).to_string();
-            (200, body, "failed", Vec::new())
-        }
+        Receipt::Executed { events, .. } => (200, answer(receipt, view, version), "executed", transcript_lines(events)),
+        Receipt::Failed { .. } => (200, answer(receipt, view, version), "failed", Vec::new()),
     }
+}
+
+/// `{receipt, view, version}`, written straight from the borrowed parts (the bytes
+/// `json!({...}).to_string()` gives, without building a JSON value first).
+fn answer(receipt: &Receipt, view: &View, version: i64) -> String {
+    #[derive(serde::Serialize)]
+    struct Answer<'a> {
+        receipt: &'a Receipt,
+        view: &'a View,
+        version: i64,
+    }
+    serde_json::to_string(&Answer { receipt, view, version })
+        .unwrap_or_else(|_| json!({"receipt": receipt, "view": view, "version": version}).to_string())
 }
 
 /// The lines of a transcript: what was said, continued, and the end.
@@ -220,4 +227,23 @@ pub fn transcript_lines(events: &[stagehand_protocol::Reported]) -> Vec<String> 
         .filter(|event| matches!(event.kind.as_str(), "said" | "continued" | "ended"))
         .map(|event| json!(event).to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use stagehand_protocol::{Outcome, Receipt, View};
+
+    use super::*;
+
+    #[test]
+    fn an_answer_is_the_bytes_of_its_json_value() {
+        let receipt = Receipt::Failed { error: "the world said \"no\" ✓".to_owned() };
+        let view = View::empty();
+        let built = json!({"receipt": receipt, "view": view, "version": 7}).to_string();
+        assert_eq!(answer(&receipt, &view, 7), built);
+        let executed = Receipt::Executed { outcome: Outcome::Awaiting, events: Vec::new() };
+        let (status, body, disposition, _) = respond(&executed, &view, 3);
+        assert_eq!((status, disposition), (200, "executed"));
+        assert_eq!(body, json!({"receipt": executed, "view": view, "version": 3}).to_string());
+    }
 }

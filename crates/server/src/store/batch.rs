@@ -7,7 +7,7 @@
 //! The writer is a thread of its own holding one `rusqlite` connection with its statements
 //! prepared once (S18): a transaction of many advances runs without leaving the thread, where a
 //! pooled async connection would cross threads for every statement. The SQL is the store's own
-//! (`super::sql`), the same text PostgreSQL runs. Checkpoints (copying the log back into the
+//! (`super::sql`). Checkpoints (copying the log back into the
 //! database file) run on a thread of their own, not inside a commit.
 
 use std::sync::mpsc;
@@ -183,8 +183,7 @@ fn try_commit_all(connection: &mut Connection, batch: &[Job]) -> rusqlite::Resul
     Ok(commits)
 }
 
-/// One advance (the store's `advance_in`, on this connection): the compare-and-swap, the
-/// receipt, the lines. On [`Commit::Moved`] or [`Commit::Gone`] the caller rolls back.
+/// One advance: the compare-and-swap, the receipt, the lines. On [`Commit::Moved`] or [`Commit::Gone`] the caller rolls back.
 fn advance(connection: &Connection, advance: &Owned) -> rusqlite::Result<Commit> {
     let moved = connection.prepare_cached(sql::ADVANCE)?.execute(params![
         advance.snapshot,
