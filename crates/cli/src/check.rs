@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stagehand_dialoguedown::Severity;
-use stagehand_documents::check::{check_playbook, check_project, check_script, Finding};
+use stagehand_documents::check::{check_machine, check_playbook, check_project, check_script, Finding};
 use stagehand_documents::{kind, Kind};
 
 use crate::compile::{report, tally, MessageFormat, Settings};
@@ -26,6 +26,7 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
                 Kind::Script => script(file, bytes, settings, format, &mut json),
                 Kind::Playbook => findings(&check_playbook(&name, &bytes), format, &mut json),
                 Kind::ChatMapper => findings(&check_project(&name, &bytes), format, &mut json),
+                Kind::Machine => findings(&check_machine(&name, &bytes), format, &mut json),
             },
         };
         if format == MessageFormat::Human {

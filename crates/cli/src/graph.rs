@@ -1,4 +1,4 @@
-//! `stagehand graph`: reads a script or playbook and prints `stagehand_documents::render`'s
+//! `stagehand graph`: reads a script, playbook or agent machine and prints `stagehand_documents::render`'s
 //! drawing of it.
 
 use std::path::Path;
@@ -27,11 +27,9 @@ impl From<Format> for stagehand_documents::Format {
 /// Prints the graph of a script (compiled as `settings` say) or a playbook.
 pub fn run(file: &Path, format: Format, settings: &Settings) -> ExitCode {
     let options = stagehand_chatmapper::Options::default();
-    let opened =
-        crate::play::open_document(file, settings, options, None).and_then(|document| match document.playbook() {
-            Some(playbook) => Ok(stagehand_documents::render(playbook, format.into())),
-            None => Err(format!("{}: a ChatMapper project has no playbook graph to draw", file.display())),
-        });
+    let opened = crate::play::open_document(file, settings, options, None).and_then(|document| {
+        document.draw(format.into()).ok_or(format!("{}: a ChatMapper project has no graph to draw", file.display()))
+    });
     match opened {
         Ok(drawn) => {
             crate::out::write(&drawn);

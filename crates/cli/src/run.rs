@@ -2,13 +2,13 @@
 //! by `stagehand-documents`) and `stagehand_worlds::runs` (decisions H11-H13, H43 in
 //! `docs/design/host-contract.md`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use stagehand_documents::Document;
 use stagehand_session::parked::{Parked, Store};
+use stagehand_worlds::ports::{Bindings, Ported};
 use stagehand_worlds::runs::{self, RunError, RunOf, Turn};
 use stagehand_worlds::World;
 
@@ -21,11 +21,20 @@ use crate::play::{discover_world, open_document, open_world};
 pub struct RunArgs {
     #[command(subcommand)]
     resume: Option<RunCommand>,
-    /// The script, playbook or ChatMapper project.
+    /// The script, playbook, ChatMapper project or agent machine.
     #[arg(required = true)]
     file: Option<PathBuf>,
-    /// One action to take once it parks (as `run resume` takes it).
+    /// One action to take once it parks (as `run resume` takes it); an agent machine's task.
     reply: Option<String>,
+    /// An agent player's port: NAME=exec:COMMAND or NAME=openai:MODEL@URL (repeatable).
+    #[arg(long = "player")]
+    players: Vec<String>,
+    /// The Captain's port (exec:COMMAND or openai:MODEL@URL).
+    #[arg(long)]
+    captain: Option<String>,
+    /// The judge's port; the Captain's when absent.
+    #[arg(long)]
+    judge: Option<String>,
     /// Print exactly one JSON envelope on standard output.
     #[arg(long)]
     json: bool,
@@ -91,11 +100,17 @@ pub fn run(args: RunArgs) -> ExitCode {
     let Some(file) = args.file else { return bad("name the file to run") };
     let world = args.world.or_else(|| discover_world(&file));
     let document = std::fs::canonicalize(&file).unwrap_or(file);
+    let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| ".".into());
+    let ports = match Bindings::parse(&args.players, args.captain.as_deref(), args.judge.as_deref(), &cwd) {
+        Ok(ports) => ports,
+        Err(e) => return bad(&e.to_string()),
+    };
     let of = RunOf {
         document: document.display().to_string(),
         world: world.map(|w| std::fs::canonicalize(&w).unwrap_or(w).display().to_string()),
         seed: args.seed,
         trace: args.trace.map(|t| t.display().to_string()),
+        ports,
     };
     let started = now();
     let id = format!("run-{started}-{}", std::process::id());
@@ -118,7 +133,7 @@ fn with_document(
     go: impl FnOnce(&Document, &mut dyn World) -> Result<Turn, RunError>,
 ) -> Result<Turn, RunError> {
     let world = of.world.as_deref().map(Path::new);
-    let mut opened = open_world(world, of.seed).map_err(RunError::Refused)?;
+    let mut opened = Ported::bind(open_world(world, of.seed).map_err(RunError::Refused)?, of.ports.as_ref());
     let options = stagehand_chatmapper::Options::seeded(of.seed);
     let document =
         open_document(Path::new(&of.document), &Settings::default(), options, world).map_err(RunError::Refused)?;
@@ -126,12 +141,7 @@ fn with_document(
 }
 
 fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>) -> Result<Turn, RunError> {
-    let of = RunOf {
-        document: record.document.clone(),
-        world: record.world.clone(),
-        seed: record.seed,
-        trace: record.trace.clone(),
-    };
+    let of = RunOf::of_record(&record)?;
     let turn = with_document(&of, |document, world| runs::resume(document, world, record, action, key, store, now()));
     if let Ok(turn) = &turn {
         trace(&of.trace, turn);
@@ -141,14 +151,8 @@ fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>
 
 /// Appends a turn's trace records to the trace file, if the run has one.
 fn trace(file: &Option<String>, turn: &Turn) {
-    let Some(file) = file else { return };
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(file)
-        .and_then(|mut f| f.write_all(turn.trace_lines().as_bytes()));
-    if let Err(e) = written {
-        errln!("stagehand run: {file}: cannot write the trace: {e}");
+    if let Err(e) = file.as_ref().map_or(Ok(()), |file| turn.append_trace(file)) {
+        errln!("stagehand run: {e}");
     }
 }
 

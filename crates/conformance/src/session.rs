@@ -167,6 +167,7 @@ pub fn show(event: &OwnedEvent) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        OwnedEvent::Call { call } => format!("call {}", call.describe()),
     }
 }
 

@@ -113,6 +113,34 @@ pub fn check_project(name: &str, bytes: &[u8]) -> Vec<Finding> {
 }
 
 /// Graph lints as findings, each placed at its line and column (or its node).
+/// Checks an agent machine (JSON, or TOML by a `.toml` name): the reader's refusal as an error
+/// (its rule and JSON path), else each analysis's finding (unreachable states, guards never
+/// taken, states with no way to a final state) as a warning.
+pub fn check_machine(name: &str, bytes: &[u8]) -> Vec<Finding> {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_start_matches('\u{feff}');
+    let read = if name.to_ascii_lowercase().ends_with(".toml") {
+        stagehand_agents::machine::read_toml(text)
+    } else {
+        stagehand_agents::machine::read_json(text)
+    };
+    match read {
+        Err(refusal) => {
+            let json = json!({"rule": refusal.rule, "path": refusal.path});
+            let at = format!("{name} ({})", refusal.path);
+            vec![Finding::new(Severity::Error, refusal.rule, refusal.to_string(), &at, name, json)]
+        }
+        Ok(machine) => stagehand_agents::machine::check(&machine)
+            .into_iter()
+            .map(|found| {
+                let at = format!("{name} ({})", found.path);
+                let json = json!({"path": found.path});
+                Finding::new(Severity::Warning, found.kind.name(), found.message, &at, name, json)
+            })
+            .collect(),
+    }
+}
+
 fn lints(name: &str, lints: &[Lint]) -> Vec<Finding> {
     lints
         .iter()

@@ -8,6 +8,8 @@
 use std::fmt;
 
 use serde_json::Value;
+use stagehand_agents::machine::Machine;
+use stagehand_agents::AgentEngine;
 use stagehand_chatmapper::{ChatMapperEngine, Project};
 use stagehand_dialoguedown::{compile, Diagnostic};
 use stagehand_playbook::Playbook;
@@ -107,6 +109,7 @@ self_cell::self_cell!(
 enum Body {
     Playbook(Prepared),
     ChatMapper { project: Box<Project>, options: stagehand_chatmapper::Options, world: Option<(String, String)> },
+    Machine(Box<Machine>),
 }
 
 impl Document {
@@ -143,12 +146,17 @@ impl Document {
                 };
                 (body, Vec::new())
             }
+            Kind::Machine => (Body::Machine(Box::new(read_machine(name, bytes)?)), Vec::new()),
         };
         let fingerprint = match &body {
             Body::Playbook(prepared) => prepared.borrow_dependent().fingerprint().to_owned(),
             Body::ChatMapper { .. } => {
                 use stagehand_protocol::Engine;
                 chatmapper_engine(&body, 0).map_err(|e| unreadable(&e))?.fingerprint()
+            }
+            Body::Machine(_) => {
+                use stagehand_protocol::Engine;
+                agent_engine(&body, "").map_err(|e| unreadable(&e))?.fingerprint()
             }
         };
         Ok(Document { name: name.to_owned(), kind, body, fingerprint, diagnostics })
@@ -179,7 +187,7 @@ impl Document {
     pub fn playbook(&self) -> Option<&Playbook> {
         match &self.body {
             Body::Playbook(prepared) => Some(prepared.borrow_owner()),
-            Body::ChatMapper { .. } => None,
+            Body::ChatMapper { .. } | Body::Machine(_) => None,
         }
     }
 
@@ -187,7 +195,25 @@ impl Document {
     pub fn project(&self) -> Option<&Project> {
         match &self.body {
             Body::ChatMapper { project, .. } => Some(project),
-            Body::Playbook(_) => None,
+            Body::Playbook(_) | Body::Machine(_) => None,
+        }
+    }
+
+    /// The document's graph drawn in `format`: a script's or playbook's nodes, a machine's
+    /// states; `None` for a ChatMapper project (it has no graph to draw).
+    pub fn draw(&self, format: crate::Format) -> Option<String> {
+        match &self.body {
+            Body::Playbook(prepared) => Some(crate::render(prepared.borrow_owner(), format)),
+            Body::Machine(machine) => Some(crate::render_machine(machine, format)),
+            Body::ChatMapper { .. } => None,
+        }
+    }
+
+    /// The machine, for an agent playbook.
+    pub fn machine(&self) -> Option<&Machine> {
+        match &self.body {
+            Body::Machine(machine) => Some(machine),
+            Body::Playbook(_) | Body::ChatMapper { .. } => None,
         }
     }
 
@@ -215,6 +241,11 @@ impl Document {
             Body::ChatMapper { .. } => {
                 Box::new(Session::starting_at(chatmapper_engine(&self.body, seed)?, id, anchor, now)?)
             }
+            Body::Machine(_) => {
+                let mut engine = agent_engine(&self.body, id)?;
+                engine.set_now(now);
+                Box::new(Session::starting_at(engine, id, anchor, now)?)
+            }
         })
     }
 
@@ -227,6 +258,9 @@ impl Document {
             (Body::ChatMapper { .. }, Some(anchor), _) => Err(format!(
                 "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
             )),
+            (Body::Machine(_), Some(_), _) | (Body::Machine(_), _, Some(_)) => {
+                Err(format!("{name} is an agent machine: it starts at its initial state only"))
+            }
             (Body::Playbook(_), _, Some(_)) => Err(format!(
                 "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
             )),
@@ -245,7 +279,7 @@ impl Document {
     /// document).
     pub fn save_kind(&self) -> SaveKind {
         match self.body {
-            Body::Playbook(_) => SaveKind::Script,
+            Body::Playbook(_) | Body::Machine(_) => SaveKind::Script,
             Body::ChatMapper { .. } => SaveKind::Project,
         }
     }
@@ -262,6 +296,7 @@ impl Document {
             Body::ChatMapper { .. } => {
                 chatmapper_engine(&self.body, 0).ok().and_then(|engine| crate::why::project(engine, session, &snapshot))
             }
+            Body::Machine(_) => None,
         };
         explained.unwrap_or_else(|| format!("{}\n", session.describe().description))
     }
@@ -278,6 +313,10 @@ impl Document {
             Body::ChatMapper { .. } => {
                 let snapshot = snapshot_of::<ChatMapperEngine>(snapshot)?;
                 Box::new(Session::restore(chatmapper_engine(&self.body, 0)?, snapshot)?)
+            }
+            Body::Machine(_) => {
+                let snapshot = snapshot_of::<AgentEngine>(snapshot)?;
+                Box::new(Session::restore(agent_engine(&self.body, &snapshot.session_id)?, snapshot)?)
             }
         })
     }
@@ -299,6 +338,29 @@ fn chatmapper_engine(body: &Body, seed: u64) -> Result<ChatMapperEngine, stageha
         None => ChatMapperEngine::new(Project::clone(project), options),
     }
     .map_err(|e| stagehand_protocol::EngineError::new(e.to_string()))
+}
+
+/// The engine of an agent machine's body, in the session `id`.
+fn agent_engine(body: &Body, id: &str) -> Result<AgentEngine, stagehand_protocol::EngineError> {
+    let Body::Machine(machine) = body else {
+        return Err(stagehand_protocol::EngineError::new("not an agent machine"));
+    };
+    AgentEngine::new(Machine::clone(machine), stagehand_agents::runtime::Options::default(), id)
+        .map_err(|e| stagehand_protocol::EngineError::new(e.to_string()))
+}
+
+/// Reads an agent machine in its JSON or TOML form (TOML by a `.toml` name), naming the file,
+/// the rule and the JSON path it refused at.
+fn read_machine(name: &str, bytes: &[u8]) -> Result<Machine, OpenError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| OpenError::Unreadable(format!("{name}: not an agent machine: not UTF-8 text: {e}")))?;
+    let text = text.trim_start_matches('\u{feff}');
+    let read = if name.to_ascii_lowercase().ends_with(".toml") {
+        stagehand_agents::machine::read_toml(text)
+    } else {
+        stagehand_agents::machine::read_json(text)
+    };
+    read.map_err(|refusal| OpenError::Unreadable(format!("{name}: not an agent machine: {refusal}")))
 }
 
 /// Reads a playbook in either form, naming the file (and the line and column, for JSON).

@@ -15,6 +15,9 @@ pub enum Kind {
     /// A ChatMapper project: an XML export, a JSON export (with `Assets`), or a native `.cmp`
     /// file (which the loader refuses, naming the exports).
     ChatMapper,
+    /// An agent playbook's machine document: JSON with `initial` and `states`, or its TOML form
+    /// (`*.toml`; `docs/design/agents.md` A2).
+    Machine,
 }
 
 /// Decides what a file holds, by its name where that settles it (`.md` is a script, `.cmp` a
@@ -38,6 +41,8 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
         nodes: Option<serde::de::IgnoredAny>,
         #[serde(rename = "Assets")]
         assets: Option<serde::de::IgnoredAny>,
+        initial: Option<serde::de::IgnoredAny>,
+        states: Option<serde::de::IgnoredAny>,
     }
     if stagehand_playbook::is_binary(bytes) {
         return Some(Kind::Playbook);
@@ -55,35 +60,76 @@ pub fn recognised(bytes: &[u8]) -> Option<Kind> {
         return Some(Kind::ChatMapper);
     }
     if !head.starts_with('{') {
-        return None;
+        return toml_machine(bytes).then_some(Kind::Machine);
     }
     let text = std::str::from_utf8(bytes).ok()?.trim_start_matches('\u{feff}');
     match serde_json::from_str::<Probe>(text).ok()? {
         Probe { format: Some(_), nodes: Some(_), .. } => Some(Kind::Playbook),
         Probe { assets: Some(_), .. } => Some(Kind::ChatMapper),
+        Probe { initial: Some(_), states: Some(_), .. } => Some(Kind::Machine),
         _ => None,
     }
 }
 
 impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 4] = [Kind::Script, Kind::Playbook, Kind::ChatMapper, Kind::Machine];
+
+    /// The kind's name on the wire (the server's `kind` field, a stored document's kind): the
+    /// one place these names are spelled.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Kind::Script => "dialoguedown",
+            Kind::Playbook => "playbook",
+            Kind::ChatMapper => "chatmapper",
+            Kind::Machine => "machine",
+        }
+    }
+
+    /// The kind a wire name names ([`wire_name`](Self::wire_name)), if it names one.
+    pub fn from_wire_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.wire_name() == name)
+    }
+
     /// What a file of this kind is, for people: `a playbook (JSON)`.
     pub fn described(self) -> &'static str {
         match self {
             Kind::Script => "a DialogueDown script",
             Kind::Playbook => "a playbook (compiled JSON)",
             Kind::ChatMapper => "a ChatMapper project",
+            Kind::Machine => "an agent machine",
         }
     }
 }
 
+/// Whether UTF-8 `bytes` read as an agent machine's hand-written TOML form: a top-level
+/// `initial = …` key and a `[states.…]` table (or an inline `states = …`), lines no DialogueDown
+/// script has together.
+fn toml_machine(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else { return false };
+    let key = |line: &str, name: &str| line.strip_prefix(name).is_some_and(|rest| rest.trim_start().starts_with('='));
+    let (mut initial, mut states) = (false, false);
+    for line in text.trim_start_matches('\u{feff}').lines().map(str::trim) {
+        initial |= key(line, "initial");
+        states |= key(line, "states") || line.starts_with("[states.") || line == "[states]" || line == "[[states]]";
+        if initial && states {
+            return true;
+        }
+    }
+    false
+}
+
 /// What a file holds when its name alone settles it (`.md` a script, `.cmp` a native ChatMapper
-/// project, in any case); `None` when only its content can say.
+/// project, `.toml` an agent machine's hand-written form, in any case); `None` when only its
+/// content can say.
 pub fn by_name(path: &Path) -> Option<Kind> {
     let lower = path.to_string_lossy().to_ascii_lowercase();
     if lower.ends_with(".md") {
         Some(Kind::Script)
     } else if lower.ends_with(".cmp") {
         Some(Kind::ChatMapper)
+    } else if lower.ends_with(".toml") {
+        Some(Kind::Machine)
     } else {
         None
     }
@@ -125,6 +171,7 @@ fn by_content(bytes: &[u8]) -> Kind {
         return match serde_json::from_str::<TopLevel>(content) {
             Ok(top) if top.format && top.nodes => Kind::Playbook,
             Ok(top) if top.assets => Kind::ChatMapper,
+            Ok(top) if top.initial && top.states => Kind::Machine,
             Ok(_) => Kind::Playbook,
             // Malformed: whichever reader it was meant for says where.
             Err(_) if content.contains("\"Assets\"") && !content.contains("\"nodes\"") => Kind::ChatMapper,
@@ -145,6 +192,8 @@ struct TopLevel {
     format: bool,
     nodes: bool,
     assets: bool,
+    initial: bool,
+    states: bool,
 }
 
 impl<'de> serde::Deserialize<'de> for TopLevel {
@@ -169,6 +218,8 @@ impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
                 "format" => top.format = true,
                 "nodes" => top.nodes = true,
                 "Assets" => top.assets = true,
+                "initial" => top.initial = true,
+                "states" => top.states = true,
                 _ => {}
             }
             map.next_value::<serde::de::IgnoredAny>()?;
@@ -223,6 +274,17 @@ mod tests {
         assert_eq!(json("{ Alice: Hi. }"), None);
         assert_eq!(json("{\"name\": \"neither\"}"), None);
         assert_eq!(json("# A scene\n\nAlice: Hi."), None);
+    }
+
+    #[test]
+    fn every_kind_has_its_own_wire_name_and_is_read_back_from_it() {
+        let names: std::collections::BTreeSet<&str> = Kind::ALL.iter().map(|k| k.wire_name()).collect();
+        assert_eq!(names.len(), Kind::ALL.len());
+        for kind in Kind::ALL {
+            assert_eq!(Kind::from_wire_name(kind.wire_name()), Some(kind));
+        }
+        assert_eq!(Kind::Script.wire_name(), "dialoguedown");
+        assert_eq!(Kind::from_wire_name("lua"), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod document;
 pub mod graph;
 pub mod kind;
 pub mod lint;
+pub mod machine_graph;
 mod spelling;
 mod why;
 
@@ -19,4 +20,5 @@ pub use document::{kind_of_content, Document, OpenError, OpenOptions};
 pub use graph::{render, Format};
 pub use kind::{kind, recognised, Kind};
 pub use lint::{describe_node, lint, Lint, Places};
+pub use machine_graph::render_machine;
 pub use spelling::Spelling;

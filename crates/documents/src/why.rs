@@ -73,7 +73,11 @@ pub(crate) fn project(mut engine: ChatMapperEngine, session: &dyn AnySession, sn
             out.push_str(&format!("{} has ended: nothing more is offered.\n", capitalized(&place)));
             out.push_str(&closed(&engine));
         }
-        Pending::Stuck { .. } | Pending::Stopped | Pending::Resolve { .. } | Pending::Perform { .. } => {
+        Pending::Stuck { .. }
+        | Pending::Stopped
+        | Pending::Resolve { .. }
+        | Pending::Perform { .. }
+        | Pending::Call { .. } => {
             let waiting = match session.pending() {
                 Pending::Resolve { asked } => {
                     let names: Vec<&str> = asked.iter().map(|a| a.key.as_str()).collect();

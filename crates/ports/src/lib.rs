@@ -13,7 +13,8 @@
 //!   and [`FromOutcome::from_outcome`] turns into the runtime's own `PlayerResult` ([`CallResult`]);
 //! - [`ExecPort`] runs a command with the prompt on standard input; [`OpenAiPort`] speaks the
 //!   OpenAI-compatible chat-completions API; [`Lineup`] routes a request to its port;
-//! - [`run_script`] runs a machine's `script` invoke.
+//! - [`run_script`] runs a machine's `script` invoke;
+//! - [`Ports`] answers the runtime's port calls (`Event::Call`) with all of these.
 //!
 //! ```
 //! use stagehand_ports::{Abort, LineupSpec, PortRequest, Who};
@@ -28,6 +29,7 @@
 //!
 //! Decisions are in `docs/design/ports.md` (PT1, PT2, …).
 
+mod answer;
 mod binding;
 mod exec;
 mod lineup;
@@ -36,6 +38,7 @@ mod port;
 mod process;
 mod script;
 
+pub use answer::Ports;
 pub use binding::{Binding, BindingError, PortSpec};
 pub use exec::{split_resume_token, ExecPort, ENV_PLAYER, ENV_RESUME_TOKEN, ENV_ROLE, RESUME_TOKEN_MARKER};
 pub use lineup::{Lineup, LineupSpec};

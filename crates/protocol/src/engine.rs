@@ -18,7 +18,8 @@ pub enum Waiting {
     Next,
     /// A menu was offered: the player's `choose`.
     Choice,
-    /// Effects were asked for: the host's `done` or `failed`.
+    /// Effects were asked for: the host's `done` or `failed`; or a port call
+    /// (`Event::Call`): the host's `answer`.
     Effect,
     /// Keys were asked about: the world's (or the person's) `supply`.
     Answers,
@@ -97,6 +98,14 @@ pub trait Engine {
     /// The places a run may be started at by name (DialogueDown anchors), in a stable order.
     /// Engines without such places list none.
     fn anchors(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The engine's own actions now, each `{id, label}`, beyond those the host session derives
+    /// from what the engine waits for (an agent playbook's `retry:EVENT` and `jump:STATE`,
+    /// labelled from its states' descriptions). Applying one gives the engine
+    /// `Command::Act`. Engines without such actions list none (decision H46).
+    fn actions(&self) -> Vec<crate::view::Action> {
         Vec::new()
     }
 

@@ -12,14 +12,20 @@
 //!   the [`Action`]s it advertises, and the [`Receipt`] `apply` returns. This crate owns their
 //!   JSON spelling (camelCase keys, `docs/design/host-contract.md`).
 //!
+//! - [`port`]: the agent ports' vocabulary: what an engine asks its host to call
+//!   ([`PortCall`], reported as [`Event::Call`]) and the host's typed answer ([`PortAnswer`],
+//!   taken as [`Command::Answer`]).
+//!
 //! The protocol depends on the playbook format (speech is made of its fragments) and on serde,
 //! nothing else.
 
 pub mod engine;
+pub mod port;
 pub mod view;
 pub mod vocabulary;
 
 pub use engine::{Engine, EngineError, Waiting};
+pub use port::{PortAnswer, PortCall};
 pub use view::{effect_text, Action, Outcome, PendingQuestion, Receipt, Reported, Status, UnavailableOption, View};
 pub use vocabulary::{
     same_key, Answer, AnswerKind, Answers, Command, Entry, Event, OfferedOption, OwnedEvent, Question, RefusalReason,

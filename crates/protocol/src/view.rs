@@ -147,7 +147,8 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reported {
-    /// The event's name: `said`, `continued`, `ended`, `refused`, `perform`, `resolve`, `offer`.
+    /// The event's name: `said`, `continued`, `ended`, `refused`, `perform`, `resolve`, `offer`,
+    /// `call`.
     #[serde(rename = "type")]
     pub kind: String,
     /// Who spoke, for `said`.
@@ -176,6 +177,7 @@ impl Reported {
             OwnedEvent::Offer { options, .. } => {
                 ("offer", None, Some(options.iter().map(|(l, _)| plain_text(l)).collect::<Vec<_>>().join("\n")))
             }
+            OwnedEvent::Call { call } => ("call", None, Some(call.describe())),
         };
         Reported { kind: kind.to_owned(), speaker, text }
     }
@@ -195,6 +197,7 @@ impl Reported {
             Event::Offer { options, .. } => {
                 (None, Some(options.iter().map(|o| plain_text(&o.label)).collect::<Vec<_>>().join("\n")))
             }
+            Event::Call { call } => (None, Some(call.describe())),
         };
         Reported { kind: event.name().to_owned(), speaker, text }
     }

@@ -58,13 +58,26 @@ const ALLOWED: &[(&str, &str)] = &[
     ("stagehand-worlds", "stagehand-protocol"),
     ("stagehand-worlds", "stagehand-playbook"),
     ("stagehand-worlds", "stagehand-documents"),
+    // An agent playbook's port calls are made with real ports (H45, PT11), and a run refuses a
+    // machine whose players are not bound before it starts.
+    ("stagehand-worlds", "stagehand-ports"),
+    ("stagehand-worlds", "stagehand-agents"),
     // The server holds sessions of every kind through the host contract (AnySession) and opens
     // documents only through the documents crate; the protocol gives it the view and receipts.
     ("stagehand-server", "stagehand-documents"),
     ("stagehand-server", "stagehand-session"),
     ("stagehand-server", "stagehand-protocol"),
+    // A session's world over HTTP is answered by the worlds driver, as for a local player
+    // (decision S18); agent sessions' lineup is read by the ports crate's binding flags and
+    // held in the server's configuration (S19).
+    ("stagehand-server", "stagehand-worlds"),
+    ("stagehand-server", "stagehand-ports"),
     // The page it shows at `/` (decision W1): embedded files, nothing else of ours.
     ("stagehand-server", "stagehand-web"),
+    // The agent runtime asks in the protocol's port vocabulary and plays behind its Engine
+    // trait (docs/design/agents.md A26).
+    ("stagehand-agents", "stagehand-protocol"),
+    ("stagehand-agents", "stagehand-playbook"),
     // The host's I/O for agent playbooks (commands, HTTP) answers the sans-IO runtime in the
     // runtime's own values (`PlayerResult`, `NormalizedError`): I/O sits above the runtime, which
     // never depends on it (docs/design/ports.md PT10, revised).
@@ -82,7 +95,7 @@ const ALLOWED: &[(&str, &str)] = &[
 ];
 
 /// The crates that depend on nothing of ours.
-const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-agents", "stagehand-web"];
+const LEAVES: &[&str] = &["stagehand-playbook", "stagehand-lua", "stagehand-web"];
 
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -140,7 +153,9 @@ fn the_leaves_depend_on_nothing_of_ours() {
 #[test]
 fn engines_never_depend_on_the_session_layer_the_harness_or_the_binary() {
     let (edges, _) = edges(&metadata());
-    for engine in ["stagehand-runner", "stagehand-chatmapper", "stagehand-protocol", "stagehand-playbook"] {
+    for engine in
+        ["stagehand-runner", "stagehand-chatmapper", "stagehand-agents", "stagehand-protocol", "stagehand-playbook"]
+    {
         for host in ["stagehand-session", "stagehand-worlds", "stagehand-conformance", "stagehand-server", "stagehand"]
         {
             assert!(!edges.contains(&(engine.to_owned(), host.to_owned())), "{engine} depends on {host}");

@@ -20,6 +20,8 @@ use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::problem::{Kind, Problem};
 
+use stagehand_ports::LineupSpec;
+
 use crate::store::Store;
 
 /// The limits the server holds clients to (decision S9).
@@ -37,7 +39,14 @@ pub struct Limits {
     pub compile_timeout: Duration,
     /// How many uploads compile at once.
     pub compiles: usize,
+    /// How long a client may take to send a request's head (its line and headers).
+    pub header_timeout: Duration,
+    /// How often a live trace stream polls the store when nothing wakes it.
+    pub trace_poll: Duration,
 }
+
+/// How often live trace streams poll by default, in milliseconds.
+pub const DEFAULT_TRACE_POLL_MS: u64 = 250;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -48,6 +57,8 @@ impl Default for Limits {
             request_timeout: Duration::from_secs(30),
             compile_timeout: Duration::from_secs(10),
             compiles: 2,
+            header_timeout: Duration::from_secs(30),
+            trace_poll: Duration::from_millis(DEFAULT_TRACE_POLL_MS),
         }
     }
 }
@@ -63,7 +74,7 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Applies waiting their turn, by session.
     pub lanes: Lanes,
-    /// The sessions kept in memory between requests, on their threads (decision S17).
+    /// The sessions kept in memory between requests, on their threads (decision S21).
     pub live: Live,
     /// Documents opened, by fingerprint.
     pub documents: RwLock<HashMap<String, Arc<Document>>>,
@@ -74,6 +85,12 @@ pub struct AppState {
     pub committed: watch::Sender<u64>,
     /// Becomes true when the server starts shutting down: live streams end.
     pub shutdown: watch::Sender<bool>,
+    /// The agent lineup `--player`, `--captain` and `--judge` bound (decision S19): agent
+    /// playbook sessions call these ports. Empty unless the flags name some.
+    pub lineup: LineupSpec,
+    /// Tells other servers on the same PostgreSQL database of commits (decision S20); `None` on
+    /// SQLite.
+    pub notifier: Option<crate::wake::Notifier>,
 }
 
 /// The shared state.
@@ -82,6 +99,17 @@ pub type Shared = Arc<AppState>;
 impl AppState {
     /// The state over a store.
     pub fn new(store: Store, limits: Limits) -> Shared {
+        AppState::configured(store, limits, LineupSpec::default(), None)
+    }
+
+    /// The state over a store with an agent lineup and, on PostgreSQL, a notifier that tells
+    /// other servers of commits ([`crate::wake`]).
+    pub fn configured(
+        store: Store,
+        limits: Limits,
+        lineup: LineupSpec,
+        notifier: Option<crate::wake::Notifier>,
+    ) -> Shared {
         Arc::new(AppState {
             store,
             limits,
@@ -92,7 +120,18 @@ impl AppState {
             compiling: Semaphore::new(limits.compiles.max(1)),
             committed: watch::channel(0).0,
             shutdown: watch::channel(false).0,
+            lineup,
+            notifier,
         })
+    }
+
+    /// Says that the session `id` committed: wakes this process's live streams at once, and
+    /// other servers' through PostgreSQL (decision S20).
+    pub fn announce(&self, id: &str) {
+        self.committed.send_modify(|n| *n = n.wrapping_add(1));
+        if let Some(notifier) = &self.notifier {
+            notifier.notify(id);
+        }
     }
 
     /// The document with this fingerprint, opened once and kept.

@@ -9,7 +9,7 @@
 //!    committed first), nothing was written and the request starts again from 1 on the new
 //!    state, a bounded number of times. Two requests can never both advance from one state.
 //!
-//! When this process holds the session at the version it last committed (decision S17), step 1
+//! When this process holds the session at the version it last committed (decision S21), step 1
 //! and the restore are skipped: the request is computed on the kept session and committed by the
 //! same compare-and-swap, whose unique key also refuses a key already recorded; either refusal
 //! sends the request back to step 1.
@@ -63,7 +63,7 @@ impl Request {
 #[derive(Debug)]
 pub enum Door {
     /// Its bearer token, not checked yet: checked against the session this process keeps, or
-    /// against the row when none is kept (decision S17).
+    /// against the row when none is kept (decision S21).
     Token(String),
     /// The session's row, already authorised.
     Row(SessionRow),
@@ -146,7 +146,7 @@ pub async fn run(state: &AppState, id: &str, door: Door, key: &str, request: &Re
             Commit::Committed => {
                 state.live.confirm(id, answer.from_version + 1);
                 state.metrics.applied(answer.disposition);
-                state.committed.send_modify(|n| *n = n.wrapping_add(1));
+                state.announce(id);
                 return Ok(stored(answer.status, answer.body));
             }
             // A kept session that lost the race, or a key already recorded: not a retry on a

@@ -30,6 +30,8 @@ pub mod scratch;
 pub mod secret;
 pub mod serve;
 pub mod store;
+pub mod wake;
+pub mod world;
 
 pub use app::{router, routes, AppState, Limits};
 pub use serve::{run, serve, Config, ServeError, DEFAULT_DATABASE, DEFAULT_LISTEN};

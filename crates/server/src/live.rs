@@ -1,6 +1,6 @@
 //! Live sessions: kept in memory between requests, keyed by (session id, version), so that an
 //! apply on the version this process last committed runs on the session it already holds instead
-//! of restoring it from its JSON (decision S17).
+//! of restoring it from its JSON (decision S21).
 //!
 //! Sessions (`Box<dyn AnySession>`) need not be `Send` (a ChatMapper world's Lua state is not),
 //! so each lives on one thread for good: a few session threads, each owning a bounded map of the
@@ -22,7 +22,9 @@ use serde_json::Value;
 use stagehand_session::host::AnySession;
 use tokio::sync::oneshot;
 
-use crate::exactly::{respond, Request};
+use stagehand_protocol::Receipt;
+
+use crate::exactly::{respond, transcript_lines, Request};
 use crate::host::Document;
 use crate::problem::{Kind, Problem};
 use crate::secret::token_matches;
@@ -32,7 +34,7 @@ use crate::store::SessionRow;
 pub const KEPT_PER_THREAD: usize = 4096;
 
 /// How many receipts a kept session may hold in memory before it is put back from its own
-/// (receipt-less) snapshot: receipts live in the receipts table (S17), and a session's snapshot
+/// (receipt-less) snapshot: receipts live in the receipts table (S23), and a session's snapshot
 /// is taken on every apply, so what it holds in memory must stay small.
 pub const RECEIPTS_IN_MEMORY: usize = 8;
 
@@ -55,6 +57,8 @@ struct Entry {
     confirmed: bool,
     /// The SHA-256 of its token, in hex.
     token_hash: String,
+    /// The world it was made with, as JSON text (S18: it never changes).
+    world: Option<String>,
     /// When it was last used, in jobs.
     used: u64,
     held: Held,
@@ -83,7 +87,7 @@ pub enum Source {
 pub struct Computed {
     /// The version it was computed on.
     pub from_version: i64,
-    /// The new snapshot (without receipts, S17), as JSON text.
+    /// The new snapshot (without receipts, S23), as JSON text.
     pub snapshot: String,
     /// The response's status.
     pub status: u16,
@@ -260,11 +264,14 @@ impl Thread {
                 _ => restore(row, document)?,
             },
         };
-        let no_receipts = self.no_receipts(&entry.held)?;
+        // A session with a world keeps its receipts: the world's moves are keyed `world:N` from
+        // how many the session holds (S18), so they must not be forgotten (S23).
+        let no_receipts = if entry.world.is_none() { Some(self.no_receipts(&entry.held)?) } else { None };
         let from_version = entry.version;
-        let (computed, renew) = entry
-            .held
-            .with_dependent_mut(|_, session| run_on(&mut **session, key, request, now, from_version, no_receipts))?;
+        let world = entry.world.as_deref();
+        let (computed, renew) = entry.held.with_dependent_mut(|_, session| {
+            run_on(&mut **session, world, key, request, now, from_version, no_receipts)
+        })?;
         if let Some(snapshot) = renew {
             // Too many receipts held: put the session back from its receipt-less snapshot.
             let document = entry.held.borrow_owner().clone();
@@ -313,19 +320,22 @@ fn failed(error: impl std::fmt::Display) -> Problem {
 fn restore(row: SessionRow, document: Arc<Document>) -> Result<Entry, Problem> {
     let snapshot: Value = serde_json::from_str(&row.snapshot).map_err(Problem::internal)?;
     let held = Held::try_new(document, |document| document.restore(snapshot)).map_err(failed)?;
-    Ok(Entry { version: row.version, confirmed: true, token_hash: row.token_hash, used: 0, held })
+    Ok(Entry { version: row.version, confirmed: true, token_hash: row.token_hash, world: row.world, used: 0, held })
 }
 
-/// Runs the request on the session and takes what it made: the response, the trace lines, the
-/// transcript, and the snapshot without receipts. When the session holds more than
+/// Runs the request on the session (and, when it executed, lets the session's world answer what it
+/// asks, S18) and takes what it made: the response, the trace lines, the transcript, and the
+/// snapshot, without receipts when `no_receipts` says how "none" is spelled. When it was stripped
+/// so and the session holds more than
 /// [`RECEIPTS_IN_MEMORY`] receipts, also that snapshot as a value, to put it back from.
 fn run_on(
     session: &mut dyn AnySession,
+    world: Option<&str>,
     key: &str,
     request: &Request,
     now: u64,
     from_version: i64,
-    no_receipts: Value,
+    no_receipts: Option<Value>,
 ) -> Result<(Computed, Option<Value>), Problem> {
     let receipt = match request {
         Request::Apply { action_id } => session.apply(action_id, key, now),
@@ -337,6 +347,10 @@ fn run_on(
             session.input(&question, text, key, now)
         }
     };
+    let settled = match receipt {
+        Receipt::Executed { .. } => crate::world::settle(session, world, now)?,
+        _ => crate::world::Settled::default(),
+    };
     let view = session.describe();
     let trace = session
         .take_trace()
@@ -344,12 +358,19 @@ fn run_on(
         .map(|record| (i64::try_from(record.sequence).unwrap_or(i64::MAX), record.to_json_line()))
         .collect();
     let mut value = session.snapshot_value().map_err(failed)?;
-    if let Some(receipts) = value.get_mut("receipts") {
-        *receipts = no_receipts;
-    }
+    let stripped = match (no_receipts, value.get_mut("receipts")) {
+        (Some(none), Some(receipts)) => {
+            *receipts = none;
+            true
+        }
+        _ => false,
+    };
     let snapshot = value.to_string();
-    let (status, body, disposition, transcript) = respond(&receipt, &view, from_version + 1);
-    let renew = (session.receipt_count() > RECEIPTS_IN_MEMORY).then_some(value);
+    let (status, body, disposition, mut transcript) = respond(&receipt, &view, from_version + 1);
+    // What the session's world answered after the request (decision S18).
+    let body = settled.attach(body);
+    transcript.extend(transcript_lines(&settled.reported));
+    let renew = (stripped && session.receipt_count() > RECEIPTS_IN_MEMORY).then_some(value);
     Ok((Computed { from_version, snapshot, status, body, disposition, trace, transcript }, renew))
 }
 

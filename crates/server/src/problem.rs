@@ -42,11 +42,17 @@ pub enum Kind {
     RequestTimeout,
     /// Something failed inside the server (500).
     Internal,
+    /// A session's `world` is not one the server takes (422).
+    InvalidWorld,
+    /// A session's `start` is not a place its document can start at (422).
+    InvalidStart,
+    /// The document is of a kind the server does not serve yet (an agent machine) (422).
+    UnsupportedDocument,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 18] = [
         Kind::Unauthorized,
         Kind::NotFound,
         Kind::InvalidRequest,
@@ -62,6 +68,9 @@ impl Kind {
         Kind::Unavailable,
         Kind::RequestTimeout,
         Kind::Internal,
+        Kind::InvalidWorld,
+        Kind::InvalidStart,
+        Kind::UnsupportedDocument,
     ];
 
     /// The kind's name, the last part of its `type`.
@@ -82,6 +91,9 @@ impl Kind {
             Kind::Unavailable => "unavailable",
             Kind::RequestTimeout => "request-timeout",
             Kind::Internal => "internal",
+            Kind::InvalidWorld => "invalid-world",
+            Kind::InvalidStart => "invalid-start",
+            Kind::UnsupportedDocument => "unsupported-document",
         }
     }
 
@@ -107,6 +119,9 @@ impl Kind {
             Kind::Unavailable => "The server cannot serve now",
             Kind::RequestTimeout => "The request took too long",
             Kind::Internal => "The server failed",
+            Kind::InvalidWorld => "The world is not one the server takes",
+            Kind::InvalidStart => "The session cannot start there",
+            Kind::UnsupportedDocument => "The server does not serve this kind of document yet",
         }
     }
 
@@ -116,9 +131,12 @@ impl Kind {
             Kind::Unauthorized => StatusCode::UNAUTHORIZED,
             Kind::NotFound => StatusCode::NOT_FOUND,
             Kind::InvalidRequest | Kind::MissingIdempotencyKey => StatusCode::BAD_REQUEST,
-            Kind::IdempotencyKeyReused | Kind::InvalidDocument | Kind::SessionFailed => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Kind::IdempotencyKeyReused
+            | Kind::InvalidDocument
+            | Kind::SessionFailed
+            | Kind::InvalidWorld
+            | Kind::InvalidStart
+            | Kind::UnsupportedDocument => StatusCode::UNPROCESSABLE_ENTITY,
             Kind::ActionRejected | Kind::Conflict => StatusCode::CONFLICT,
             Kind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Kind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,

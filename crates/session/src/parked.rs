@@ -41,6 +41,11 @@ pub struct Parked {
     pub created_at: u64,
     /// When the record was last written (Unix milliseconds).
     pub updated_at: u64,
+    /// The port bindings of an agent playbook's run (`--player`, `--captain`, `--judge` and the
+    /// directory they run in), as `stagehand_worlds::ports::Bindings` spells them; never a
+    /// secret (an `openai:` key is read from the environment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<Value>,
     /// The host session's snapshot, receipts included.
     pub session: Value,
     /// The envelope each resume printed, by idempotency key: a resume replayed with the same key
@@ -273,6 +278,7 @@ mod tests {
             trace: None,
             created_at: 1,
             updated_at,
+            ports: None,
             session: Value::Null,
             envelopes: BTreeMap::new(),
         }

@@ -139,6 +139,11 @@ impl fmt::Display for MoveText<'_> {
                 }
                 Ok(())
             }
+            Move::Answer { answer } => match serde_json::to_string(answer) {
+                Ok(json) => write!(f, "answer {json}"),
+                Err(_) => f.write_str("answer"),
+            },
+            Move::Act { action } => write!(f, "act {action}"),
         }
     }
 }

@@ -6,6 +6,8 @@
 //!   (then the session offers `retry`, and the driver stops: a person decides).
 //! - A `resolve` is answered by the world through `input`, key by key; a key the world does not
 //!   know is left for a person, and the driver stops.
+//! - A port call (an agent playbook's) is made by the world (`World::call`) and answered with
+//!   `answer`; a world that binds no ports leaves it to a person.
 //! - A menu, the end, a stopped run and an engine that cannot go on stop the driver.
 //!
 //! The driver reads no clock either: it gives the session the `now` it was given.
@@ -107,6 +109,17 @@ pub fn drive(session: &mut dyn AnySession, world: &mut dyn World, now: u64) -> D
                     }
                     Err(error) => {
                         driven.world_error = Some(error.to_string());
+                        driven.stop = Stop::Person;
+                        return driven;
+                    }
+                }
+            }
+            Pending::Call { call } => {
+                let answer = world.call(&call);
+                driven.log.extend(world.take_log());
+                match answer {
+                    Some(answer) => session.answer(answer, &fresh_key(&*session), now),
+                    None => {
                         driven.stop = Stop::Person;
                         return driven;
                     }

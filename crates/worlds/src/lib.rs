@@ -15,6 +15,7 @@ mod drive;
 mod facts;
 mod lua;
 mod playthrough;
+pub mod ports;
 pub mod runs;
 pub mod transcript;
 mod world;

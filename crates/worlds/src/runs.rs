@@ -16,6 +16,7 @@ use stagehand_session::host::{AnySession, TraceRecord};
 use stagehand_session::parked::{Parked, ParkedError, Printed, Store, PARKED_VERSION};
 
 use crate::drive::{drive, Stop};
+use crate::ports::Bindings;
 use crate::World;
 
 /// The exit status of a turn that parked.
@@ -32,12 +33,44 @@ pub struct RunOf {
     pub seed: u64,
     /// Where the trace is appended, if anywhere.
     pub trace: Option<String>,
+    /// The port bindings of an agent playbook's run.
+    pub ports: Option<Bindings>,
+}
+
+impl RunOf {
+    /// What a parked record's run is of.
+    pub fn of_record(record: &Parked) -> Result<RunOf, RunError> {
+        let ports = match &record.ports {
+            None => None,
+            Some(value) => Some(serde_json::from_value(value.clone()).map_err(|e| {
+                RunError::Refused(format!("the run {} has port bindings that cannot be read: {e}", record.session_id))
+            })?),
+        };
+        Ok(RunOf {
+            document: record.document.clone(),
+            world: record.world.clone(),
+            seed: record.seed,
+            trace: record.trace.clone(),
+            ports,
+        })
+    }
 }
 
 impl Turn {
     /// The turn's trace records as JSON lines, each ended by a newline.
     pub fn trace_lines(&self) -> String {
         self.trace.iter().filter_map(|record| serde_json::to_string(record).ok()).map(|line| line + "\n").collect()
+    }
+
+    /// Appends the turn's trace records to the file `path` (created if need be), as JSON lines.
+    pub fn append_trace(&self, path: &str) -> Result<(), String> {
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(self.trace_lines().as_bytes()))
+            .map_err(|e| format!("{path}: cannot write the trace: {e}"))
     }
 }
 
@@ -83,8 +116,9 @@ fn settle(
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
-    let driven = drive(session.as_mut(), world, now);
+    let mut driven = drive(session.as_mut(), world, now);
     reported.extend(driven.reported);
+    driven.log.extend(session.take_log());
     // The contract's order: the outcome first, then the session, what was said, and the rest.
     let (outcome, status) = match &driven.stop {
         Stop::Ended => ("ended", 0),
@@ -129,6 +163,16 @@ pub fn begin(
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
+    if let Some(machine) = document.machine() {
+        let missing = crate::ports::unbound(machine, of.ports.as_ref());
+        if !missing.is_empty() {
+            return Err(RunError::Refused(format!(
+                "{}: the agent machine needs its ports bound: {} (SPEC is exec:COMMAND or openai:MODEL@URL)",
+                of.document,
+                missing.join(", ")
+            )));
+        }
+    }
     let fingerprint = document.fingerprint().to_owned();
     let mut session = document.start(id, of.seed, now).map_err(|e| RunError::Refused(e.to_string()))?;
     let opening = session.take_opening();
@@ -140,6 +184,7 @@ pub fn begin(
         world: of.world,
         seed: of.seed,
         trace: of.trace,
+        ports: of.ports.as_ref().map(|p| serde_json::to_value(p).expect("bindings are JSON")),
         created_at: now,
         updated_at: now,
         session: Value::Null,

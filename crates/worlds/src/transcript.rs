@@ -212,6 +212,7 @@ impl Painter {
                 self.warning(&format!("refused ({}): {explanation}", reason.as_str()))
             }
             OwnedEvent::Perform { effect } => self.paint(EFFECT, &format!("  [{}]", command_text(effect))),
+            OwnedEvent::Call { call } => self.paint(EFFECT, &format!("  [{}]", call.describe())),
             OwnedEvent::Resolve { .. } => return None,
         })
     }

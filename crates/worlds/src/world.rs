@@ -11,7 +11,7 @@
 //! the person or answers with a default (false, empty words, 0) and says so.
 
 use stagehand_playbook::Fragment;
-use stagehand_protocol::{Answer, AnswerKind};
+use stagehand_protocol::{Answer, AnswerKind, PortAnswer, PortCall};
 
 /// A world's failure: a command it could not carry out, or a key it could not read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,6 +25,13 @@ pub trait World {
 
     /// Carries out one command fragment (a `default-command` or `custom-command`).
     fn perform(&mut self, effect: &Fragment) -> Result<(), WorldError>;
+
+    /// Makes one port call of an agent playbook (a player, the Captain, the judge, a script)
+    /// and gives its typed answer; `None` when the world binds no ports (the default), and the
+    /// call is left pending (decision H45).
+    fn call(&mut self, _call: &PortCall) -> Option<PortAnswer> {
+        None
+    }
 
     /// Puts the world back as it was before the run began (for undo and load, which replay).
     fn reset(&mut self) -> Result<(), WorldError>;
@@ -99,6 +106,10 @@ impl World for Attended {
 
     fn perform(&mut self, effect: &Fragment) -> Result<(), WorldError> {
         self.inner.perform(effect)
+    }
+
+    fn call(&mut self, call: &PortCall) -> Option<PortAnswer> {
+        self.inner.call(call)
     }
 
     fn reset(&mut self) -> Result<(), WorldError> {

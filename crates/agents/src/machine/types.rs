@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::NEEDS_BOSS_REPLY_DESCRIPTION;
 use super::{AWAIT_BOSS_REPLY, DONE, DONE_DESCRIPTION, FAILED, NEEDS_BOSS_REPLY};
+pub use stagehand_protocol::port::Visibility;
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -243,17 +244,6 @@ pub enum Invoke {
         /// The time limit in milliseconds.
         timeout_ms: u64,
     },
-}
-
-/// Whether the Boss sees a Captain call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Visibility {
-    /// Shown to the Boss (workflow calls).
-    #[default]
-    Visible,
-    /// Not shown.
-    Hidden,
 }
 
 /// One result (guard) of an invoke.

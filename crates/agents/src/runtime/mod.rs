@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use self::core::Sequences;
-pub use io::{Continuity, Emission, JudgePurpose, PortCall, Reply, Request, TraceEvent, TRACE_TYPES};
+pub use io::{Continuity, Emission, JudgePurpose, PortAnswer, PortCall, Reply, Request, TraceEvent, TRACE_TYPES};
 pub use snapshot::{parse_snapshot, Snapshot, SnapshotError};
 pub use wire::*;
 

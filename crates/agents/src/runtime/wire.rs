@@ -4,90 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// How a port call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum CallStatus {
-    /// It did its work.
-    Ok,
-    /// It was cancelled.
-    Aborted,
-    /// It failed.
-    Error,
-}
-
-/// What a player port returns (`PlayerResult`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PlayerResult {
-    /// How the call ended.
-    pub status: CallStatus,
-    /// The token that resumes the player's conversation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume_token: Option<String>,
-    /// The player's final text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_text: Option<String>,
-    /// Why it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl PlayerResult {
-    /// An `ok` result with this final text and no token.
-    pub fn ok(text: impl Into<String>) -> Self {
-        PlayerResult { status: CallStatus::Ok, resume_token: None, final_text: Some(text.into()), error: None }
-    }
-}
-
-/// A normalised error (`{name, message, stack?}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NormalizedError {
-    /// The error's kind, `Error` by default.
-    pub name: String,
-    /// What went wrong.
-    pub message: String,
-    /// Where, if the host knows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stack: Option<String>,
-}
-
-impl NormalizedError {
-    /// An `Error` with this message.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self::named("Error", message)
-    }
-
-    /// An error of this name and message.
-    pub fn named(name: &str, message: impl Into<String>) -> Self {
-        NormalizedError { name: name.to_owned(), message: message.into(), stack: None }
-    }
-
-    /// The error an abort of the boundary's signal stands for.
-    pub fn abort() -> Self {
-        Self::named("AbortError", "the operation was aborted")
-    }
-
-    /// Normalises any JSON value (§1.10): an object with a string `message` keeps its fields,
-    /// a string is the message of an `Error`, anything else is written out as the message.
-    pub fn from_value(value: &Value) -> Self {
-        match value {
-            Value::String(s) => Self::new(s.clone()),
-            Value::Object(o) if o.get("message").is_some_and(Value::is_string) => NormalizedError {
-                name: o.get("name").and_then(Value::as_str).unwrap_or("Error").to_owned(),
-                message: o["message"].as_str().unwrap_or_default().to_owned(),
-                stack: o.get("stack").and_then(Value::as_str).map(str::to_owned),
-            },
-            other => Self::new(other.to_string()),
-        }
-    }
-
-    /// The error as a JSON value.
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-}
+pub use stagehand_protocol::port::{CallStatus, NormalizedError, PlaybookCallResult, PlaybookCallStart, PlayerResult};
 
 /// The lifecycle status of a machine (`PlaybookState.status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,52 +137,6 @@ impl RunResult {
             | RunResult::Suspended { state, .. } => state,
         }
     }
-}
-
-/// What a settled child call returns (`PlaybookCallResult`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "camelCase", deny_unknown_fields)]
-pub enum PlaybookCallResult {
-    /// The child ended well.
-    #[serde(rename_all = "camelCase")]
-    Ok {
-        /// The child's session.
-        child_session_id: String,
-        /// The child's final state.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        state: Option<Value>,
-        /// The child's output.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        output: Option<Value>,
-    },
-    /// The child was aborted.
-    Aborted {
-        /// Why.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<NormalizedError>,
-    },
-    /// The child failed.
-    Error {
-        /// Why.
-        error: NormalizedError,
-    },
-}
-
-/// How a nested call starts (`PlaybookCallStart`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "camelCase", deny_unknown_fields)]
-pub enum PlaybookCallStart {
-    /// The child finished at once.
-    Settled {
-        /// Its result.
-        result: PlaybookCallResult,
-    },
-    /// The child parked; its result comes through `resume_playbook_call`.
-    #[serde(rename_all = "camelCase")]
-    Suspended {
-        /// The child's session.
-        child_session_id: String,
-    },
 }
 
 /// One advertised control action.

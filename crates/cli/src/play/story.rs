@@ -32,7 +32,7 @@ pub fn open_document(
                 options.lua_world = Some((world.display().to_string(), crate::read::text(world)?));
             }
         }
-        Kind::Playbook => {}
+        Kind::Playbook | Kind::Machine => {}
     }
     let _loading = crate::read::loading_bytes(path, bytes.len());
     Document::open_as(kind, &name, &bytes, &options).map_err(|error| error.for_people(&name, &bytes))

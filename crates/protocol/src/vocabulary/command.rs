@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use super::answer::Answers;
+use crate::port::PortAnswer;
 
 /// A message from the driver. Commands are data: they cross a transport and are recorded in a
 /// log, so they never carry behaviour. Legality against a situation belongs to the step.
@@ -26,6 +27,16 @@ pub enum Command<'a> {
     Supply(Answers<'a>),
     /// Take the option at this position (from 0) among those just offered.
     Choose(i64),
+    /// The host's answer to the port call just asked for (an `Event::Call`; decision H45).
+    Answer(Cow<'a, PortAnswer>),
+    /// Take one of the engine's own actions, by the id [`Engine::actions`] advertised
+    /// (an agent playbook's `retry:EVENT`, `jump:STATE`; decision H46).
+    ///
+    /// [`Engine::actions`]: crate::Engine::actions
+    Act {
+        /// The action's id.
+        action: Cow<'a, str>,
+    },
 }
 
 impl<'a> Command<'a> {
@@ -53,6 +64,8 @@ impl<'a> Command<'a> {
             Command::Failed { .. } => "failed",
             Command::Supply(_) => "supply",
             Command::Choose(_) => "choose",
+            Command::Answer(_) => "answer",
+            Command::Act { .. } => "act",
         }
     }
 
@@ -65,6 +78,8 @@ impl<'a> Command<'a> {
             Command::Failed { explanation } => Command::Failed { explanation: Cow::Owned(explanation.into_owned()) },
             Command::Supply(answers) => Command::Supply(answers.into_owned()),
             Command::Choose(index) => Command::Choose(index),
+            Command::Answer(answer) => Command::Answer(Cow::Owned(answer.into_owned())),
+            Command::Act { action } => Command::Act { action: Cow::Owned(action.into_owned()) },
         }
     }
 }

@@ -6,6 +6,7 @@ use stagehand_playbook::Fragment;
 
 use super::answer::Question;
 use super::refusal::RefusalReason;
+use crate::port::PortCall;
 
 /// One thing a step reports. A step may report several, in order.
 ///
@@ -56,6 +57,12 @@ pub enum Event<'c> {
         /// Every option, in the order written.
         options: Cow<'c, [OfferedOption<'c>]>,
     },
+    /// A request: make this port call (a player, the Captain, the judge, a nested playbook, a
+    /// script), then answer with `answer` and its typed result (decision H45).
+    Call {
+        /// The call.
+        call: &'c PortCall,
+    },
 }
 
 /// One option as offered.
@@ -70,7 +77,7 @@ pub struct OfferedOption<'c> {
 impl Event<'_> {
     /// Whether the event is a request the driver must answer.
     pub fn is_request(&self) -> bool {
-        matches!(self, Event::Perform { .. } | Event::Resolve { .. } | Event::Offer { .. })
+        matches!(self, Event::Perform { .. } | Event::Resolve { .. } | Event::Offer { .. } | Event::Call { .. })
     }
 
     /// The event's name as the fixture vocabulary spells it.
@@ -83,6 +90,7 @@ impl Event<'_> {
             Event::Perform { .. } => "perform",
             Event::Resolve { .. } => "resolve",
             Event::Offer { .. } => "offer",
+            Event::Call { .. } => "call",
         }
     }
 
@@ -107,6 +115,7 @@ impl Event<'_> {
                 };
                 OwnedEvent::Offer { ordered, options }
             }
+            Event::Call { call } => OwnedEvent::Call { call: call.clone() },
         }
     }
 }
@@ -137,6 +146,7 @@ impl OwnedEvent {
                         .collect(),
                 ),
             },
+            OwnedEvent::Call { call } => Event::Call { call },
         }
     }
 }
@@ -181,5 +191,10 @@ pub enum OwnedEvent {
         ordered: bool,
         /// Each label and whether it is available.
         options: Vec<(Vec<Fragment>, bool)>,
+    },
+    /// See [`Event::Call`].
+    Call {
+        /// The call.
+        call: PortCall,
     },
 }

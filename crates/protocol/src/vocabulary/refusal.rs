@@ -49,11 +49,16 @@ pub enum RefusalReason {
     /// hold. (A Stagehand addition, for engines such as ChatMapper's whose conversations are
     /// guarded.)
     CannotStart,
+    /// The work a command started failed: an agent playbook's turn ended in its recoverable
+    /// `failed` state, was aborted, or met a control-plane error. Unlike the others, the
+    /// engine has moved (it rests where the failure left it, with its recovery actions).
+    /// (A Stagehand addition: decision H47.)
+    RunFailed,
 }
 
 impl RefusalReason {
     /// Every reason, in the order they were added.
-    pub const ALL: [RefusalReason; 15] = [
+    pub const ALL: [RefusalReason; 16] = [
         RefusalReason::NotStarted,
         RefusalReason::AlreadyEnded,
         RefusalReason::Misplaced,
@@ -69,6 +74,7 @@ impl RefusalReason {
         RefusalReason::UnavailableOption,
         RefusalReason::NoSuchAnchor,
         RefusalReason::CannotStart,
+        RefusalReason::RunFailed,
     ];
 
     /// The reason's spelling on the wire (kebab-case, as the corpus writes it).
@@ -89,6 +95,7 @@ impl RefusalReason {
             RefusalReason::UnavailableOption => "unavailable-option",
             RefusalReason::NoSuchAnchor => "no-such-anchor",
             RefusalReason::CannotStart => "cannot-start",
+            RefusalReason::RunFailed => "run-failed",
         }
     }
 

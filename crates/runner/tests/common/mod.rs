@@ -82,6 +82,7 @@ pub fn render(event: &Event<'_>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Event::Call { call } => format!("call {}", call.call_id()),
     }
 }
 

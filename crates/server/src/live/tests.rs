@@ -24,6 +24,7 @@ fn row(document: &Document, id: &str, seed: u64) -> SessionRow {
         fingerprint: document.fingerprint().to_owned(),
         version: 1,
         snapshot: session.snapshot_value().unwrap().to_string(),
+        world: None,
     }
 }
 

@@ -45,7 +45,8 @@ pub async fn upload(
         Ok(joined) => joined.map_err(Problem::internal)?,
     };
     let opened = opened.map_err(|refused| {
-        Problem::new(Kind::InvalidDocument, refused.detail).with("diagnostics", json!(refused.diagnostics))
+        let kind = if refused.unsupported { Kind::UnsupportedDocument } else { Kind::InvalidDocument };
+        Problem::new(kind, refused.detail).with("diagnostics", json!(refused.diagnostics))
     })?;
     let now = i64::try_from(now_ms()).unwrap_or(i64::MAX);
     let name = opened.document.name().to_owned();

@@ -59,6 +59,25 @@ mod tests {
     }
 
     #[test]
+    fn the_openapi_document_lists_every_document_kind_as_the_documents_crate_spells_it() {
+        let documented: BTreeSet<String> = document()["components"]["schemas"]["Uploaded"]["properties"]["kind"]
+            ["enum"]
+            .as_array()
+            .expect("an enum")
+            .iter()
+            .map(|v| v.as_str().expect("a string").to_owned())
+            .collect();
+        // Every kind but the agent machine, whose upload is refused until the server answers port
+        // calls (S19).
+        let kinds: BTreeSet<String> = stagehand_documents::Kind::ALL
+            .iter()
+            .filter(|k| **k != stagehand_documents::Kind::Machine)
+            .map(|k| k.wire_name().to_owned())
+            .collect();
+        assert_eq!(documented, kinds);
+    }
+
+    #[test]
     fn the_openapi_document_lists_every_problem_type() {
         let documented: BTreeSet<String> = document()["components"]["schemas"]["Problem"]["properties"]["type"]["enum"]
             .as_array()

@@ -24,21 +24,17 @@ pub struct Create {
     pub document_id: String,
     /// The seed random choices are drawn from (a random one when absent).
     pub seed: Option<u64>,
-    /// Where to start (not served yet: refused when given).
-    pub start: Option<Value>,
-    /// A world for the session (not served yet: refused when given).
+    /// Where to start: a DialogueDown anchor or a ChatMapper conversation (its entry when
+    /// absent; decision S17).
+    pub start: Option<String>,
+    /// The world the session plays with: `{"facts": {…}}` (decision S18).
     pub world: Option<Value>,
 }
 
 /// `POST /v1/sessions`: `201 {sessionId, token, view, version}`. The token is shown here once.
 pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Problem> {
     let asked: Create = json(body)?;
-    if asked.start.is_some() || asked.world.is_some() {
-        return Err(Problem::new(
-            Kind::InvalidRequest,
-            "start and world are not served yet: a session starts at its document's entry with no world",
-        ));
-    }
+    let world = asked.world.as_ref().map(crate::world::read).transpose()?;
     let document = state
         .document(&asked.document_id)
         .await?
@@ -48,9 +44,15 @@ pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesReject
     let seed = asked.seed.unwrap_or_else(|| u64::from_str_radix(&random_hex(8), 16).unwrap_or(0));
     let now = now_ms();
     let (view, snapshot, trace, transcript) = {
+        let start = asked.start.as_deref();
         let mut session =
-            document.start(&id, seed, now).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
-        let transcript = transcript_lines(&session.take_opening());
+            document.start_at(&id, seed, start, now).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
+        if let Some(refused) = start.and_then(|start| crate::world::refused_start(&*session, start)) {
+            return Err(refused);
+        }
+        let mut transcript = transcript_lines(&session.take_opening());
+        let settled = crate::world::settle(&mut *session, world.as_deref(), now)?;
+        transcript.extend(transcript_lines(&settled.reported));
         let trace: Vec<(i64, String)> = session
             .take_trace()
             .iter()
@@ -66,6 +68,7 @@ pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesReject
         fingerprint: asked.document_id,
         version: 1,
         snapshot,
+        world,
     };
     state.store.create_session(&row, &trace, &transcript, i64::try_from(now).unwrap_or(i64::MAX)).await?;
     state.metrics.created();

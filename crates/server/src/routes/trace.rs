@@ -3,11 +3,10 @@
 //! the `Last-Event-ID` a reconnecting client sends) and misses nothing: every event's id is its
 //! sequence number, and lines are read from the store in order, so a stream resumed from the last
 //! id it saw continues without a gap or a repeat (decision S11). It polls the store; a commit in
-//! this process wakes it at once.
+//! this process, or on another server through PostgreSQL's LISTEN/NOTIFY (S20), wakes it at once.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::time::Duration;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue};
@@ -22,9 +21,6 @@ use crate::problem::{Kind, Problem};
 
 /// How many lines one read takes.
 const PAGE: i64 = 1000;
-
-/// How often a live stream polls the store when nothing wakes it.
-const POLL: Duration = Duration::from_millis(250);
 
 /// The trace route.
 pub async fn trace(
@@ -100,7 +96,7 @@ fn live_stream(state: Shared, id: String, after: i64) -> impl Stream<Item = Resu
                 _ => return None,
             }
             tokio::select! {
-                _ = tokio::time::sleep(POLL) => {}
+                _ = tokio::time::sleep(cursor.state.limits.trace_poll) => {}
                 _ = cursor.committed.changed() => {}
                 _ = cursor.shutdown.changed() => {}
             }

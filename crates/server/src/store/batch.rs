@@ -1,11 +1,11 @@
-//! Group commit for SQLite (decisions S16, S18): SQLite has one writer and makes every commit
+//! Group commit for SQLite (decisions S16, S22): SQLite has one writer and makes every commit
 //! durable with its own sync of the log, so advances waiting at the same moment are committed
 //! together, one transaction and one sync for all of them. Each advance runs inside its own
 //! savepoint, so one that finds its version moved is undone alone; each caller hears its own
 //! outcome only after the transaction has committed.
 //!
 //! The writer is a thread of its own holding one `rusqlite` connection with its statements
-//! prepared once (S18): a transaction of many advances runs without leaving the thread, where a
+//! prepared once (S22): a transaction of many advances runs without leaving the thread, where a
 //! pooled async connection would cross threads for every statement. The SQL is the store's own
 //! (`super::sql`). Checkpoints (copying the log back into the
 //! database file) run on a thread of their own, not inside a commit.

@@ -12,14 +12,26 @@ struct Migration {
     sql: &'static str,
 }
 
-const SQLITE: &[Migration] =
-    &[Migration { version: 1, name: "init", sql: include_str!("../../migrations/sqlite/0001_init.sql") }];
+const SQLITE: &[Migration] = &[
+    Migration { version: 1, name: "init", sql: include_str!("../../migrations/sqlite/0001_init.sql") },
+    Migration {
+        version: 2,
+        name: "session_world",
+        sql: include_str!("../../migrations/sqlite/0002_session_world.sql"),
+    },
+];
 
-const POSTGRES: &[Migration] =
-    &[Migration { version: 1, name: "init", sql: include_str!("../../migrations/postgres/0001_init.sql") }];
+const POSTGRES: &[Migration] = &[
+    Migration { version: 1, name: "init", sql: include_str!("../../migrations/postgres/0001_init.sql") },
+    Migration {
+        version: 2,
+        name: "session_world",
+        sql: include_str!("../../migrations/postgres/0002_session_world.sql"),
+    },
+];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 fn migrations(backend: Backend) -> &'static [Migration] {
     match backend {

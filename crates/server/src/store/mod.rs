@@ -3,7 +3,7 @@
 //!
 //! One code path for SQLite and PostgreSQL through `sqlx`'s `Any` driver, plain queries with
 //! bound parameters only (decision S1), except for the advance itself: SQLite's group commit
-//! runs on a `rusqlite` writer thread (S18) and PostgreSQL runs it as one statement (S20). An
+//! runs on a `rusqlite` writer thread (S22) and PostgreSQL runs it as one statement (S24). An
 //! apply is one transaction that moves the session's
 //! version by compare-and-swap and writes the new snapshot, the receipt and the trace lines
 //! (decision S2): [`Store::commit`] says [`Commit::Moved`] when the version moved under it, and the
@@ -58,6 +58,8 @@ pub struct SessionRow {
     pub version: i64,
     /// The session's snapshot, as JSON text.
     pub snapshot: String,
+    /// The world it was made with, as JSON text (`None`: no world); never changes (S18).
+    pub world: Option<String>,
 }
 
 /// A response recorded under an idempotency key: exactly what was sent.
@@ -111,7 +113,7 @@ pub enum Commit {
 const RETRIES: usize = 8;
 
 /// SQLite's `synchronous` setting: FULL, a commit is on the disk before it is acknowledged (S2,
-/// S18).
+/// S22).
 const SYNCHRONOUS: &str = "FULL";
 
 /// The store over one database.
@@ -217,8 +219,8 @@ impl Store {
         retrying(|| async {
             let mut tx = self.writer.begin().await?;
             sqlx::query(
-                "INSERT INTO sessions (id, token_hash, fingerprint, version, snapshot, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $6)",
+                "INSERT INTO sessions (id, token_hash, fingerprint, version, snapshot, created_at, updated_at, world) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $6, $7)",
             )
             .bind(&row.id)
             .bind(&row.token_hash)
@@ -226,6 +228,7 @@ impl Store {
             .bind(row.version)
             .bind(&row.snapshot)
             .bind(now)
+            .bind(&row.world)
             .execute(&mut *tx)
             .await?;
             insert_lines(&mut tx, &row.id, trace, transcript).await?;
@@ -236,10 +239,11 @@ impl Store {
 
     /// A session's row, or `None` when there is no such session.
     pub async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        let row = sqlx::query("SELECT id, token_hash, fingerprint, version, snapshot FROM sessions WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row =
+            sqlx::query("SELECT id, token_hash, fingerprint, version, snapshot, world FROM sessions WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?;
         row.map(|row| session_row(&row)).transpose()
     }
 
@@ -270,7 +274,7 @@ impl Store {
         if let Some(batcher) = &self.batcher {
             return batcher.commit(advance).await;
         }
-        // PostgreSQL: the whole advance is one statement, one round trip (S20).
+        // PostgreSQL: the whole advance is one statement, one round trip (S24).
         let trace = serde_json::to_string(
             &advance.trace.iter().map(|(seq, line)| serde_json::json!({"seq": seq, "line": line})).collect::<Vec<_>>(),
         )
@@ -365,8 +369,8 @@ impl Store {
     }
 }
 
-/// The statements of an advance: SQLite's writer runs them one by one (S18), PostgreSQL runs
-/// them as one (S20).
+/// The statements of an advance: SQLite's writer runs them one by one (S22), PostgreSQL runs
+/// them as one (S24).
 pub(crate) mod sql {
     /// The compare-and-swap: `$1` snapshot, `$2` now, `$3` id, `$4` the version read.
     pub(crate) const ADVANCE: &str =
@@ -412,7 +416,7 @@ fn sqlite_pool(connections: u32) -> AnyPoolOptions {
             // FULL: a commit is on disk before it is acknowledged, in WAL mode too (S2).
             connection.execute("PRAGMA synchronous = FULL").await?;
             connection.execute("PRAGMA busy_timeout = 5000").await?;
-            // The group commit's checkpointer copies the log back (S18), not a commit.
+            // The group commit's checkpointer copies the log back (S22), not a commit.
             connection.execute("PRAGMA wal_autocheckpoint = 0").await?;
             Ok(())
         })
@@ -437,6 +441,7 @@ fn session_row(row: &AnyRow) -> Result<SessionRow, StoreError> {
         fingerprint: row.try_get(2)?,
         version: row.try_get(3)?,
         snapshot: row.try_get(4)?,
+        world: row.try_get(5)?,
     })
 }
 

@@ -11,6 +11,7 @@ fn row(id: &str) -> SessionRow {
         fingerprint: "fp".to_owned(),
         version: 1,
         snapshot: "{\"n\":0}".to_owned(),
+        world: None,
     }
 }
 
@@ -78,6 +79,12 @@ async fn holds(store: &Store) {
     assert!(store.session("s1").await.unwrap().is_none());
     assert!(store.trace("s1", 0, 100).await.unwrap().is_empty());
     assert!(store.receipt("s1", "k1").await.unwrap().is_none());
+
+    // A session's world is stored with it, and a session without one reads back `None`.
+    let with_world = SessionRow { world: Some("{\"facts\":{\"a\":true}}".to_owned()), ..row("w1") };
+    store.create_session(&with_world, &[], &[], 1).await.unwrap();
+    assert_eq!(store.session("w1").await.unwrap().unwrap().world, with_world.world);
+    assert!(store.delete_session("w1").await.unwrap());
 }
 
 /// Twenty tasks race to advance one session from the state each read: every commit is from the

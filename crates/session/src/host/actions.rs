@@ -53,7 +53,16 @@ fn advertised<E: Engine>(session: &Session<E>) -> Vec<(Action, Act)> {
         Pending::Perform { effect, failed: Some(_), .. } => {
             actions.push((Action::new("retry", format!("Retry: {effect}")), Act::Retry));
         }
-        Pending::Start | Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
+        Pending::Start
+        | Pending::Resolve { .. }
+        | Pending::Call { .. }
+        | Pending::Ended
+        | Pending::Stopped
+        | Pending::Stuck { .. } => {}
+    }
+    for action in session.engine.actions() {
+        let step = Move::Act { action: action.id.clone() };
+        actions.push((action, Act::Take(step)));
     }
     if let Some(keep) = undo_point(&session.journal) {
         actions.push((Action::new("undo", "Undo the last move"), Act::Undo(keep)));
@@ -115,6 +124,9 @@ fn lookup<E: Engine>(session: &Session<E>, action_id: &str) -> Option<Act> {
             .get(position)
             .filter(|o| o.available)
             .map(|_| Act::Take(Move::Choose { position: position as i64 }));
+    }
+    if session.engine.actions().iter().any(|a| a.id == action_id) {
+        return Some(Act::Take(Move::Act { action: action_id.to_owned() }));
     }
     if let Some(anchor) = action_id.strip_prefix("jump:") {
         let anchors = session.engine.anchor_names();
@@ -189,7 +201,8 @@ pub(crate) fn view_into<E: Engine>(session: &Session<E>, view: &mut View) {
         Pending::Stuck { .. } => Status::Error,
         _ => Status::Active,
     };
-    view.at_rest = !matches!(pending, Pending::Resolve { .. } | Pending::Perform { failed: None, .. });
+    view.at_rest =
+        !matches!(pending, Pending::Resolve { .. } | Pending::Perform { failed: None, .. } | Pending::Call { .. });
     view.pending_questions.clear();
     if let Pending::Resolve { asked } = pending {
         view.pending_questions.extend(asked.iter().filter(|a| a.given.is_none()).map(|a| PendingQuestion {
@@ -210,6 +223,9 @@ pub(crate) fn view_into<E: Engine>(session: &Session<E>, view: &mut View) {
     }
     view.description.clear();
     session.engine.write_description(&mut view.description);
+    if let Pending::Call { call } = pending {
+        let _ = write!(view.description, " It asks the host to call {}.", call.describe());
+    }
     if let Pending::Perform { effect, failed, .. } = pending {
         match failed {
             None => {
@@ -254,7 +270,18 @@ pub(crate) fn view_into<E: Engine>(session: &Session<E>, view: &mut View) {
             id.push_str("retry");
             let _ = write!(label, "Retry: {effect}");
         }),
-        Pending::Start | Pending::Resolve { .. } | Pending::Ended | Pending::Stopped | Pending::Stuck { .. } => {}
+        Pending::Start
+        | Pending::Resolve { .. }
+        | Pending::Call { .. }
+        | Pending::Ended
+        | Pending::Stopped
+        | Pending::Stuck { .. } => {}
+    }
+    for action in session.engine.actions() {
+        actions.put(|id, label| {
+            id.push_str(&action.id);
+            label.push_str(&action.label);
+        });
     }
     if undo_point(&session.journal).is_some() {
         actions.put(|id, label| {

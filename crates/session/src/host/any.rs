@@ -7,7 +7,7 @@
 //! concrete type, so it belongs to whoever opened the document (`stagehand_documents::Document`).
 
 use serde_json::Value;
-use stagehand_protocol::{Engine, OwnedEvent, Receipt, Reported, View};
+use stagehand_protocol::{Engine, OwnedEvent, PortAnswer, Receipt, Reported, View};
 
 use super::{HostError, Move, Pending, Session, SessionSnapshot, TraceRecord};
 
@@ -24,6 +24,8 @@ pub trait AnySession {
     fn apply(&mut self, action_id: &str, key: &str, now: u64) -> Receipt;
     /// Answers a pending question with free text under an idempotency key.
     fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt;
+    /// Answers the pending port call under an idempotency key (decision H45).
+    fn answer(&mut self, answer: PortAnswer, key: &str, now: u64) -> Receipt;
     /// Ends the session for good.
     fn dispose(&mut self, now: u64);
     /// Whether the session was disposed.
@@ -71,6 +73,10 @@ impl<E: Engine> AnySession for Session<E> {
 
     fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
         Session::input(self, question_id, text, key, now)
+    }
+
+    fn answer(&mut self, answer: PortAnswer, key: &str, now: u64) -> Receipt {
+        Session::answer(self, answer, key, now)
     }
 
     fn dispose(&mut self, now: u64) {

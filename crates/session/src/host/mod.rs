@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, Receipt, Reported, View};
+use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, PortAnswer, Receipt, Reported, View};
 
 pub use any::{snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
@@ -403,6 +403,44 @@ impl<E: Engine> Session<E> {
         receipt
     }
 
+    /// Answers the pending port call with the host's typed `answer`, under the idempotency key
+    /// `key` (decision H45). It is recorded and traced as an apply of `answer:CALL_ID`; an
+    /// answer that does not fit the call, or no call pending, is rejected.
+    pub fn answer(&mut self, answer: PortAnswer, key: &str, now: u64) -> Receipt {
+        let call_id = match &self.pending {
+            Pending::Call { call } => call.call_id().to_owned(),
+            _ => String::new(),
+        };
+        let action_id = format!("answer:{call_id}");
+        if let Some(recorded) = self.receipts.find(key) {
+            return if recorded.action_id() == action_id && recorded.text().is_none() {
+                recorded.receipt()
+            } else {
+                Receipt::Rejected { reason: reused(key, recorded.action_id()) }
+            };
+        }
+        if self.disposed {
+            return Receipt::Rejected { reason: "the session was disposed".to_owned() };
+        }
+        self.trace.sequences.apply += 1;
+        let call = self.trace.sequences.apply;
+        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+        self.trace.apply(now, call, &action_id, key, state_id);
+        let mut receipt = Receipt::Rejected { reason: String::new() };
+        match &self.pending {
+            Pending::Call { call } if answer.fits(call) => {
+                self.execute(Act::Take(Move::Answer { answer }), &mut receipt)
+            }
+            Pending::Call { call } => {
+                receipts::set_rejected(&mut receipt, format!("that answer does not answer {}", call.describe()));
+            }
+            _ => receipts::set_rejected(&mut receipt, "no port call is pending".to_owned()),
+        }
+        self.settle(key, &action_id, None, &receipt);
+        self.trace.finished(now, TraceType::ApplyFinished, call, &action_id, key, &receipt);
+        receipt
+    }
+
     /// Ends the session for good: records `session.disposed` once. Later applies are rejected.
     pub fn dispose(&mut self, now: u64) {
         if !self.disposed {
@@ -444,7 +482,7 @@ impl<E: Engine> Session<E> {
                     heard.first_refusal.get_or_insert_with(|| refusal.clone());
                     heard.last_refusal = Some(refusal);
                 }
-                Event::Offer { .. } | Event::Perform { .. } | Event::Resolve { .. } => {
+                Event::Offer { .. } | Event::Perform { .. } | Event::Resolve { .. } | Event::Call { .. } => {
                     heard.request = Pending::of_request(event);
                 }
                 _ => {}

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use stagehand_playbook::{plain_text, Fragment};
-use stagehand_protocol::{effect_text, Answer, AnswerKind, Answers, Command, Event, OwnedEvent, Waiting};
+use stagehand_protocol::{
+    effect_text, Answer, AnswerKind, Answers, Command, Event, OwnedEvent, PortAnswer, PortCall, Waiting,
+};
 
 /// One command the session gave its engine, owning what it holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,6 +40,16 @@ pub enum Move {
         /// wrote it: decision H41.)
         #[serde(alias = "option")]
         position: i64,
+    },
+    /// `answer`: the host's typed answer to a port call (decision H45).
+    Answer {
+        /// The answer.
+        answer: PortAnswer,
+    },
+    /// `act`: one of the engine's own actions (decision H46).
+    Act {
+        /// The action's id.
+        action: String,
     },
 }
 
@@ -81,6 +93,8 @@ impl Move {
                     .collect::<Answers<'_>>(),
             ),
             Move::Choose { position } => Command::Choose(*position),
+            Move::Answer { answer } => Command::Answer(std::borrow::Cow::Borrowed(answer)),
+            Move::Act { action } => Command::Act { action: action.as_str().into() },
         }
     }
 }
@@ -136,6 +150,12 @@ pub enum Pending {
     Resolve {
         /// The keys, in the order asked.
         asked: Vec<Asked>,
+    },
+    /// A port call (an agent playbook's player, Captain, judge, script): the host's `answer`
+    /// (decision H45).
+    Call {
+        /// The call.
+        call: PortCall,
     },
     /// The run ended.
     Ended,
@@ -205,7 +225,15 @@ impl Pending {
         let request = events
             .iter()
             .rev()
-            .find(|e| matches!(e, OwnedEvent::Offer { .. } | OwnedEvent::Perform { .. } | OwnedEvent::Resolve { .. }))
+            .find(|e| {
+                matches!(
+                    e,
+                    OwnedEvent::Offer { .. }
+                        | OwnedEvent::Perform { .. }
+                        | OwnedEvent::Resolve { .. }
+                        | OwnedEvent::Call { .. }
+                )
+            })
             .and_then(|e| Pending::of_request(&e.lend()));
         let refusal = events.iter().rev().find_map(|e| match e {
             OwnedEvent::Refused { reason, explanation } => Some(format!("{}: {explanation}", reason.as_str())),
@@ -227,6 +255,7 @@ impl Pending {
             Event::Perform { effect } => {
                 Pending::Perform { effect: effect_text(effect), failed: None, call: Call::of(effect) }
             }
+            Event::Call { call } => Pending::Call { call: (*call).clone() },
             Event::Resolve { questions } => Pending::Resolve {
                 asked: questions
                     .iter()
@@ -257,7 +286,7 @@ impl Pending {
                 None => Pending::Line,
             },
             (Waiting::Choice, Some(menu @ Pending::Menu { .. })) => menu,
-            (Waiting::Effect, Some(perform @ Pending::Perform { .. })) => perform,
+            (Waiting::Effect, Some(perform @ (Pending::Perform { .. } | Pending::Call { .. }))) => perform,
             (Waiting::Answers, Some(resolve @ Pending::Resolve { .. })) => resolve,
             _ => previous.clone(),
         }

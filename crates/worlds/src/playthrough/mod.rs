@@ -128,6 +128,7 @@ impl<'d> Playthrough<'d> {
                 let keys: Vec<&str> = asked.iter().map(|a| a.key.as_str()).collect();
                 Waiting::Stuck { waiting: format!("an input prompt waits for {}", keys.join(", ")) }
             }
+            Pending::Call { call } => Waiting::Stuck { waiting: format!("a port call waits: {}", call.describe()) },
             Pending::Ended => Waiting::Ended,
             Pending::Stopped => {
                 Waiting::Stuck { waiting: "the conversation was stopped as a possible loop".to_owned() }

@@ -137,6 +137,8 @@ fn action_of(step: &Move) -> String {
         Move::Failed { .. } => "failed".to_owned(),
         Move::Choose { position } => format!("choose:{position}"),
         Move::Supply { .. } => "supply".to_owned(),
+        Move::Answer { .. } => "answer".to_owned(),
+        Move::Act { action } => action.clone(),
     }
 }
 

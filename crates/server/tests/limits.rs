@@ -1,0 +1,94 @@
+//! The limits clients are held to (issue 14, item 4; decision S9): body sizes for documents and
+//! for other requests separately, the per-session queue, a body that never finishes, a request
+//! head that never finishes.
+
+mod support;
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+use stagehand_server::Limits;
+use support::{example, Local};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[tokio::test]
+async fn documents_and_other_bodies_have_limits_of_their_own() {
+    let script = std::fs::read(example("club-fair.dialogue.md")).unwrap();
+    let limits = Limits { document_bytes: script.len() + 16, request_bytes: 256, ..Limits::default() };
+    let local = Local::start(limits).await;
+    // The script fits the document limit though it is larger than the other bodies' limit.
+    assert!(script.len() > 256);
+    let document = local.upload("club-fair.dialogue.md").await;
+    let too_big_document = [script.as_slice(), &[b'\n'; 64]].concat();
+    let answer = local.call(Method::POST, "/v1/documents", None, None, too_big_document).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", answer.body);
+    assert_eq!(answer.problem(), "urn:stagehand:problem:payload-too-large");
+    // Other bodies: 256 bytes.
+    let (session, token) = local.session(&document).await;
+    let padded = json!({"documentId": document, "start": "x".repeat(300)}).to_string();
+    let answer = local.call(Method::POST, "/v1/sessions", None, None, padded).await;
+    assert_eq!(answer.problem(), "urn:stagehand:problem:payload-too-large", "{}", answer.body);
+    let long_action = json!({"actionId": "n".repeat(300)}).to_string();
+    let path = format!("/v1/sessions/{session}/apply");
+    let answer = local.call(Method::POST, &path, Some(&token), Some("k"), long_action).await;
+    assert_eq!(answer.problem(), "urn:stagehand:problem:payload-too-large", "{}", answer.body);
+}
+
+#[tokio::test]
+async fn a_session_takes_only_so_many_waiting_requests() {
+    let local = Local::start(Limits { session_queue: 1, ..Limits::default() }).await;
+    let document = local.upload("club-fair.dialogue.md").await;
+    let (session, token) = local.session(&document).await;
+    let path = format!("/v1/sessions/{session}/apply");
+    // One request holds the session's lane: the next is refused, not queued, and executes nothing.
+    let held = local.state.lanes.enter(&session).await.expect("the lane is free");
+    let answer =
+        local.call(Method::POST, &path, Some(&token), Some("k1"), json!({"actionId": "done"}).to_string()).await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS, "{}", answer.body);
+    assert_eq!(answer.problem(), "urn:stagehand:problem:too-many-requests");
+    drop(held);
+    // Retried with the same key once the lane is free, it runs.
+    let answer =
+        local.call(Method::POST, &path, Some(&token), Some("k1"), json!({"actionId": "done"}).to_string()).await;
+    assert!(answer.status == StatusCode::OK || answer.status == StatusCode::CONFLICT, "{}", answer.body);
+    assert_ne!(answer.problem(), "urn:stagehand:problem:too-many-requests");
+}
+
+#[tokio::test]
+async fn a_body_that_never_finishes_is_a_timeout_problem() {
+    let local = Local::start(Limits { request_timeout: Duration::from_secs(1), ..Limits::default() }).await;
+    let never = futures_util::stream::pending::<Result<Vec<u8>, std::io::Error>>();
+    let request =
+        axum::http::Request::builder().method(Method::POST).uri("/v1/sessions").body(Body::from_stream(never)).unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(60), local.send(request)).await.expect("answered");
+    assert_eq!(answer.status, StatusCode::REQUEST_TIMEOUT, "{}", answer.body);
+    assert_eq!(answer.problem(), "urn:stagehand:problem:request-timeout");
+}
+
+#[tokio::test]
+async fn a_request_head_that_never_finishes_loses_its_connection() {
+    let local = Local::start(Limits { header_timeout: Duration::from_secs(1), ..Limits::default() }).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(stagehand_server::serve::serve_on(listener, local.state.clone(), async {
+        let _ = stopped.await;
+    }));
+    // A whole request is answered on the same server.
+    let mut whole = tokio::net::TcpStream::connect(address).await.unwrap();
+    whole.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").await.unwrap();
+    let mut answered = String::new();
+    tokio::time::timeout(Duration::from_secs(60), whole.read_to_string(&mut answered)).await.unwrap().unwrap();
+    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+    // A head that stops halfway: the server closes the connection (it does not wait for ever).
+    let mut slow = tokio::net::TcpStream::connect(address).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n").await.unwrap();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(60), slow.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "the server still holds a connection whose head never finished");
+    assert!(!String::from_utf8_lossy(&rest).contains("200 OK"), "{}", String::from_utf8_lossy(&rest));
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(60), server).await.expect("the server stops").unwrap();
+}
