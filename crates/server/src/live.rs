@@ -113,7 +113,7 @@ pub enum Answer {
 enum Job {
     Compute {
         id: String,
-        source: Source,
+        source: Box<Source>,
         key: String,
         request: Request,
         now: u64,
@@ -179,6 +179,7 @@ impl Live {
         now: u64,
     ) -> Result<Answer, Problem> {
         let (reply, answer) = oneshot::channel();
+        let source = Box::new(source);
         let job = Job::Compute { id: id.to_owned(), source, key: key.to_owned(), request: request.clone(), now, reply };
         self.thread(id).send(job).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
@@ -220,7 +221,7 @@ impl Thread {
             match job {
                 Job::Compute { id, source, key, request, now, reply } => {
                     let answer =
-                        std::panic::catch_unwind(AssertUnwindSafe(|| self.compute(id, source, &key, &request, now)))
+                        std::panic::catch_unwind(AssertUnwindSafe(|| self.compute(id, *source, &key, &request, now)))
                             .unwrap_or_else(|_| Err(Problem::internal("the session failed while computing")));
                     let _ = reply.send(answer);
                 }
