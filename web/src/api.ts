@@ -118,6 +118,18 @@ export async function traceLines(id: string, token: string, after: number): Prom
     .map((line) => JSON.parse(line) as TraceRecord);
 }
 
+/** A document's graph as `GET /v1/documents/{id}/graph` answers JSON: the DOT and each node's id in it. */
+export interface Graph {
+  format: string;
+  graph: string;
+  nodes: { index: number; id: string; anchor?: string }[];
+}
+
+/** `GET /v1/documents/{id}/graph?format=dot` as JSON (the drawing and its node ids). */
+export function documentGraph(documentId: string): Promise<Graph> {
+  return call(`/v1/documents/${encodeURIComponent(documentId)}/graph?format=dot`);
+}
+
 /** The server's words for a problem, for a person. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.message;

@@ -8,17 +8,17 @@ export function currentNode(stateId: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** The DOT with node `n{current}` drawn as the current one. */
-export function highlight(dot: string, current: number | null): string {
-  if (current === null) return dot;
+/** The DOT with the node the drawing names `id` (the server's `nodes[i].id`) drawn as the current one. */
+export function highlight(dot: string, id: string | null): string {
+  if (id === null || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(id)) return dot;
   const end = dot.lastIndexOf('}');
   if (end < 0) return dot;
-  const mark = `  n${current} [style="filled,bold", fillcolor="#ffd54f", penwidth=3];\n`;
+  const mark = `  ${id} [style="filled,bold", fillcolor="#ffd54f", penwidth=3];\n`;
   return dot.slice(0, end) + mark + dot.slice(end);
 }
 
-/** Draws DOT as an SVG element. */
-export async function renderDot(dot: string, current: number | null): Promise<SVGSVGElement> {
+/** Draws DOT as an SVG element, the node named `current` marked. */
+export async function renderDot(dot: string, current: string | null): Promise<SVGSVGElement> {
   const viz = await instance();
   return viz.renderSVGElement(highlight(dot, current));
 }

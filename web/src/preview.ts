@@ -94,7 +94,7 @@ export class Preview {
   private readonly main: HTMLElement;
   private readonly notice: HTMLElement;
   private readonly graphBox: HTMLElement;
-  private dot: string | null = null;
+  private graph: api.Graph | null = null;
   private graphFor: string | null = null;
   private stopped = false;
 
@@ -217,7 +217,7 @@ export class Preview {
   /** A watched script changed: show its diagnostics, or replay the writer's moves into it. */
   private async reloaded(document: Watched): Promise<void> {
     const previous = this.session;
-    this.dot = null;
+    this.graph = null;
     await this.open(document, document.documentId && previous ? previous : undefined);
     if (!document.documentId) this.notice.textContent = `${document.name ?? document.path} changed and does not compile.`;
   }
@@ -264,20 +264,23 @@ export class Preview {
 
   private async drawGraph(documentId: string, view: View): Promise<void> {
     try {
-      if (this.graphFor !== documentId || this.dot === null) {
-        this.dot = await api.call<string>(`/v1/documents/${encodeURIComponent(documentId)}/graph?format=dot`, { headers: { Accept: 'text/vnd.graphviz' } });
+      if (this.graphFor !== documentId || this.graph === null) {
+        this.graph = await api.documentGraph(documentId);
         this.graphFor = documentId;
       }
       const graph = (await import('./graph.js')) as typeof import('./graph');
-      const current = graph.currentNode(view.stateId);
-      const svg = await graph.renderDot(String(this.dot), current);
+      const index = graph.currentNode(view.stateId);
+      const node = index === null ? undefined : this.graph.nodes.find((n) => n.index === index);
+      const current = node?.id ?? null;
+      const svg = await graph.renderDot(this.graph.graph, current);
       svg.setAttribute('role', 'img');
-      svg.setAttribute('aria-label', `The document's graph${current !== null ? `; the story stands at node ${current}` : ''}`);
+      const where = node ? `; the story stands at node ${node.index}${node.anchor ? ` (#${node.anchor})` : ''}` : '';
+      svg.setAttribute('aria-label', `The document's graph${where}`);
       const scroll = h('div', { class: 'graph-scroll', tabindex: '0', role: 'region', 'aria-label': 'Graph (scrolls)' }, svg);
       fill(this.graphBox, h('h2', {}, 'Graph'), scroll);
-      // Bring the current node into view (Graphviz names each node's group by a title).
-      const node = [...svg.querySelectorAll('g.node')].find((g) => g.querySelector('title')?.textContent === `n${current}`);
-      if (node instanceof SVGGraphicsElement) node.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      // Bring the current node into view (Graphviz names each node's group by its id).
+      const drawn = [...svg.querySelectorAll('g.node')].find((g) => g.querySelector('title')?.textContent === current);
+      if (drawn instanceof SVGGraphicsElement) drawn.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     } catch (error) {
       fill(this.graphBox, h('h2', {}, 'Graph'), h('p', { class: 'muted' }, `The graph is not available: ${api.describeError(error)}`));
     }

@@ -2,7 +2,7 @@
 // SQLite database, Debian's Chromium driven by playwright-core (never a downloaded browser), a
 // screenshot on failure, and a few reads of the API to check what the page did (W12).
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,6 @@ import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, '..', '..');
-export const dist = join(repo, 'web', 'dist');
 export const results = join(repo, 'web', 'test-results');
 export const binary = process.env.STAGEHAND_BIN ?? join(repo, 'target', 'debug', 'stagehand');
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -20,14 +19,19 @@ export const WAIT = 15_000;
 
 /**
  * Starts `stagehand serve` with `examples` (names under examples/) copied into a fresh folder.
- * `watch: true` serves that folder with --watch. Resolves to { url, folder, stop }.
+ * `watch: true` serves that folder with --watch; `watchFolder` serves a folder as it is (no copy:
+ * for tests that never write to it). Resolves to { url, folder, documents, stop }.
  */
-export async function startServer({ examples = [], watch = false } = {}) {
+export async function startServer({ examples = [], watch = false, watchFolder = undefined } = {}) {
   if (!existsSync(binary)) throw new Error(`no stagehand binary at ${binary}: cargo build -p stagehand first`);
   const folder = mkdtempSync(join(tmpdir(), 'stagehand-web-'));
-  const documents = join(folder, 'documents');
+  let documents = join(folder, 'documents');
   mkdirSync(documents);
   for (const name of examples) copyFileSync(join(repo, 'examples', name), join(documents, name));
+  if (watchFolder) {
+    documents = watchFolder;
+    watch = true;
+  }
   const args = ['serve', '--listen', '127.0.0.1:0', '--database', `sqlite:${join(folder, 'test.db')}`];
   args.push(watch ? '--watch' : '--documents', documents);
   const child = spawn(binary, args, { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -78,33 +82,9 @@ export function launch() {
   return chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
 }
 
-const assets = Object.keys(JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')));
-let noticed = false;
-
-/**
- * A new page on `server`. If the server does not serve the page yet (its `/` is not HTML), the
- * page's own files are answered from web/dist by the browser and everything else goes to the
- * server, with a printed notice (the same origin either way, so the page calls the real API).
- */
+/** A new page on `server` (which serves the page itself at `/`, embedded in the binary). */
 export async function openPage(context, server) {
-  const root = await fetch(`${server.url}/`);
-  const served = root.ok && (root.headers.get('content-type') ?? '').startsWith('text/html');
   const page = await context.newPage();
-  if (!served) {
-    if (!noticed) {
-      console.log('NOTICE: the server does not serve the page at / yet; the tests answer web/dist themselves');
-      noticed = true;
-    }
-    await page.route(
-      (url) => url.origin === server.url && (url.pathname === '/' || assets.includes(url.pathname.slice(1))),
-      async (route) => {
-        const path = new URL(route.request().url()).pathname;
-        const name = path === '/' ? 'index.html' : path.slice(1);
-        const type = name.endsWith('.html') ? 'text/html' : name.endsWith('.css') ? 'text/css' : name.endsWith('.js') ? 'text/javascript' : 'text/plain';
-        await route.fulfill({ status: 200, contentType: type, body: readFileSync(join(dist, name)) });
-      },
-    );
-  }
   page.setDefaultTimeout(WAIT);
   return page;
 }
@@ -177,7 +157,8 @@ export async function step(page, answers = {}, pick = 'first') {
   } else {
     await controls.locator('.moves button').first().click();
   }
-  await page.waitForFunction(() => !document.getElementById('app')?.hasAttribute('aria-busy'));
+  // The player marks its own root busy while a move is in flight (the page's, or the preview's).
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
   return true;
 }
 

@@ -1,136 +1,149 @@
-// The writer's preview over `stagehand serve --watch DIR` (issue 15 item 3): an edit that breaks
-// the script shows its diagnostic over the source; an edit that mends it replays the moves.
+// The writer's preview over the real `stagehand serve --watch DIR` (issue 15 item 3): the folder's
+// documents, the graph with the current node, restarting at an anchor, an edit that breaks the
+// script (its diagnostic over the source, the span marked), and an edit that mends it (the moves
+// replayed, and where the story now differs).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { binary, launch, repo, startServer, step, withPage } from './harness.mjs';
+import { launch, repo, startServer, step, withPage } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
-let server;
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SCRIPT = 'club-fair.dialogue.md';
 let browser;
-let watching = true;
 
 before(async () => {
-  try {
-    server = await startServer({ examples: ['club-fair.dialogue.md'], watch: true });
-  } catch (error) {
-    if (!/--watch|unexpected argument/.test(String(error))) throw error;
-    watching = false;
-    return;
-  }
   browser = await launch();
 });
 
 after(async () => {
   await browser?.close();
-  await server?.stop();
 });
 
-test('an edited watched script reloads: a diagnostic with its span, then the moves replayed', async (t) => {
-  if (!watching) {
-    // Not a pass: the server has no --watch yet (docs/design/web.md, "What the server must add").
-    t.skip('NOTICE: stagehand serve has no --watch yet; the preview test is skipped');
-    return;
+/** A fresh watched folder for one test (each test edits its own copy). */
+async function watching(body) {
+  const server = await startServer({ examples: [SCRIPT, 'the-crossing.xml', 'club-fair.world.lua'], watch: true });
+  try {
+    await body(server, join(server.documents, SCRIPT));
+  } finally {
+    await server.stop();
   }
-  await withPage(browser, server, 'preview-diagnostic', async (page) => {
-    const file = join(server.documents, 'club-fair.dialogue.md');
-    const source = readFileSync(file, 'utf8');
-    await page.goto(`${server.url}/#/preview`);
-    await page.getByRole('link', { name: /club-fair/ }).waitFor();
-    await page.locator('.preview-player .controls button, .preview-player .controls input').first().waitFor();
-    await step(page);
-    await step(page);
-    const broken = source.replace('](#the-party)', '](#the-parti)');
-    assert.notEqual(broken, source);
-    writeFileSync(file, broken);
-    const diagnostic = page.locator('.diagnostics-view .diagnostic').first();
-    await diagnostic.waitFor();
-    assert.match(await diagnostic.innerText(), /DLG2009/);
-    assert.match(await page.locator('.source mark.span').first().innerText(), /the-parti|Back to the party|=>/);
-    if (process.env.STAGEHAND_DOC_SCREENSHOTS) await page.screenshot({ path: `${repo}/docs/screenshots/diagnostic.png` });
-    writeFileSync(file, source.replace('Every table wants', 'Every single table wants'));
-    await page.locator('.notice').getByText(/replayed|differs/).waitFor();
-    assert.equal(await page.locator('.diagnostics-view').count(), 0);
+}
+
+/** Opens the preview of the script and waits for its player. */
+async function openPreview(page, server) {
+  await page.goto(`${server.url}/#/preview`);
+  await page.getByRole('link', { name: SCRIPT }).waitFor();
+  await page.locator('.preview-player .controls button, .preview-player .controls input').first().waitFor();
+}
+
+/** The graph's node marked as the current one (its Graphviz title), once drawn. */
+async function markedNode(page) {
+  await page.locator('.graph svg').waitFor();
+  return page.locator('.graph svg g.node').filter({ has: page.locator('[fill="#ffd54f"]') }).locator('title').textContent();
+}
+
+/** The drawing's id of the node the preview's session stands at, as the server says (W15). */
+async function standsAt(page, server) {
+  const kept = await page.evaluate(() => JSON.parse(localStorage.getItem('stagehand.sessions.v1') ?? '[]')[0]);
+  const auth = { headers: { Authorization: `Bearer ${kept.token}` } };
+  const shown = await (await fetch(`${server.url}/v1/sessions/${kept.sessionId}`, auth)).json();
+  const graph = await (await fetch(`${server.url}/v1/documents/${shown.documentId}/graph`, { headers: { Accept: 'application/json' } })).json();
+  const index = Number(/:(\d+)/.exec(shown.view.stateId)?.[1]);
+  return graph.nodes.find((n) => n.index === index)?.id;
+}
+
+/** Waits until the graph marks exactly the node the session stands at; that node's id. */
+async function marksWhereItStands(page, server) {
+  const expected = await standsAt(page, server);
+  assert.ok(expected, 'the session stands at a node');
+  await page.waitForFunction((id) => {
+    const marked = [...document.querySelectorAll('.graph svg g.node')].filter((g) => g.querySelector('[fill="#ffd54f"]'));
+    return marked.length === 1 && marked[0].querySelector('title')?.textContent === id;
+  }, expected);
+  return expected;
+}
+
+async function seriousViolations(page) {
+  await page.addScriptTag({ content: axeSource });
+  const result = await page.evaluate(() => globalThis.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+}
+
+test('the preview lists the folder, draws the graph at the current node, and restarts at an anchor', async () => {
+  await watching(async (server) => {
+    await withPage(browser, server, 'preview-graph', async (page) => {
+      await openPreview(page, server);
+      const listed = await page.getByRole('navigation', { name: 'Watched documents' }).getByRole('link').allInnerTexts();
+      assert.deepEqual(listed, [SCRIPT, 'the-crossing.xml'], 'the documents of the folder, the Lua world left out');
+      assert.equal(await page.locator('.badge.error').count(), 0);
+      const first = await markedNode(page);
+      assert.equal(first, await marksWhereItStands(page, server));
+      await step(page);
+      await step(page);
+      assert.notEqual(await marksWhereItStands(page, server), first, 'the mark follows the story');
+      // Restart at an anchor: the player's jump, advertised by the view.
+      await page.getByLabel('Jump to a scene').selectOption('jump:the-party');
+      await page.getByRole('button', { name: 'Jump', exact: true }).click();
+      await page.locator('.preview-player .transcript li.said').getByText('Tonight is the fair party').waitFor();
+      await marksWhereItStands(page, server);
+      if (process.env.STAGEHAND_DOC_SCREENSHOTS) await page.screenshot({ path: `${repo}/docs/screenshots/preview.png` });
+      assert.deepEqual(await seriousViolations(page), [], 'the preview passes axe-core');
+    });
   });
 });
 
-/**
- * The page side of the preview, against stand-ins for the watch routes the server has not got yet
- * (docs/design/web.md, "What the server must add"): GET /v1/watch, /v1/watch/source and
- * /v1/documents/{id}/graph are answered in the browser from real data: the diagnostics are the
- * real server's answer to uploading the broken script, the graph is `stagehand graph`'s DOT, and
- * sessions, applies and traces go to the real server.
- */
-test('the preview page: a diagnostic over its source, the graph, and the moves replayed into an edit', async () => {
-  const own = await startServer({ examples: ['club-fair.dialogue.md'] });
-  const ownBrowser = await launch();
-  try {
-    const path = 'club-fair.dialogue.md';
-    const source = readFileSync(join(repo, 'examples', path), 'utf8');
-    const upload = async (text) => {
-      const response = await fetch(`${own.url}/v1/documents?name=${path}`, { method: 'POST', body: text });
-      return { status: response.status, body: await response.json() };
-    };
-    const original = await upload(source);
-    assert.equal(original.status, 201);
-    const brokenText = source.replace('](#the-party)', '](#the-parti)');
-    const broken = await upload(brokenText);
-    assert.equal(broken.status, 422);
-    assert.ok(broken.body.diagnostics.length > 0);
-    const editedText = source.replace('Every table wants', 'Every single table wants');
-    const edited = await upload(editedText);
-    assert.equal(edited.status, 201);
-    const dot = execFileSync(binary, ['graph', join(repo, 'examples', path), '--format', 'dot'], { encoding: 'utf8' });
-    // What the watched folder holds now: the test changes it as a writer's edits would.
-    let now = { text: source, entry: { path, name: path, kind: 'dialoguedown', documentId: original.body.documentId, diagnostics: original.body.diagnostics } };
-    await withPage(ownBrowser, own, 'preview-page', async (page) => {
-      await page.route(
-        (url) => url.origin === own.url && (url.pathname === '/v1/watch' || url.pathname === '/v1/watch/source' || /\/v1\/documents\/[^/]+\/graph$/.test(url.pathname)),
-        async (route) => {
-          const url = new URL(route.request().url());
-          if (url.pathname === '/v1/watch') {
-            await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ folder: 'examples', documents: [now.entry] }) });
-          } else if (url.pathname === '/v1/watch/source') {
-            await route.fulfill({ status: 200, contentType: 'text/plain; charset=utf-8', body: now.text });
-          } else {
-            await route.fulfill({ status: 200, contentType: 'text/vnd.graphviz', body: dot });
-          }
-        },
-      );
-      await page.goto(`${own.url}/#/preview`);
-      await page.getByRole('link', { name: path }).waitFor();
-      await page.locator('.preview-player .controls button, .preview-player .controls input').first().waitFor();
-      await page.locator('.graph svg').waitFor();
-      assert.ok(await page.locator('.graph svg [fill="#ffd54f"]').count(), 'the current node is marked');
+test('an edited watched script reloads: a diagnostic with its span, then the moves replayed and where they differ', async () => {
+  await watching(async (server, file) => {
+    const source = readFileSync(file, 'utf8');
+    await withPage(browser, server, 'preview-diagnostic', async (page) => {
+      await openPreview(page, server);
       await step(page);
       await step(page);
       await step(page);
-      if (process.env.STAGEHAND_DOC_SCREENSHOTS) await page.screenshot({ path: `${repo}/docs/screenshots/preview.png` });
-      await page.addScriptTag({ content: readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8') });
-      const axe = await page.evaluate(() => globalThis.axe.run(document, { resultTypes: ['violations'] }));
-      const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-      assert.deepEqual(serious, [], 'the preview passes axe-core');
-      // The script breaks: the page shows the real diagnostic over the source, span marked.
-      now = { text: brokenText, entry: { path, name: path, kind: 'dialoguedown', diagnostics: broken.body.diagnostics } };
+      // The writer breaks a jump: the page shows the compiler's diagnostic over the source.
+      const broken = source.replace('](#the-party)', '](#the-parti)');
+      assert.notEqual(broken, source);
+      writeFileSync(file, broken);
       const diagnostic = page.locator('.diagnostics-view .diagnostic').first();
       await diagnostic.waitFor();
       assert.match(await diagnostic.innerText(), /DLG2009/);
-      const marked = page.locator('.source .line.marked').first();
-      assert.match(await marked.innerText(), /the-parti/);
-      assert.ok((await page.locator('.source mark.span').first().innerText()).trim().length > 0);
+      assert.match(await page.locator('.source .line.marked').first().innerText(), /the-parti/);
+      assert.match(await page.locator('.source mark.span').first().innerText(), /the-parti/);
       assert.match(await page.locator('.badge.error').innerText(), /1 error/);
+      assert.equal(await page.locator('.preview-player').count(), 0, 'a script that does not compile shows its diagnostics alone');
+      await page.getByText(/changed and does not compile/).waitFor();
+      assert.deepEqual(await seriousViolations(page), [], 'the diagnostics pass axe-core');
       if (process.env.STAGEHAND_DOC_SCREENSHOTS) await page.screenshot({ path: `${repo}/docs/screenshots/diagnostic.png`, fullPage: true });
-      // It is mended, with a line reworded: the moves are replayed, and the page says where it differs.
-      now = { text: editedText, entry: { path, name: path, kind: 'dialoguedown', documentId: edited.body.documentId, diagnostics: [] } };
-      await page.locator('.notice').getByText(/differs at move/).waitFor();
+      // Mended, with a line the writer already read reworded: the moves are replayed into it.
+      writeFileSync(file, source.replace('Every table wants', 'Every single table wants'));
+      await page.locator('.notice').getByText(/now differs at move 1\b/).waitFor();
       assert.equal(await page.locator('.diagnostics-view').count(), 0);
-      await page.locator('.transcript li.said').getByText('Every single table wants').waitFor();
+      await page.locator('.preview-player .transcript li.said').getByText('Every single table wants').waitFor();
+      assert.equal(await page.locator('.badge.error').count(), 0);
     });
-  } finally {
-    await ownBrowser.close();
-    await own.stop();
-  }
+  });
+});
+
+test('an edit past where the writer stands replays every move and reads the same', async () => {
+  await watching(async (server, file) => {
+    const source = readFileSync(file, 'utf8');
+    await withPage(browser, server, 'preview-same', async (page) => {
+      await openPreview(page, server);
+      await step(page);
+      await step(page);
+      await page.locator('.preview-player .transcript li.said').nth(1).waitFor();
+      const before = await page.locator('.preview-player .transcript li.said').allInnerTexts();
+      assert.equal(before.length, 2);
+      const edited = source.replace('See you next term', 'See you all next term');
+      assert.notEqual(edited, source);
+      writeFileSync(file, edited);
+      await page.locator('.notice').getByText(/2 moves replayed; the story reads the same/).waitFor();
+      await page.locator('.preview-player .transcript li.said').nth(before.length - 1).waitFor();
+      assert.equal(await page.locator('.preview-player .transcript li.said').count(), before.length);
+      assert.deepEqual(await page.locator('.preview-player .transcript li.said').allInnerTexts(), before, 'it stands where the writer was');
+    });
+  });
 });

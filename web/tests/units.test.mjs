@@ -140,9 +140,10 @@ test("the graph marks the node the view's state id stands at", () => {
   assert.equal(units.currentNode('awaiting-choice:12#0'), 12);
   assert.equal(units.currentNode('at-end'), null);
   const dot = 'digraph "x" {\n  n12 [shape=box];\n}\n';
-  const marked = units.highlight(dot, 12);
+  const marked = units.highlight(dot, 'n12');
   assert.match(marked, /n12 \[style="filled,bold"[^\n]*\n}\n$/);
   assert.equal(units.highlight(dot, null), dot);
+  assert.equal(units.highlight(dot, 'n12; evil'), dot, 'only a plain DOT id is marked');
 });
 
 test('the fragment names the page, and a shared token', () => {

@@ -1,5 +1,4 @@
-//! `stagehand`: the command-line face of Stagehand. Glue only: every behaviour lives in a library
-//! crate beneath it.
+//! `stagehand`: the command-line face of Stagehand. Glue only: every behaviour lives in a library crate.
 
 #[macro_use]
 mod out;
@@ -12,11 +11,22 @@ mod play;
 mod read;
 mod run;
 
-/// Compiling a script is a storm of small allocations (a playbook is many short pieces);
-/// mimalloc serves and frees them several times faster than the system allocator does, which
-/// BENCHMARKS.md measures (`compile` against `compile-cli-allocator`).
+/// mimalloc serves a compile's storm of small allocations several times faster (BENCHMARKS.md);
+/// before anything allocates (`.init_array`, as std's own set-up), its (v2) options 4
+/// (`arena_eager_commit`) and 15 (`purge_delay`) go to 0 so freed memory leaves at once (issue 11).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+mod before_main {
+    extern "C" fn set() {
+        // SAFETY: `mi_option_set` stores an integer (0 is valid) in mimalloc's table; nothing else runs.
+        [4, 15].into_iter().for_each(|option| unsafe { libmimalloc_sys::mi_option_set(option, 0) });
+    }
+    #[used]
+    #[link_section = ".init_array"]
+    static SET: extern "C" fn() = set;
+}
 
 use std::path::PathBuf;
 use std::process::ExitCode;

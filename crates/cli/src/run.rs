@@ -99,19 +99,12 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     let Some(file) = args.file else { return bad("name the file to run") };
     let world = args.world.or_else(|| discover_world(&file));
-    let document = std::fs::canonicalize(&file).unwrap_or(file);
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| ".".into());
     let ports = match Bindings::parse(&args.players, args.captain.as_deref(), args.judge.as_deref(), &cwd) {
         Ok(ports) => ports,
         Err(e) => return bad(&e.to_string()),
     };
-    let of = RunOf {
-        document: document.display().to_string(),
-        world: world.map(|w| std::fs::canonicalize(&w).unwrap_or(w).display().to_string()),
-        seed: args.seed,
-        trace: args.trace.map(|t| t.display().to_string()),
-        ports,
-    };
+    let of = RunOf::new(&file, world.as_deref(), args.seed, args.trace.as_deref(), ports);
     let started = now();
     let id = format!("run-{started}-{}", std::process::id());
     let turn = with_document(&of, |document, world| runs::begin(document, world, &id, of.clone(), &store, started));

@@ -374,14 +374,23 @@ pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
 
 /// The line and column (both from 1, columns in characters, as diagnostics count them) of each
 /// byte offset of `source`, in the order given; one pass over the source however many there are.
-pub fn line_columns(source: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = (0..offsets.len()).collect();
-    order.sort_by_key(|&i| offsets[i]);
+/// Each is a pair of `u32` (8 bytes, not 16: a big script's playbook has hundreds of thousands
+/// of nodes to place); a line or column past `u32::MAX` reads as `u32::MAX`.
+pub fn line_columns(source: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
     let mut places = vec![(1, 1); offsets.len()];
     let mut cursor = Cursor::start(source);
-    for i in order {
+    let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let mut place = |i: usize| {
         cursor.advance(source, clamp(source, offsets[i]));
-        places[i] = (cursor.line, cursor.column);
+        places[i] = (narrow(cursor.line), narrow(cursor.column));
+    };
+    // A compile's offsets come in reading order: no order of them is built then.
+    if offsets.is_sorted() {
+        (0..offsets.len()).for_each(&mut place);
+    } else {
+        let mut order: Vec<usize> = (0..offsets.len()).collect();
+        order.sort_by_key(|&i| offsets[i]);
+        order.into_iter().for_each(&mut place);
     }
     places
 }

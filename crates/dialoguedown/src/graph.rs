@@ -63,6 +63,11 @@ pub(crate) struct Lowering {
 /// Nodes the table holds before its growth is projected from the script read so far.
 const PROJECT_AFTER: usize = 4096;
 
+/// How many times its size the node table may grow at once to a projection (see `grow`): from
+/// [`PROJECT_AFTER`] nodes, up to a million at once, so a script of a few hundred thousand nodes
+/// is projected once and its table never moves again.
+const PROJECT_AT_MOST: usize = 256;
+
 impl Lowering {
     /// A graph for a script of `source_len` bytes.
     pub fn new(source_len: usize) -> Lowering {
@@ -157,18 +162,23 @@ impl Lowering {
     /// past its first few thousand nodes it grows to the size the script read so far projects
     /// (nodes so far, scaled by the bytes left), and at least by a quarter, rather than by
     /// doubling: a doubled table of a third of a million 128-byte nodes leaves tens of
-    /// megabytes reserved and unused, and each doubling briefly holds the old table beside the
-    /// new one (issue 11, item 11). Growth stays geometric, so adding a node stays amortised
-    /// constant time however wrong the projection is.
+    /// megabytes reserved and unused (issue 11, item 11). The projection is trusted at once,
+    /// up to [`PROJECT_AT_MOST`] times the table: every growth moves the table, and an allocator
+    /// that moves a big block by copying it (mimalloc does; glibc remaps its pages) holds the old
+    /// table beside the new one meanwhile, which, grown four times at a time (to 27 of the 39 MB
+    /// of the 12.5 MiB script's table), was the whole compile's peak. Room the projection
+    /// overshoots is never written, so it is address space, not memory, until `finish` gives it
+    /// back. Growth stays geometric, so adding a node stays amortised constant time however
+    /// wrong the projection is.
     fn grow(&mut self, at: usize) {
         let len = self.nodes.len();
         let projected = if len < PROJECT_AFTER || at == 0 {
             2 * len
         } else {
             // A sixteenth more than the projection, so a script denser at its end than at its
-            // start seldom grows a second time; never more than four times the table.
+            // start seldom grows a second time.
             let projected = len.saturating_mul(self.source_len) / at;
-            projected.saturating_add(projected / 16).min(4 * len)
+            projected.saturating_add(projected / 16).min(PROJECT_AT_MOST * len)
         };
         let wanted = projected.max(len + len / 4).max(64);
         self.nodes.reserve_exact(wanted - len);

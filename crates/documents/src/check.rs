@@ -64,7 +64,10 @@ pub fn check_script(name: &str, source: &str, options: &stagehand_dialoguedown::
                 vec![Finding::new(Severity::Error, "reader", message, name, name, json!({}))]
             }
             Ok(()) => {
-                let places = stagehand_dialoguedown::line_columns(source, &compilation.node_offsets);
+                // The offsets are done with once placed: not held beside the lints.
+                let offsets = std::mem::take(&mut compilation.node_offsets);
+                let places = stagehand_dialoguedown::line_columns(source, &offsets);
+                drop(offsets);
                 lints(name, &lint(&playbook, &places))
             }
         },

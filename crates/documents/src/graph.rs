@@ -15,6 +15,12 @@ pub enum Format {
     Mermaid,
 }
 
+/// The name both drawings give the playbook's node `index` (`n12`): what a host marks to show
+/// where a session stands.
+pub fn node_id(index: usize) -> String {
+    format!("n{index}")
+}
+
 /// Renders a playbook's graph.
 pub fn render(playbook: &Playbook, format: Format) -> String {
     match format {
@@ -146,7 +152,8 @@ fn dot(playbook: &Playbook) -> String {
     out.push_str("  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n");
     let node_line = |index: usize| {
         let node = &playbook.nodes[index];
-        format!("n{index} [shape={}, label=\"{}\"];", dot_shape(node), dot_escape(&node_label(playbook, index, node)))
+        let id = node_id(index);
+        format!("{id} [shape={}, label=\"{}\"];", dot_shape(node), dot_escape(&node_label(playbook, index, node)))
     };
     let (scenes, loose) = scenes(playbook);
     for index in &loose {
@@ -237,6 +244,23 @@ fn mermaid(playbook: &Playbook) -> String {
 mod tests {
     use super::*;
     use stagehand_playbook::{smallvec, Condition, Fragment, Speaker};
+
+    #[test]
+    fn every_node_is_drawn_under_its_node_id() {
+        let playbook = tricky();
+        let dot = render(&playbook, Format::Dot);
+        let mermaid = render(&playbook, Format::Mermaid);
+        for index in 0..playbook.nodes.len() {
+            let id = node_id(index);
+            assert!(dot.lines().any(|l| l.trim_start().starts_with(&format!("{id} [shape="))), "{id} in {dot}");
+            assert!(
+                mermaid.lines().any(|l| l.trim_start().starts_with(&format!("{id}["))
+                    || l.trim_start().starts_with(&format!("{id}{{"))
+                    || l.trim_start().starts_with(&format!("{id}(("))),
+                "{id} in {mermaid}"
+            );
+        }
+    }
 
     fn tricky() -> Playbook {
         let mut playbook = Playbook::new("q\"uote.dialogue.md");

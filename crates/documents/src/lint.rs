@@ -1,6 +1,7 @@
 //! Lints over a compiled graph: what a script compiles to and plays badly. `stagehand check`
 //! runs them after a script compiles and reads back. What a node asks the world is taken from
-//! the runner's own [`PlayContext`], so a lint about keys cannot disagree with what a run asks.
+//! the runner's own reading ([`NodeAsks`], what its `PlayContext` records), so a lint about
+//! keys cannot disagree with what a run asks.
 //!
 //! | Lint | Severity | Why |
 //! | --- | --- | --- |
@@ -14,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use stagehand_dialoguedown::Severity;
 use stagehand_playbook::{plain_text, Edge, Node, Playbook, Weight};
-use stagehand_runner::{AnswerKind, PlayContext};
+use stagehand_runner::{AnswerKind, NodeAsks};
 
 /// One thing the graph lints found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,8 +59,9 @@ impl Use {
 }
 
 /// Where each node was written (line and column, from 1), by node; empty when only the compiled
-/// playbook is known (a playbook file), and nodes are named by number.
-pub type Places<'a> = &'a [(usize, usize)];
+/// playbook is known (a playbook file), and nodes are named by number. As
+/// `stagehand_dialoguedown::line_columns` gives them: pairs of `u32`, 8 bytes a node.
+pub type Places<'a> = &'a [(u32, u32)];
 
 /// A node by where it was written (`the line at 5:1`), else by number (`node 2 (line)`).
 fn name_node(playbook: &Playbook, places: Places<'_>, index: usize) -> String {
@@ -113,7 +115,7 @@ pub fn lint(playbook: &Playbook, places: Places<'_>) -> Vec<Lint> {
     turnless_rings(playbook, places, &mut lints);
     keys(playbook, places, &mut lints);
     for found in &mut lints {
-        found.place = places.get(found.node).copied();
+        found.place = places.get(found.node).map(|&(line, column)| (line as usize, column as usize));
     }
     lints.sort_by_key(|lint| (lint.node, lint.severity != Severity::Error));
     lints
@@ -156,24 +158,19 @@ fn unreachable(playbook: &Playbook, places: Places<'_>, seen: &[bool], lints: &m
 /// Where a run first gets trapped; `seen` holds what the start and the scenes reach.
 fn never_ends(playbook: &Playbook, places: Places<'_>, seen: &[bool], lints: &mut Vec<Lint>) {
     let n = playbook.nodes.len();
-    let mut predecessors = vec![Vec::new(); n];
-    for (from, node) in playbook.nodes.iter().enumerate() {
-        for to in successors(node).filter(|&t| t < n) {
-            predecessors[to].push(from);
-        }
-    }
+    let predecessors = Predecessors::of(playbook);
     let mut can_end = vec![false; n];
     let mut stack: Vec<usize> = (0..n).filter(|&i| matches!(playbook.nodes[i], Node::End)).collect();
     while let Some(at) = stack.pop() {
         if std::mem::replace(&mut can_end[at], true) {
             continue;
         }
-        stack.extend(predecessors[at].iter().copied().filter(|&p| !can_end[p]));
+        stack.extend(predecessors.of_node(at).filter(|&p| !can_end[p]));
     }
     for index in (0..n).filter(|&i| seen[i] && !can_end[i]) {
         // Report only where a run first gets trapped: a node some trapped node's predecessor can
         // still end from, or the start.
-        let entry_point = index == playbook.entry || predecessors[index].iter().any(|&p| can_end[p]);
+        let entry_point = index == playbook.entry || predecessors.of_node(index).any(|p| can_end[p]);
         if entry_point {
             lints.push(Lint {
                 severity: Severity::Warning,
@@ -182,6 +179,49 @@ fn never_ends(playbook: &Playbook, places: Places<'_>, seen: &[bool], lints: &mu
                 message: format!("from {}, the story can never reach an end", describe_node(playbook, places, index)),
             });
         }
+    }
+}
+
+/// Every node's predecessors, in one array sliced by node (a list per node would cost a
+/// third of a million allocations on a big script's playbook: issue 11, item 11).
+struct Predecessors {
+    /// Where each node's predecessors start in `from`; one more entry than there are nodes.
+    starts: Vec<u32>,
+    from: Vec<u32>,
+}
+
+impl Predecessors {
+    fn of(playbook: &Playbook) -> Predecessors {
+        let n = playbook.nodes.len();
+        // Counted first, then placed: two passes over the edges, no list grown.
+        let mut starts = vec![0u32; n + 1];
+        for node in &playbook.nodes {
+            for to in successors(node).filter(|&t| t < n) {
+                starts[to + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        // Each node's predecessors are placed from the end of its slice backwards, its end
+        // (`starts[to + 1]`) serving as the cursor: once all are placed, each holds the start
+        // of node `to`, one place along, and shifting them back makes the slices again.
+        let total = starts[n];
+        let mut from = vec![0u32; total as usize];
+        for (index, node) in playbook.nodes.iter().enumerate().rev() {
+            for to in successors(node).filter(|&t| t < n) {
+                starts[to + 1] -= 1;
+                from[starts[to + 1] as usize] = index as u32;
+            }
+        }
+        starts.rotate_left(1);
+        starts[n] = total;
+        Predecessors { starts, from }
+    }
+
+    fn of_node(&self, node: usize) -> impl Iterator<Item = usize> + '_ {
+        let range = self.starts[node] as usize..self.starts[node + 1] as usize;
+        self.from[range].iter().map(|&p| p as usize)
     }
 }
 
@@ -257,36 +297,69 @@ fn ring_verdict(ways: impl Iterator<Item = Way> + Clone) -> (Severity, &'static 
     }
 }
 
+/// The subgraph that gives nobody the turn, node by node: each node's [`Way`] (none for a node
+/// off it) and its onward nodes, in one array sliced by node, not a list per node.
+struct Turnless {
+    ways: Vec<Option<Way>>,
+    starts: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Turnless {
+    fn of(playbook: &Playbook) -> Turnless {
+        let n = playbook.nodes.len();
+        let mut turnless =
+            Turnless { ways: Vec::with_capacity(n), starts: Vec::with_capacity(n + 1), targets: Vec::new() };
+        turnless.starts.push(0);
+        for node in &playbook.nodes {
+            let found = turnless_ways(node);
+            turnless.ways.push(found.as_ref().map(|(_, way)| *way));
+            // A target past the table is off the subgraph, as a node off it is.
+            let onward = found.into_iter().flat_map(|(targets, _)| targets).filter(|&t| t < n);
+            turnless.targets.extend(onward.map(|t| t as u32));
+            turnless.starts.push(turnless.targets.len() as u32);
+        }
+        turnless.targets.shrink_to_fit();
+        turnless
+    }
+
+    fn targets(&self, node: usize) -> &[u32] {
+        &self.targets[self.starts[node] as usize..self.starts[node + 1] as usize]
+    }
+}
+
 fn turnless_rings(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>) {
     let n = playbook.nodes.len();
-    let ways: Vec<Option<(Vec<usize>, Way)>> = playbook.nodes.iter().map(turnless_ways).collect();
+    let turnless = Turnless::of(playbook);
+    let ways = &turnless.ways;
     // Tarjan's strongly connected components over the subgraph that gives nobody the turn.
-    let mut index_of = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
+    const UNSEEN: u32 = u32::MAX;
+    let mut index_of = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
     let mut stack = Vec::new();
     let mut counter = 0;
     let mut reported = BTreeSet::new();
     for root in 0..n {
-        if index_of[root] != usize::MAX || ways[root].is_none() {
+        if index_of[root] != UNSEEN || ways[root].is_none() {
             continue;
         }
         let mut work: Vec<(usize, usize)> = vec![(root, 0)];
         while let Some(&mut (at, ref mut next)) = work.last_mut() {
-            if *next == 0 && index_of[at] == usize::MAX {
+            if *next == 0 && index_of[at] == UNSEEN {
                 index_of[at] = counter;
                 low[at] = counter;
                 counter += 1;
                 stack.push(at);
                 on_stack[at] = true;
             }
-            let targets = ways[at].as_ref().map_or(&[][..], |(t, _)| t.as_slice());
-            if let Some(&to) = targets.get(*next) {
+            if let Some(&to) = turnless.targets(at).get(*next) {
+                let to = to as usize;
                 *next += 1;
-                if to >= n || ways[to].is_none() {
+                if ways[to].is_none() {
                     continue;
                 }
-                if index_of[to] == usize::MAX {
+                if index_of[to] == UNSEEN {
                     work.push((to, 0));
                 } else if on_stack[to] {
                     low[at] = low[at].min(index_of[to]);
@@ -306,11 +379,10 @@ fn turnless_rings(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>
                         break;
                     }
                 }
-                let loops_on_itself =
-                    ring.len() == 1 && ways[at].as_ref().is_some_and(|(targets, _)| targets.contains(&at));
+                let loops_on_itself = ring.len() == 1 && turnless.targets(at).contains(&(at as u32));
                 if ring.len() > 1 || loops_on_itself {
                     ring.sort_unstable();
-                    let (severity, what) = ring_verdict(ring.iter().filter_map(|&m| ways[m].as_ref().map(|(_, w)| *w)));
+                    let (severity, what) = ring_verdict(ring.iter().filter_map(|&m| ways[m]));
                     if reported.insert(ring[0]) {
                         let members = if places.is_empty() {
                             let numbers: Vec<String> = ring.iter().map(|m| m.to_string()).collect();
@@ -335,13 +407,15 @@ fn turnless_rings(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>
     }
 }
 
-/// Keys asked two ways: within one node, which the runner refuses (as [`PlayContext::conflict`]
-/// finds it), and across nodes, which one world answer cannot serve.
+/// Keys asked two ways: within one node, which the runner refuses (as `PlayContext::conflict`
+/// finds it), and across nodes, which one world answer cannot serve. Each node's questions are
+/// read as the runner reads them ([`NodeAsks`], what a context records), one node at a time:
+/// a whole context of a big playbook would sit beside it for nothing.
 fn keys(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>) {
-    let context = PlayContext::new(playbook);
     let mut everywhere: BTreeMap<&str, BTreeMap<Use, usize>> = BTreeMap::new();
-    for index in 0..playbook.nodes.len() {
-        if let Some((key, first, second)) = context.conflict(index) {
+    for (index, node) in playbook.nodes.iter().enumerate() {
+        let asks = NodeAsks::of(node);
+        if let Some((key, first, second)) = asks.conflict() {
             let mut kinds = [Use::from(first), Use::from(second)];
             kinds.sort();
             lints.push(Lint {
@@ -356,8 +430,7 @@ fn keys(playbook: &Playbook, places: Places<'_>, lints: &mut Vec<Lint>) {
                 ),
             });
         }
-        let to_play = (0..context.segment_count(index)).flat_map(|segment| context.questions_to_play(index, segment));
-        for question in to_play.chain(context.questions_to_leave(index)) {
+        for question in asks.questions() {
             everywhere.entry(question.key).or_default().entry(Use::from(question.kind)).or_insert(index);
         }
     }

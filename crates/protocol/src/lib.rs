@@ -26,7 +26,9 @@ pub mod vocabulary;
 
 pub use engine::{Engine, EngineError, Waiting};
 pub use port::{PortAnswer, PortCall};
-pub use view::{effect_text, Action, Outcome, PendingQuestion, Receipt, Reported, Status, UnavailableOption, View};
+pub use view::{
+    effect_text, styled_speech, Action, Outcome, PendingQuestion, Receipt, Reported, Status, UnavailableOption, View,
+};
 pub use vocabulary::{
     same_key, Answer, AnswerKind, Answers, Command, Entry, Event, OfferedOption, OwnedEvent, Question, RefusalReason,
 };

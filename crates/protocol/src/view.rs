@@ -143,7 +143,8 @@ pub enum Outcome {
 }
 
 /// One event an engine reported, as a receipt and a trace carry it: its type (the protocol's
-/// event name), and its speaker and plain text where it has them.
+/// event name), its speaker and plain text where it has them, and, for speech that is more than
+/// plain words, the words as fragments (`speech`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reported {
@@ -158,11 +159,30 @@ pub struct Reported {
     /// offered (one a line), or why a command was refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The words of a `said` or `continued` event as the playbook spells them (a list of
+    /// fragments: styles, links, images, breaks, commands), present only when they are more than
+    /// plain words; `text` is always their plain reading (decision W13 of `docs/design/web.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speech: Option<serde_json::Value>,
+}
+
+/// Speech as [`Reported::speech`] carries it: its fragments as JSON when any is more than plain
+/// words (a style, a link, an image, a break, a command, a tag), `None` when its plain text says it
+/// all (so plain lines cost nothing more).
+pub fn styled_speech(speech: &[Fragment]) -> Option<serde_json::Value> {
+    speech
+        .iter()
+        .any(|f| !matches!(f, Fragment::Text { .. } | Fragment::Query { .. }))
+        .then(|| stagehand_playbook::speech_to_json(speech))
 }
 
 impl Reported {
     /// The event as reported.
     pub fn of(event: &OwnedEvent) -> Reported {
+        let speech = match event {
+            OwnedEvent::Said { speech, .. } | OwnedEvent::Continued { speech } => styled_speech(speech),
+            _ => None,
+        };
         let (kind, speaker, text) = match event {
             OwnedEvent::Said { speaker, speech } => ("said", speaker.clone(), Some(plain_text(speech))),
             OwnedEvent::Continued { speech } => ("continued", None, Some(plain_text(speech))),
@@ -179,12 +199,16 @@ impl Reported {
             }
             OwnedEvent::Call { call } => ("call", None, Some(call.describe())),
         };
-        Reported { kind: kind.to_owned(), speaker, text }
+        Reported { kind: kind.to_owned(), speaker, text, speech }
     }
 
     /// A lent event as reported: the same as [`Reported::of`] its owned form, without detaching
     /// the event first.
     pub fn of_event(event: &Event<'_>) -> Reported {
+        let speech = match event {
+            Event::Said { speech, .. } | Event::Continued { speech } => styled_speech(speech),
+            _ => None,
+        };
         let (speaker, text) = match event {
             Event::Said { speaker, speech } => (speaker.map(str::to_owned), Some(plain_text(speech))),
             Event::Continued { speech } => (None, Some(plain_text(speech))),
@@ -199,7 +223,7 @@ impl Reported {
             }
             Event::Call { call } => (None, Some(call.describe())),
         };
-        Reported { kind: event.name().to_owned(), speaker, text }
+        Reported { kind: event.name().to_owned(), speaker, text, speech }
     }
 }
 
@@ -247,7 +271,7 @@ mod tests {
         assert_eq!(serde_json::to_string(&rejected).unwrap(), r#"{"disposition":"rejected","reason":"no"}"#);
         let executed = Receipt::Executed {
             outcome: Outcome::Ended,
-            events: vec![Reported { kind: "ended".into(), speaker: None, text: None }],
+            events: vec![Reported { kind: "ended".into(), speaker: None, text: None, speech: None }],
         };
         assert_eq!(
             serde_json::to_string(&executed).unwrap(),

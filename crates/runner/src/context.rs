@@ -157,10 +157,75 @@ impl<'p> PlayContext<'p> {
     }
 
     fn plan(&mut self, node: &'p Node) -> NodePlan<'p> {
+        let NodeAsks { to_play: play_groups, to_leave: leave } = NodeAsks::of(node);
+        let quiet = match node {
+            Node::Line { speech, .. } => !speech.iter().any(Fragment::is_command) && !has_keys(speech),
+            _ => false,
+        };
+        let mut offer = NONE;
+        if let Node::Choice { out, .. } = node {
+            if play_groups.iter().all(Vec::is_empty) {
+                let options: Vec<OfferedOption<'p>> = out
+                    .iter()
+                    .filter_map(|edge| match edge {
+                        // No label asks anything here, so filling leaves each as written.
+                        Edge::Option { label, .. } => Some(OfferedOption {
+                            label: crate::stepping::answers::label(label, crate::stepping::no_answers()),
+                            available: true,
+                        }),
+                        _ => None,
+                    })
+                    .collect();
+                if !options.is_empty() {
+                    offer = index(self.offers.len());
+                    self.offers.push(options);
+                }
+            }
+        }
+        let conflict = match find_conflict(play_groups.iter().flatten().chain(leave.iter())) {
+            Some(conflict) => {
+                self.conflicts.push(conflict);
+                index(self.conflicts.len() - 1)
+            }
+            None => NONE,
+        };
+        let first = self.segments.len() as u32;
+        for group in &play_groups {
+            let range = self.push_group(group);
+            self.segments.push(range);
+        }
+        let to_play = first..self.segments.len() as u32;
+        let to_leave = self.push_group(&leave);
+        let onward = crate::stepping::departure::way_out(node, None).map_or(NONE, index);
+        let succession = node.succession().map_or(NONE, index);
+        let said = match node {
+            Node::Line { speaker, speech, condition: None, .. } if quiet => {
+                Some((self.playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), &speech[..]))
+            }
+            _ => None,
+        };
+        NodePlan { conflict, to_play, to_leave, onward, succession, quiet, said, offer }
+    }
+}
+
+/// The questions one node asks, exactly as a [`PlayContext`] records them for it: before playing
+/// each of its segments, and before leaving it. A tool that looks at every node once (`stagehand
+/// check`'s key lints) reads them node by node through this, without holding a context for a
+/// whole big playbook.
+#[derive(Debug, Clone, Default)]
+pub struct NodeAsks<'p> {
+    /// The questions asked before playing from each segment, in the order the node needs them
+    /// (a key may appear twice, as written).
+    pub to_play: Vec<Vec<Question<'p>>>,
+    /// The questions asked before leaving: the conditions on the node's ways out.
+    pub to_leave: Vec<Question<'p>>,
+}
+
+impl<'p> NodeAsks<'p> {
+    /// What `node` asks.
+    pub fn of(node: &'p Node) -> Self {
         let mut play_groups: Vec<Vec<Question<'p>>> = Vec::new();
         let mut leave: Vec<Question<'p>> = Vec::new();
-        let mut quiet = false;
-        let mut offer = NONE;
         let truth = |key: &'p str| Question { key, kind: AnswerKind::Truth };
         match node {
             Node::Line { speech, condition, out, .. } => {
@@ -172,7 +237,6 @@ impl<'p> PlayContext<'p> {
                     text_keys(segment.words, &mut group);
                     play_groups.push(group);
                 }
-                quiet = !speech.iter().any(Fragment::is_command) && !has_keys(speech);
                 divert_keys(out, &mut leave);
             }
             Node::Control { condition, out, .. } => {
@@ -185,23 +249,6 @@ impl<'p> PlayContext<'p> {
                     if let Edge::Option { label, condition, .. } = edge {
                         group.extend(condition.as_ref().map(|c| truth(c.key_name())));
                         text_keys(label, &mut group);
-                    }
-                }
-                if group.is_empty() {
-                    let options: Vec<OfferedOption<'p>> = out
-                        .iter()
-                        .filter_map(|edge| match edge {
-                            // No label asks anything here, so filling leaves each as written.
-                            Edge::Option { label, .. } => Some(OfferedOption {
-                                label: crate::stepping::answers::label(label, crate::stepping::no_answers()),
-                                available: true,
-                            }),
-                            _ => None,
-                        })
-                        .collect();
-                    if !options.is_empty() {
-                        offer = index(self.offers.len());
-                        self.offers.push(options);
                     }
                 }
                 play_groups.push(group);
@@ -228,29 +275,18 @@ impl<'p> PlayContext<'p> {
             }
             Node::End => play_groups.push(Vec::new()),
         }
-        let conflict = match find_conflict(play_groups.iter().flatten().chain(leave.iter())) {
-            Some(conflict) => {
-                self.conflicts.push(conflict);
-                index(self.conflicts.len() - 1)
-            }
-            None => NONE,
-        };
-        let first = self.segments.len() as u32;
-        for group in &play_groups {
-            let range = self.push_group(group);
-            self.segments.push(range);
-        }
-        let to_play = first..self.segments.len() as u32;
-        let to_leave = self.push_group(&leave);
-        let onward = crate::stepping::departure::way_out(node, None).map_or(NONE, index);
-        let succession = node.succession().map_or(NONE, index);
-        let said = match node {
-            Node::Line { speaker, speech, condition: None, .. } if quiet => {
-                Some((self.playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), &speech[..]))
-            }
-            _ => None,
-        };
-        NodePlan { conflict, to_play, to_leave, onward, succession, quiet, said, offer }
+        NodeAsks { to_play: play_groups, to_leave: leave }
+    }
+
+    /// Every question the node asks: to play, then to leave.
+    pub fn questions(&self) -> impl Iterator<Item = &Question<'p>> {
+        self.to_play.iter().flatten().chain(self.to_leave.iter())
+    }
+
+    /// A key the node needs in two ways, with both kinds, if there is one (what
+    /// [`PlayContext::conflict`] reports for it).
+    pub fn conflict(&self) -> Option<(&'p str, AnswerKind, AnswerKind)> {
+        find_conflict(self.questions())
     }
 }
 

@@ -43,7 +43,7 @@ mod engine;
 mod state;
 mod stepping;
 
-pub use context::PlayContext;
+pub use context::{NodeAsks, PlayContext};
 pub use describe::{describe, Description, WayOut};
 pub use engine::{PreparedPlaybook, RunnerEngine, RunnerSnapshot};
 pub use stagehand_protocol::{

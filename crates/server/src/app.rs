@@ -2,7 +2,7 @@
 //! route table is one list, which builds the router and which the OpenAPI test reads).
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
@@ -91,6 +91,8 @@ pub struct AppState {
     /// Tells other servers on the same PostgreSQL database of commits (decision S20); `None` on
     /// SQLite.
     pub notifier: Option<crate::wake::Notifier>,
+    /// The watched folder, under `--watch DIR`.
+    pub watch: OnceLock<Arc<crate::watch::Watch>>,
 }
 
 /// The shared state.
@@ -122,6 +124,7 @@ impl AppState {
             shutdown: watch::channel(false).0,
             lineup,
             notifier,
+            watch: OnceLock::new(),
         })
     }
 
@@ -191,7 +194,7 @@ pub struct Route {
 
 /// Every route the server serves.
 pub fn routes() -> Vec<Route> {
-    use crate::routes::{documents, ops, sessions, trace};
+    use crate::routes::{documents, graph, ops, sessions, trace, watch};
     let route = |method: Method, path, body, streams, handler| Route { method, path, body, streams, handler };
     vec![
         route(Method::GET, "/healthz", Body::Request, false, on(MethodFilter::GET, ops::healthz)),
@@ -199,7 +202,11 @@ pub fn routes() -> Vec<Route> {
         route(Method::GET, "/v1/openapi.json", Body::Request, false, on(MethodFilter::GET, ops::openapi)),
         route(Method::POST, "/v1/documents", Body::Document, false, on(MethodFilter::POST, documents::upload)),
         route(Method::GET, "/v1/documents", Body::Request, false, on(MethodFilter::GET, documents::list)),
-        route(Method::POST, "/v1/sessions", Body::Request, false, on(MethodFilter::POST, sessions::create)),
+        route(Method::GET, "/v1/documents/{id}/graph", Body::Request, false, on(MethodFilter::GET, graph::graph)),
+        route(Method::GET, "/v1/watch", Body::Request, false, on(MethodFilter::GET, watch::listing)),
+        route(Method::GET, "/v1/watch/source", Body::Request, false, on(MethodFilter::GET, watch::source)),
+        // A snapshot to load may be as large as a document (it keeps every receipt).
+        route(Method::POST, "/v1/sessions", Body::Document, false, on(MethodFilter::POST, sessions::create)),
         route(Method::GET, "/v1/sessions/{id}", Body::Request, false, on(MethodFilter::GET, sessions::show)),
         route(Method::DELETE, "/v1/sessions/{id}", Body::Request, false, on(MethodFilter::DELETE, sessions::delete)),
         route(Method::POST, "/v1/sessions/{id}/apply", Body::Request, false, on(MethodFilter::POST, sessions::apply)),

@@ -9,7 +9,7 @@ use stagehand_documents::{kind_of_content, Kind, OpenError, OpenOptions};
 pub use stagehand_documents::Document;
 
 /// The compiler's diagnostics as the API spells them: file, line, column, code, severity,
-/// message. (A macro, so the compiler's type is inferred through the documents crate, which the
+/// message, and the span's byte offsets in the source (`span: {start, end}`). (A macro, so the compiler's type is inferred through the documents crate, which the
 /// server depends on, rather than named.)
 macro_rules! diagnostics {
     ($found:expr) => {
@@ -23,6 +23,7 @@ macro_rules! diagnostics {
                     "code": d.code.to_string(),
                     "severity": d.severity.as_str(),
                     "message": d.message,
+                    "span": {"start": d.span.start, "end": d.span.end},
                 })
             })
             .collect::<Vec<Value>>()

@@ -6,6 +6,7 @@
 //!   after commit.
 //! - [`app`]: the route table and the router; [`mod@routes`]: the handlers.
 //! - [`mod@serve`]: listening and graceful shutdown; [`host`]: the one door to documents and sessions.
+//! - [`mod@watch`]: `--watch DIR`, the writer's preview's folder.
 
 /// Writes a line to standard error, never panicking when it has gone. Tokens and request bodies
 /// never reach it (decision S5).
@@ -31,6 +32,7 @@ pub mod secret;
 pub mod serve;
 pub mod store;
 pub mod wake;
+pub mod watch;
 pub mod world;
 
 pub use app::{router, routes, AppState, Limits};

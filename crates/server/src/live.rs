@@ -33,6 +33,13 @@ use crate::store::SessionRow;
 /// How many sessions every session thread keeps at most (the least recently used go first).
 pub const KEPT_PER_THREAD: usize = 4096;
 
+/// Whether the stored snapshot leaves the session's receipts out (S23): off, because a save
+/// (`GET …/snapshot`) must carry them for a session loaded from it to answer its keys (W16), and
+/// the receipts table keeps answers, not the actions they were for. On, an apply no longer writes
+/// every receipt back; it needs the session layer to write a snapshot's receipts apart (or the
+/// store to keep what they were for) first.
+const STRIP_RECEIPTS: bool = false;
+
 /// How many receipts a kept session may hold in memory before it is put back from its own
 /// (receipt-less) snapshot: receipts live in the receipts table (S23), and a session's snapshot
 /// is taken on every apply, so what it holds in memory must stay small.
@@ -267,7 +274,8 @@ impl Thread {
         };
         // A session with a world keeps its receipts: the world's moves are keyed `world:N` from
         // how many the session holds (S18), so they must not be forgotten (S23).
-        let no_receipts = if entry.world.is_none() { Some(self.no_receipts(&entry.held)?) } else { None };
+        let no_receipts =
+            if STRIP_RECEIPTS && entry.world.is_none() { Some(self.no_receipts(&entry.held)?) } else { None };
         let from_version = entry.version;
         let world = entry.world.as_deref();
         let (computed, renew) = entry.held.with_dependent_mut(|_, session| {

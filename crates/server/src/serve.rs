@@ -44,6 +44,10 @@ pub struct Config {
     /// LISTEN/NOTIFY, wakes it at once).
     #[arg(long, value_name = "MS", default_value_t = crate::app::DEFAULT_TRACE_POLL_MS)]
     pub trace_poll_ms: u64,
+    /// A folder to preview: its documents are loaded, opened again whenever their files change,
+    /// and listed with their diagnostics by GET /v1/watch (the page's writer's preview).
+    #[arg(long, value_name = "DIR")]
+    pub watch: Option<PathBuf>,
     /// The limits.
     #[arg(skip)]
     pub limits: Limits,
@@ -72,6 +76,7 @@ impl Default for Config {
             captain: None,
             judge: None,
             trace_poll_ms: crate::app::DEFAULT_TRACE_POLL_MS,
+            watch: None,
             limits: Limits::default(),
         }
     }
@@ -119,6 +124,11 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     };
     if let Some(folder) = &config.documents {
         load_documents(&state, folder).await?;
+    }
+    if let Some(folder) = &config.watch {
+        crate::watch::start(&state, folder)
+            .await
+            .map_err(|e| ServeError::Documents(folder.display().to_string(), e))?;
     }
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await

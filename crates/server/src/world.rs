@@ -126,7 +126,8 @@ mod tests {
     fn a_body_gains_what_the_world_did_only_when_it_did_something() {
         let nothing = Settled::default();
         assert_eq!(nothing.attach("{\"a\":1}".into()), "{\"a\":1}");
-        let said = Reported { kind: "said".into(), speaker: Some("Alice".into()), text: Some("Hi.".into()) };
+        let said =
+            Reported { kind: "said".into(), speaker: Some("Alice".into()), text: Some("Hi.".into()), speech: None };
         let settled = Settled { reported: vec![said], error: Some("a fact of the wrong kind".into()) };
         let body: Value = serde_json::from_str(&settled.attach("{\"a\":1}".into())).unwrap();
         assert_eq!(body["a"], 1);

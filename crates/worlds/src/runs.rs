@@ -38,6 +38,27 @@ pub struct RunOf {
 }
 
 impl RunOf {
+    /// A new run of `document`, with its paths made absolute (a resume may come from another
+    /// folder): `world` to answer it, `seed` for its random choices, `trace` to append to.
+    pub fn new(
+        document: &std::path::Path,
+        world: Option<&std::path::Path>,
+        seed: u64,
+        trace: Option<&std::path::Path>,
+        ports: Option<Bindings>,
+    ) -> RunOf {
+        let absolute = |path: &std::path::Path| {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+        };
+        RunOf {
+            document: absolute(document),
+            world: world.map(absolute),
+            seed,
+            trace: trace.map(|t| t.display().to_string()),
+            ports,
+        }
+    }
+
     /// What a parked record's run is of.
     pub fn of_record(record: &Parked) -> Result<RunOf, RunError> {
         let ports = match &record.ports {

@@ -2,9 +2,12 @@
 //! the idempotency key.
 
 pub mod documents;
+pub mod graph;
 pub mod ops;
+pub mod restore;
 pub mod sessions;
 pub mod trace;
+pub mod watch;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;

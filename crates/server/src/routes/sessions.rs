@@ -29,11 +29,22 @@ pub struct Create {
     pub start: Option<String>,
     /// The world the session plays with: `{"facts": {…}}` (decision S18).
     pub world: Option<Value>,
+    /// A snapshot to put the session back from (`GET …/snapshot`'s body), instead of starting.
+    pub snapshot: Option<Value>,
 }
 
 /// `POST /v1/sessions`: `201 {sessionId, token, view, version}`. The token is shown here once.
 pub async fn create(State(state): State<Shared>, body: Result<Bytes, BytesRejection>) -> Result<Response, Problem> {
     let asked: Create = json(body)?;
+    if let Some(snapshot) = asked.snapshot {
+        if asked.seed.is_some() || asked.start.is_some() || asked.world.is_some() {
+            return Err(Problem::new(
+                Kind::InvalidRequest,
+                "a session loaded from a snapshot takes its seed and place from it: send documentId and snapshot alone",
+            ));
+        }
+        return super::restore::create(state, asked.document_id, snapshot).await;
+    }
     let world = asked.world.as_ref().map(crate::world::read).transpose()?;
     let document = state
         .document(&asked.document_id)

@@ -456,8 +456,7 @@ impl<E: Engine> Session<E> {
             Receipt::Rejected { .. } => {}
             Receipt::Failed { error } => self.receipts.record_failed(key, action_id, text, error),
             Receipt::Executed { outcome, events } => {
-                let words = events.iter().map(|r| (r.kind.as_str(), r.speaker.as_deref(), r.text.as_deref()));
-                self.receipts.record_executed(key, action_id, text, *outcome, words);
+                self.receipts.record_executed(key, action_id, text, *outcome, events);
             }
         }
     }
@@ -472,7 +471,7 @@ impl<E: Engine> Session<E> {
                 owned.push(event.clone().into_owned());
             }
             if filled == reported.len() {
-                reported.push(Reported { kind: String::new(), speaker: None, text: None });
+                reported.push(Reported { kind: String::new(), speaker: None, text: None, speech: None });
             }
             receipts::report_into(&mut reported[filled], event);
             filled += 1;

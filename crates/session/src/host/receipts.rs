@@ -23,6 +23,8 @@ struct Word {
     kind: Span,
     speaker: Option<Span>,
     text: Option<Span>,
+    /// Styled speech, as its JSON text (rare: plain lines carry none).
+    speech: Option<Span>,
 }
 
 /// How a recorded receipt settled (receipts that were rejected are never recorded).
@@ -88,12 +90,17 @@ impl Found<'_> {
                     let speaker = word.speaker.as_ref().map(|s| log.span(s));
                     let text = word.text.as_ref().map(|t| log.span(t));
                     let kind = log.span(&word.kind);
+                    let speech = word.speech.as_ref().and_then(|s| serde_json::from_str(log.span(s)).ok());
                     match reported.get_mut(i) {
-                        Some(slot) => overwrite(slot, kind, speaker, text),
+                        Some(slot) => {
+                            overwrite(slot, kind, speaker, text);
+                            slot.speech = speech;
+                        }
                         None => reported.push(Reported {
                             kind: kind.to_owned(),
                             speaker: speaker.map(str::to_owned),
                             text: text.map(str::to_owned),
+                            speech,
                         }),
                     }
                 }
@@ -194,14 +201,15 @@ impl Receipts {
         action_id: &str,
         text: Option<&str>,
         outcome: Outcome,
-        events: impl IntoIterator<Item = (&'e str, Option<&'e str>, Option<&'e str>)>,
+        events: impl IntoIterator<Item = &'e Reported>,
     ) {
         let first = self.words.len();
-        for (kind, speaker, text) in events {
-            let kind = self.push(kind);
-            let speaker = speaker.map(|s| self.push(s));
-            let text = text.map(|t| self.push(t));
-            self.words.push(Word { kind, speaker, text });
+        for reported in events {
+            let kind = self.push(&reported.kind);
+            let speaker = reported.speaker.as_deref().map(|s| self.push(s));
+            let text = reported.text.as_deref().map(|t| self.push(t));
+            let speech = reported.speech.as_ref().map(|v| self.push(&v.to_string()));
+            self.words.push(Word { kind, speaker, text, speech });
         }
         let settled = Settled::Executed { outcome, events: first..self.words.len() };
         self.insert(key, action_id, text, settled);
@@ -220,8 +228,7 @@ impl Receipts {
             Receipt::Rejected { .. } => {}
             Receipt::Failed { error } => self.record_failed(key, &recorded.action_id, text, error),
             Receipt::Executed { outcome, events } => {
-                let words = events.iter().map(|r| (r.kind.as_str(), r.speaker.as_deref(), r.text.as_deref()));
-                self.record_executed(key, &recorded.action_id, text, *outcome, words)
+                self.record_executed(key, &recorded.action_id, text, *outcome, events)
             }
         }
     }
@@ -284,21 +291,25 @@ pub(crate) fn report_into(slot: &mut Reported, event: &Event<'_>) {
             let text = slot.text.get_or_insert_with(String::new);
             text.clear();
             plain_text_into(speech, text);
+            slot.speech = stagehand_protocol::styled_speech(speech);
         }
         Event::Continued { speech } => {
             slot.speaker = None;
             let text = slot.text.get_or_insert_with(String::new);
             text.clear();
             plain_text_into(speech, text);
+            slot.speech = stagehand_protocol::styled_speech(speech);
         }
         Event::Ended => {
             slot.speaker = None;
             slot.text = None;
+            slot.speech = None;
         }
         _ => {
             let reported = Reported::of_event(event);
             slot.speaker = reported.speaker;
             slot.text = reported.text;
+            slot.speech = None;
         }
     }
 }
