@@ -3,9 +3,11 @@
 //!
 //! - on a 100,000-line linear playbook, one `next` from a run standing at a line: `step_into`
 //!   called directly; the same step through the `Engine` trait (`take_lent`, and the owned
-//!   `take`); a whole host-session turn (`describe_into` + `apply_into` under a fresh key, the
-//!   trace recorded), with the trace also written as JSON lines, and through the owned
-//!   `describe` + `apply`;
+//!   `take`); a whole host-session turn as a host takes it (`look` at the view, the first
+//!   action's id, `act` under a fresh key, the receipt's outcome and said words read, the trace
+//!   recorded and dropped), with the trace also written as JSON lines; the same turn with the
+//!   view and the receipt written out in full (`describe_into` + `apply_into`), and through the
+//!   owned `describe` + `apply`;
 //! - a session turn on a generated ChatMapper project of 10,000 entries (the first action each
 //!   turn: `next` at a line, `choose:0` at a menu);
 //! - at the end of a long run (a whole playthrough of the 100,000 lines, one receipt a turn):
@@ -18,7 +20,6 @@
 //! Run: `cargo bench -p stagehand-documents --bench host_turn`
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -30,7 +31,7 @@ use stagehand_chatmapper::{load, ChatMapperEngine, Options, Project};
 use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
 use stagehand_protocol::{Command, Engine, Receipt, View};
 use stagehand_runner::{step_into, PlayContext, PlayState, PreparedPlaybook, RunnerEngine, Situation};
-use stagehand_session::host::{Session, SessionSnapshot};
+use stagehand_session::host::{ActionId, Session, SessionSnapshot};
 
 /// Counts allocations, delegating the work to the system allocator.
 struct Counting;
@@ -115,7 +116,9 @@ fn scenes(count: i64) -> Project {
 }
 
 /// A host that keeps one view, one receipt and one key buffer, and takes one turn at a time:
-/// the first action the view offers, under a fresh key.
+/// the first action the view offers, under a fresh key; `lazy`, it looks at the view and reads
+/// the receipt where the session keeps them ([`Session::look`], [`Session::act`]), else it has
+/// both written out in full.
 struct Host<E: Engine> {
     session: Session<E>,
     view: View,
@@ -124,6 +127,8 @@ struct Host<E: Engine> {
     action: String,
     turn: u64,
     lines: Vec<u8>,
+    lazy: bool,
+    said: usize,
 }
 
 impl<E: Engine> Host<E> {
@@ -136,21 +141,79 @@ impl<E: Engine> Host<E> {
             action: String::new(),
             turn: 0,
             lines: Vec::new(),
+            lazy: false,
+            said: 0,
         }
+    }
+
+    fn lazy(session: Session<E>) -> Self {
+        Host { lazy: true, ..Host::new(session) }
+    }
+
+    /// The host's own key, `k` and the turn's number (`write!` would cost more than some of
+    /// what is measured).
+    fn next_key(&mut self) {
+        self.turn += 1;
+        self.key.clear();
+        self.key.push('k');
+        let mut digits = [0u8; 20];
+        let (mut n, mut at) = (self.turn, digits.len());
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.key.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    }
+
+    /// One turn through `look` and `act`; false when nothing is left to do but undo and restart.
+    fn lazy_turn(&mut self) -> bool {
+        let look = self.session.look();
+        let Some(first) = look.actions().next().filter(|a| !matches!(a, ActionId::Undo | ActionId::Restart)) else {
+            return false;
+        };
+        let id = match first.as_static() {
+            Some(id) => id,
+            None => {
+                self.action.clear();
+                look.write_id(first, &mut self.action);
+                self.action.as_str()
+            }
+        };
+        let key = std::mem::take(&mut self.key);
+        let applied = self.session.act(id, &key, self.turn);
+        let executed = applied.is_executed();
+        for event in applied.events() {
+            self.said += black_box(event.text).map_or(0, str::len);
+        }
+        self.key = key;
+        executed
     }
 
     /// One turn; false when nothing is left to do but undo and restart.
     fn turn(&mut self, trace: Trace) -> bool {
+        self.next_key();
+        if self.lazy {
+            let executed = self.lazy_turn();
+            self.finish(trace);
+            return executed;
+        }
         self.session.describe_into(&mut self.view);
         let Some(first) = self.view.actions.first().filter(|a| a.id != "undo" && a.id != "restart") else {
             return false;
         };
         self.action.clear();
         self.action.push_str(&first.id);
-        self.turn += 1;
-        self.key.clear();
-        let _ = write!(self.key, "k{}", self.turn);
         self.session.apply_into(&self.action, &self.key, self.turn, &mut self.receipt);
+        self.finish(trace);
+        matches!(self.receipt, Receipt::Executed { .. })
+    }
+
+    /// What a host does with the turn's trace.
+    fn finish(&mut self, trace: Trace) {
         match trace {
             Trace::Dropped => self.session.discard_trace(),
             Trace::Written => {
@@ -158,7 +221,6 @@ impl<E: Engine> Host<E> {
                 self.session.take_trace_lines(&mut self.lines);
             }
         }
-        matches!(self.receipt, Receipt::Executed { .. })
     }
 }
 
@@ -210,6 +272,11 @@ fn turns(c: &mut Criterion) {
         for _ in 0..1_000 {
             host.turn(Trace::Written);
         }
+        let mut lazy = Host::lazy(fresh());
+        for _ in 0..1_000 {
+            lazy.turn(Trace::Written);
+        }
+        count("session turn (look + act, trace dropped)", 10_000, || lazy.turn(Trace::Dropped));
         count("session turn (describe_into + apply_into, trace written)", 10_000, || host.turn(Trace::Written));
         count("session turn (describe_into + apply_into, trace dropped)", 10_000, || host.turn(Trace::Dropped));
         let mut session = fresh();
@@ -262,6 +329,14 @@ fn turns(c: &mut Criterion) {
         })
     });
 
+    let mut host = Host::lazy(fresh());
+    group.bench_function("Session turn: look + act", |b| {
+        b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, fresh))
+    });
+    let mut host = Host::lazy(fresh());
+    group.bench_function("Session turn: look + act, its trace written as JSON lines", |b| {
+        b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Written, fresh))
+    });
     let mut host = Host::new(fresh());
     group.bench_function("Session turn: describe_into + apply_into", |b| {
         b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, fresh))
@@ -300,6 +375,10 @@ fn turns(c: &mut Criterion) {
         Session::new(engine, "bench", 0).expect("a session")
     };
     let mut group = c.benchmark_group("a turn on a 10,000-entry ChatMapper project");
+    let mut host = Host::lazy(chatmapper());
+    group.bench_function("Session turn: look + act", |b| {
+        b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, chatmapper))
+    });
     let mut host = Host::new(chatmapper());
     group.bench_function("Session turn: describe_into + apply_into", |b| {
         b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, chatmapper))

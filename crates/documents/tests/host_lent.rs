@@ -108,3 +108,69 @@ fn a_prepared_playbook_plays_as_the_engine_that_prepares_its_own() {
         assert!(reports.iter().all(|r| *r == reports[0]), "{command:?}: every way of holding the playbook plays alike");
     }
 }
+
+/// A session that keeps only its last receipt (H39) gives what one that keeps them all gives,
+/// turn by turn under fresh keys, its trace too, and still replays its last key; and `look`
+/// and `act` read what `describe` and `apply` render (H36, H38).
+fn forgetful<E: Engine>(mut keeping: Session<E>, mut forgetting: Session<E>, moves: usize) {
+    forgetting.retain_receipts(false);
+    for turn in 0..moves {
+        let view = keeping.describe();
+        assert_eq!(forgetting.describe(), view, "turn {turn}: the view");
+        let look = forgetting.look();
+        assert_eq!((look.status(), look.at_rest()), (view.status, view.at_rest), "turn {turn}: status and rest");
+        let read: Vec<Action> = look
+            .actions()
+            .map(|action| {
+                let (mut id, mut label) = (String::new(), String::new());
+                look.write_id(action, &mut id);
+                look.write_label(action, &mut label);
+                assert!(action.as_static().is_none_or(|s| s == id), "turn {turn}: {id} spelled as itself");
+                Action::new(id, label)
+            })
+            .collect();
+        assert_eq!(read, view.actions, "turn {turn}: the actions looked at");
+        let Some(choice) = choose(&view, turn * 5 + 1) else { break };
+        let (key, now) = (format!("k{turn}"), turn as u64);
+        let (given, expected) = match &choice {
+            Choice::Apply(id) => {
+                let applied = forgetting.act(id, &key, now);
+                let receipt = applied.to_receipt();
+                let events: Vec<_> = applied.events().map(|e| e.to_owned()).collect();
+                match &receipt {
+                    Receipt::Executed { outcome, events: rendered } => {
+                        assert_eq!((Some(*outcome), &events), (applied.outcome(), rendered));
+                    }
+                    Receipt::Failed { error } => assert_eq!(applied.error(), Some(error.as_str())),
+                    Receipt::Rejected { reason } => assert_eq!(applied.reason(), Some(reason.as_str())),
+                }
+                (receipt, keeping.apply(id, &key, now))
+            }
+            Choice::Input(q, text) => (forgetting.input(q, text, &key, now), keeping.input(q, text, &key, now)),
+        };
+        assert_eq!(given, expected, "turn {turn}: the receipt");
+        assert!(forgetting.receipt_count() <= 1, "turn {turn}: only the last receipt is kept");
+        let mut lines = Vec::new();
+        forgetting.take_trace_lines(&mut lines);
+        let expected_lines: String = keeping.take_trace().iter().map(|r| r.to_json_line() + "\n").collect();
+        assert_eq!(String::from_utf8(lines).unwrap(), expected_lines, "turn {turn}: the trace");
+        if let Choice::Apply(id) = &choice {
+            assert_eq!(forgetting.apply(id, &key, now), keeping.apply(id, &key, now), "turn {turn}: a replay");
+            assert_eq!((forgetting.trace_waiting(), keeping.trace_waiting()), (0, 0), "a replay traces nothing");
+        }
+    }
+    assert!(keeping.receipt_count() > 1, "the run was long enough to forget something");
+}
+
+#[test]
+fn a_session_keeping_only_its_last_receipt_plays_alike_on_both_engines() {
+    let playbook = fair();
+    let prepared = PreparedPlaybook::new(&playbook);
+    let keeping = Session::new(RunnerEngine::with(&prepared, 5), "f1", 1).unwrap();
+    let forgetting = Session::new(RunnerEngine::with(&prepared, 5), "f1", 1).unwrap();
+    forgetful(keeping, forgetting, 60);
+    let project = crossing();
+    let keeping = Session::new(crossing_engine(&project), "f2", 1).unwrap();
+    let forgetting = Session::new(crossing_engine(&project), "f2", 1).unwrap();
+    forgetful(keeping, forgetting, 60);
+}

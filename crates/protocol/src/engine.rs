@@ -29,6 +29,13 @@ pub enum Waiting {
     Stopped,
 }
 
+/// A small, copyable mark of an engine's state, from which the engine writes that state's id
+/// later ([`Engine::write_state_mark`]), after it has moved on: a session keeps one per trace
+/// record instead of the id's text (decision H37 in `docs/design/host-contract.md`). What the
+/// numbers mean is the engine's own; a mark is only ever given back to the engine that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StateMark(pub [u64; 2]);
+
 /// Why an engine could not take a snapshot or restore one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineError {
@@ -138,6 +145,20 @@ pub trait Engine {
     /// of its own).
     fn write_description(&self, out: &mut String) {
         out.push_str(&self.describe());
+    }
+
+    /// A mark of the state now, if the engine can write its id later from a mark
+    /// ([`write_state_mark`](Self::write_state_mark)); by default none, and a host writes the id
+    /// at once.
+    fn state_mark(&self) -> Option<StateMark> {
+        None
+    }
+
+    /// Appends the id of the state `mark` was made of (by [`state_mark`](Self::state_mark) on
+    /// this engine): the same text [`write_state_id`](Self::write_state_id) wrote then. An
+    /// engine that makes no marks writes nothing.
+    fn write_state_mark(&self, mark: StateMark, out: &mut String) {
+        let _ = (mark, out);
     }
 
     /// [`anchors`](Self::anchors), lent where the engine keeps them (the same names, in the same

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stagehand_playbook::{fingerprint, Fragment, Node, Playbook};
-use stagehand_protocol::{Command, Engine, EngineError, Event, OwnedEvent, Waiting};
+use stagehand_protocol::{Command, Engine, EngineError, Event, OwnedEvent, StateMark, Waiting};
 
 use crate::context::PlayContext;
 use crate::state::{Availability, Entropy, Moment, PlayState, Resume, Situation};
@@ -215,17 +215,42 @@ impl<'p> Engine for RunnerEngine<'p> {
 
     fn write_state_id(&self, out: &mut String) {
         let (situation, node, segment) = situation_parts(&self.state.situation);
-        out.push_str(situation);
-        if let Some(node) = node {
-            out.push(':');
-            push_number(out, node);
-        }
-        if let Some(segment) = segment {
-            out.push('#');
-            push_number(out, segment);
-        }
+        write_parts(situation, node, segment, out);
     }
 
+    fn state_mark(&self) -> Option<StateMark> {
+        let (name, node, segment) = match &self.state.situation {
+            Situation::NotStarted => (0, None, None),
+            Situation::AtNode(node) => (1, Some(*node), None),
+            Situation::AwaitingDone { node, resume, .. } => match resume {
+                Resume::From(s) => (2, Some(*node), Some(*s)),
+                Resume::FromNodeEnd => (2, Some(*node), None),
+            },
+            Situation::AwaitingSupply { node, moment, .. } => match moment {
+                Moment::ToPlay(s) => (3, Some(*node), Some(*s)),
+                Moment::ToLeave => (3, Some(*node), None),
+            },
+            Situation::AwaitingChoice { node, .. } => (4, Some(*node), None),
+            Situation::AtEnd => (5, None, None),
+        };
+        // The segment shares a word with the name and two flags; one too large to fit is
+        // written at once instead (never so in a real playbook).
+        let segment_word = match segment {
+            Some(segment) if (segment as u64) < (1 << 56) => (segment as u64) << 8 | 1 << 5,
+            Some(_) => return None,
+            None => 0,
+        };
+        let node_flag = u64::from(node.is_some()) << 4;
+        Some(StateMark([name | node_flag | segment_word, node.unwrap_or(0) as u64]))
+    }
+
+    fn write_state_mark(&self, mark: StateMark, out: &mut String) {
+        let [word, node] = mark.0;
+        let Some(situation) = SITUATIONS.get((word & 0xf) as usize) else { return };
+        let node = (word & 1 << 4 != 0).then_some(node as usize);
+        let segment = (word & 1 << 5 != 0).then_some((word >> 8) as usize);
+        write_parts(situation, node, segment, out);
+    }
     fn describe(&self) -> String {
         let mut sentence = String::new();
         self.write_description(&mut sentence);
@@ -283,6 +308,24 @@ impl<'p> Engine for RunnerEngine<'p> {
 
     fn anchor_names(&self) -> Cow<'_, [String]> {
         Cow::Borrowed(self.held.get().anchors())
+    }
+}
+
+/// The situations' names, as state ids and snapshots spell them; a [`StateMark`] holds a
+/// name's position here.
+const SITUATIONS: [&str; 6] =
+    ["not-started", "at-node", "awaiting-done", "awaiting-supply", "awaiting-choice", "at-end"];
+
+/// Writes a state id: the situation's name, then `:NODE` and `#SEGMENT` where it has them.
+fn write_parts(situation: &str, node: Option<usize>, segment: Option<usize>, out: &mut String) {
+    out.push_str(situation);
+    if let Some(node) = node {
+        out.push(':');
+        push_number(out, node);
+    }
+    if let Some(segment) = segment {
+        out.push('#');
+        push_number(out, segment);
     }
 }
 
@@ -496,13 +539,14 @@ mod tests {
         ];
         let prepared = PreparedPlaybook::new(&playbook);
         let mut engine = RunnerEngine::with(&prepared, 1);
-        let mut ids = Vec::new();
+        let (mut ids, mut marks) = (Vec::new(), Vec::new());
         let supply = Command::Supply([("Name", Answer::Text("Sam".into()))].into_iter().collect::<Answers<'_>>());
         let commands =
             [Command::start(), supply, Command::Next, Command::Next, Command::Next, Command::Next, Command::Done];
         for command in commands {
             assert_eq!(engine.describe(), composed(&engine));
             ids.push(engine.state_id());
+            marks.push(engine.state_mark().expect("the runner marks every state"));
             engine.take(command, &mut Vec::new());
         }
         assert_eq!(engine.describe(), composed(&engine));
@@ -518,5 +562,15 @@ mod tests {
                 "awaiting-done:4"
             ]
         );
+        // A mark made at each state writes that state's id later, after the engine moved on.
+        let later: Vec<String> = marks
+            .iter()
+            .map(|mark| {
+                let mut id = String::new();
+                engine.write_state_mark(*mark, &mut id);
+                id
+            })
+            .collect();
+        assert_eq!(later, ids);
     }
 }

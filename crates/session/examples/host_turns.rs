@@ -1,21 +1,48 @@
-//! Plays TURNS host-session turns (`describe_into` + `apply_into` of the first action, the
-//! trace dropped) on a 100,000-line linear playbook, for instruction counts under callgrind:
+//! Plays TURNS turns on a 100,000-line linear playbook, for instruction counts under callgrind,
+//! in one of three ways (MODE):
+//!
+//! - `step`: `step_into` called directly, the baseline;
+//! - `look` (the default): a host-session turn as a host takes it: `look` at the view, the first
+//!   action's id, `act` under a fresh key, the receipt's outcome and said words read, the trace
+//!   records dropped;
+//! - `describe`: the same turn through `describe_into` + `apply_into` (a view and a receipt
+//!   written out in full, reusing the host's strings);
+//! - `lines`: `look` + `act` with the trace also written as JSON lines.
 //!
 //! ```sh
 //! cargo build --release -p stagehand-session --example host_turns
-//! valgrind --tool=callgrind target/release/examples/host_turns 1000
-//! valgrind --tool=callgrind target/release/examples/host_turns 3000   # the difference: 2,000 turns
+//! valgrind --tool=callgrind target/release/examples/host_turns 1000 look
+//! valgrind --tool=callgrind target/release/examples/host_turns 3000 look   # the difference: 2,000 turns
 //! ```
 
-use std::fmt::Write as _;
+use std::hint::black_box;
 
 use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
-use stagehand_protocol::{Receipt, View};
-use stagehand_runner::{PreparedPlaybook, RunnerEngine};
+use stagehand_protocol::{Command, Receipt, View};
+use stagehand_runner::{step_into, PlayState, PreparedPlaybook, RunnerEngine, Situation};
 use stagehand_session::host::Session;
+
+/// Writes `n` in decimal after `prefix` (a host's own key; `write!` would cost more than some of
+/// what is measured).
+fn key_into(key: &mut String, prefix: &str, mut n: u64) {
+    key.clear();
+    key.push_str(prefix);
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    key.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
 
 fn main() {
     let turns: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000);
+    let mode = std::env::args().nth(2).unwrap_or_else(|| "look".to_owned());
     let mut playbook = Playbook::new("bench.dialogue.md");
     playbook.speakers.push(Speaker::named("Alice"));
     playbook.nodes = (0..100_000)
@@ -28,18 +55,69 @@ fn main() {
         .collect();
     playbook.nodes.push(Node::End);
     let prepared = PreparedPlaybook::new(&playbook);
+    if mode == "step" {
+        let context = prepared.context();
+        let (mut state, mut events) = (PlayState::new(), Vec::new());
+        for _ in 0..turns {
+            events.clear();
+            let command =
+                if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
+            state = step_into(context, &state, command, &mut events);
+        }
+        println!("{turns} steps, {} events in the last", black_box(events.len()));
+        return;
+    }
     let mut session = Session::new(RunnerEngine::with(&prepared, 0), "turns", 0).expect("a session");
     let mut view = View::empty();
     let mut receipt = Receipt::Rejected { reason: String::new() };
-    let (mut key, mut action) = (String::new(), String::new());
+    let (mut key, mut action, mut lines) = (String::new(), String::new(), Vec::new());
+    let mut said = 0usize;
     for turn in 1..=turns {
-        session.describe_into(&mut view);
-        action.clear();
-        action.push_str(&view.actions[0].id);
-        key.clear();
-        let _ = write!(key, "k{turn}");
-        session.apply_into(&action, &key, turn, &mut receipt);
-        session.discard_trace();
+        key_into(&mut key, "k", turn);
+        if mode == "describe" {
+            session.describe_into(&mut view);
+            action.clear();
+            action.push_str(&view.actions[0].id);
+            session.apply_into(&action, &key, turn, &mut receipt);
+            said += black_box(&receipt).said_len();
+        } else {
+            let look = session.look();
+            let Some(first) = look.actions().next() else { break };
+            let id = match first.as_static() {
+                Some(id) => id,
+                None => {
+                    action.clear();
+                    look.write_id(first, &mut action);
+                    action.as_str()
+                }
+            };
+            let applied = session.act(id, &key, turn);
+            if applied.outcome().is_some() {
+                for event in applied.events() {
+                    said += black_box(event.text).map_or(0, str::len);
+                }
+            }
+        }
+        if mode == "lines" {
+            lines.clear();
+            session.take_trace_lines(&mut lines);
+        } else {
+            session.discard_trace();
+        }
     }
-    println!("{} turns, {} receipts", turns, session.receipt_count());
+    println!("{turns} turns, {} receipts, {said} bytes said", session.receipt_count());
+}
+
+/// Reads a receipt's said words as a host would (their length, so nothing is optimised away).
+trait Said {
+    fn said_len(&self) -> usize;
+}
+
+impl Said for Receipt {
+    fn said_len(&self) -> usize {
+        match self {
+            Receipt::Executed { events, .. } => events.iter().map(|e| e.text.as_deref().map_or(0, str::len)).sum(),
+            _ => 0,
+        }
+    }
 }

@@ -9,6 +9,37 @@ use std::collections::BTreeSet;
 
 use crate::{command_text, Happening, Playthrough, Record, Waiting};
 
+/// Speech as plain text (queries as their placeholders), appended to `out`: what
+/// [`plain_text`] gives.
+fn plain_into(speech: &[Fragment], out: &mut String) {
+    for fragment in speech {
+        match fragment {
+            Fragment::Text { text } => out.push_str(text),
+            Fragment::Styled { children, .. } => plain_into(children, out),
+            Fragment::Link { label, .. } => plain_into(label, out),
+            Fragment::Image { alt, .. } => plain_into(alt, out),
+            Fragment::Break => out.push(' '),
+            Fragment::Query { key } => out.push_str(&stagehand_playbook::placeholder_for(key)),
+            Fragment::Tag { .. } | Fragment::DefaultCommand { .. } | Fragment::CustomCommand { .. } => {}
+        }
+    }
+}
+
+/// Whether speech says nothing: its plain text is all blank (`plain_text(speech).trim()` is
+/// empty), found without writing it.
+fn blank(speech: &[Fragment]) -> bool {
+    speech.iter().all(|fragment| match fragment {
+        Fragment::Text { text } => text.trim().is_empty(),
+        Fragment::Styled { children, .. } => blank(children),
+        Fragment::Link { label, .. } => blank(label),
+        Fragment::Image { alt, .. } => blank(alt),
+        Fragment::Query { .. } => false,
+        Fragment::Break | Fragment::Tag { .. } | Fragment::DefaultCommand { .. } | Fragment::CustomCommand { .. } => {
+            true
+        }
+    })
+}
+
 /// A line to show: in the transcript, or aside from it (a warning on standard error).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shown {
@@ -71,6 +102,21 @@ impl Painter {
 
     /// A line said: `Speaker: words`, or the words alone for the anonymous speaker.
     pub fn said(&self, speaker: Option<&str>, speech: &[Fragment]) -> String {
+        if !self.colour {
+            // Plain, the line is written once into one string (a piped play shows every line).
+            let mut out = String::with_capacity(64);
+            if let Some(name) = speaker {
+                out.push_str(name);
+                out.push_str(": ");
+            }
+            let words = out.len();
+            plain_into(speech, &mut out);
+            let kept = out[words..].trim_end().len();
+            out.truncate(words + kept);
+            let lead = out[words..].len() - out[words..].trim_start().len();
+            out.replace_range(words..words + lead, "");
+            return out;
+        }
         match speaker {
             Some(name) => format!("{}: {}", self.paint(SPEAKER, name), self.speech(speech)),
             None => self.speech(speech),
@@ -220,7 +266,7 @@ impl Painter {
     /// [`event`](Self::event), joining a line that opened with a command to the words after it.
     pub fn event_in_line(&self, event: &OwnedEvent, opened: &mut Option<Option<String>>) -> Option<String> {
         match event {
-            OwnedEvent::Said { speaker, speech } if plain_text(speech).trim().is_empty() => {
+            OwnedEvent::Said { speaker, speech } if blank(speech) => {
                 *opened = Some(speaker.clone());
                 None
             }
@@ -335,5 +381,24 @@ mod tests {
         assert_eq!(painter.wrap(&said, Some(20)), wrapped);
         assert_eq!(painter.wrap("  1. Join the art club today.", Some(20)), "  1. Join the art\n    club today.");
         assert_eq!(painter.wrap("a b c d e f g h i j k l m n", None), "a b c d e f g h i j k l m n");
+    }
+
+    #[test]
+    fn a_plain_line_reads_as_its_trimmed_plain_text_after_the_speaker() {
+        let painter = Painter { colour: false };
+        let speeches = [
+            vec![Fragment::text("  Hello, "), Fragment::query("Name"), Fragment::text("!  ")],
+            vec![Fragment::Break, Fragment::text("é après"), Fragment::Break],
+            vec![Fragment::Styled { style: Style::Italic, children: vec![Fragment::text(" soft ")].into() }],
+            vec![Fragment::text("   ")],
+            vec![],
+        ];
+        for speech in &speeches {
+            let words = plain_text(speech).trim().to_owned();
+            assert_eq!(painter.said(Some("Mira"), speech), format!("Mira: {words}"));
+            assert_eq!(painter.said(None, speech), words);
+            assert_eq!(blank(speech), words.is_empty(), "{speech:?}");
+        }
+        assert!(!blank(&[Fragment::query("Name")]));
     }
 }

@@ -65,7 +65,10 @@ enum Outcome {
 impl Player {
     /// Writes a line of the transcript; in a terminal, wrapped to its width as it is now.
     pub fn say(&self, text: &str) {
-        crate::out::line(&self.painter.wrap(text, self.interactive.then(textwrap::termwidth)));
+        match self.interactive {
+            true => crate::out::line(&self.painter.wrap(text, Some(textwrap::termwidth()))),
+            false => crate::out::line(text),
+        }
     }
 
     fn warn(&self, text: &str) {

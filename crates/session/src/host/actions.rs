@@ -1,5 +1,6 @@
 //! The actions a session advertises, and what applying one does (decisions H3 and H4).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -29,55 +30,6 @@ pub(crate) enum Act {
 /// host's own words (decision H3).
 pub(crate) const FAILED_EXPLANATION: &str = "the host could not carry out the effect";
 
-/// Each action now advertised, with what it does, in the order shown.
-fn advertised<E: Engine>(session: &Session<E>) -> Vec<(Action, Act)> {
-    let mut actions = Vec::new();
-    match &session.pending {
-        Pending::Line => actions.push((Action::new("next", "Next"), Act::Take(Move::Next))),
-        Pending::Menu { options } => {
-            for (position, option) in options.iter().enumerate().filter(|(_, o)| o.available) {
-                let label = if option.label.trim().is_empty() {
-                    format!("Option {} (it has no words)", position + 1)
-                } else {
-                    option.label.clone()
-                };
-                let id = format!("choose:{position}");
-                actions.push((Action::new(id, label), Act::Take(Move::Choose { position: position as i64 })));
-            }
-        }
-        Pending::Perform { effect, failed: None, .. } => {
-            actions.push((Action::new("done", format!("Done: {effect}")), Act::Take(Move::Done)));
-            let failed = Move::Failed { explanation: FAILED_EXPLANATION.to_owned() };
-            actions.push((Action::new("failed", format!("Failed: {effect}")), Act::Take(failed)));
-        }
-        Pending::Perform { effect, failed: Some(_), .. } => {
-            actions.push((Action::new("retry", format!("Retry: {effect}")), Act::Retry));
-        }
-        Pending::Start
-        | Pending::Resolve { .. }
-        | Pending::Call { .. }
-        | Pending::Ended
-        | Pending::Stopped
-        | Pending::Stuck { .. } => {}
-    }
-    for action in session.engine.actions() {
-        let step = Move::Act { action: action.id.clone() };
-        actions.push((action, Act::Take(step)));
-    }
-    if let Some(keep) = undo_point(&session.journal) {
-        actions.push((Action::new("undo", "Undo the last move"), Act::Undo(keep)));
-    }
-    // Restarting with nothing but the opening start in the journal would only do it again.
-    if session.journal.len() > 1 {
-        actions.push((Action::new("restart", "Restart from the beginning"), Act::Restart));
-    }
-    for anchor in session.engine.anchors() {
-        let step = Move::Start { anchor: Some(anchor.clone()) };
-        actions.push((Action::new(format!("jump:{anchor}"), format!("Jump to {anchor}")), Act::Take(step)));
-    }
-    actions
-}
-
 /// How many moves undo keeps: every move but the last, and never the opening `start`.
 fn undo_point(journal: &[Move]) -> Option<usize> {
     (journal.len() > 1).then(|| journal.len() - 1)
@@ -94,8 +46,15 @@ pub(crate) fn parse<E: Engine>(session: &Session<E>, action_id: &str) -> Result<
         let anchor = action_id.strip_prefix("start:").map(str::to_owned);
         return Ok(Act::Begin(Move::Start { anchor }));
     }
-    let advertised = advertised(session);
-    let ids: Vec<&str> = advertised.iter().map(|(a, _)| a.id.as_str()).collect();
+    let look = session.look();
+    let ids: Vec<String> = look
+        .actions()
+        .map(|action| {
+            let mut id = String::new();
+            look.write_id(action, &mut id);
+            id
+        })
+        .collect();
     let hint = if action_id.starts_with("answer:") { "; answer a question with input" } else { "" };
     Err(format!("{action_id} is not an action now (the actions are: {}){hint}", ids.join(", ")))
 }
@@ -192,117 +151,292 @@ pub(crate) fn outcome(pending: &Pending) -> Outcome {
     }
 }
 
-/// The view `describe` returns, written into `view` reusing its room (H31).
-pub(crate) fn view_into<E: Engine>(session: &Session<E>, view: &mut View) {
-    let pending = &session.pending;
-    view.status = match pending {
-        Pending::Ended => Status::Done,
-        Pending::Stopped => Status::Stopped,
-        Pending::Stuck { .. } => Status::Error,
-        _ => Status::Active,
-    };
-    view.at_rest =
-        !matches!(pending, Pending::Resolve { .. } | Pending::Perform { failed: None, .. } | Pending::Call { .. });
-    view.pending_questions.clear();
-    if let Pending::Resolve { asked } = pending {
-        view.pending_questions.extend(asked.iter().filter(|a| a.given.is_none()).map(|a| PendingQuestion {
-            question_id: a.key.clone(),
-            text: format!("{}? ({})", a.key, kind_words(&a.kind)),
-        }));
+/// One action a session advertises, as a value (decision H38): [`Look::write_id`] writes its
+/// id (`choose:2`, `jump:intro`), [`Look::write_label`] its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ActionId {
+    /// `next`.
+    Next,
+    /// `choose:N`: the option at this position of the menu.
+    Choose(usize),
+    /// `done`.
+    Done,
+    /// `failed`.
+    Failed,
+    /// `retry`.
+    Retry,
+    /// `undo`.
+    Undo,
+    /// `restart`.
+    Restart,
+    /// `jump:ANCHOR`: the engine's anchor at this position of its list.
+    Jump(usize),
+    /// One of the engine's own actions (H46), at this position of its list.
+    Engine(usize),
+}
+
+impl ActionId {
+    /// The id, when it is one word with nothing to fill in (all but `choose:N` and `jump:…`).
+    pub fn as_static(self) -> Option<&'static str> {
+        Some(match self {
+            ActionId::Next => "next",
+            ActionId::Done => "done",
+            ActionId::Failed => "failed",
+            ActionId::Retry => "retry",
+            ActionId::Undo => "undo",
+            ActionId::Restart => "restart",
+            ActionId::Choose(_) | ActionId::Jump(_) | ActionId::Engine(_) => return None,
+        })
     }
-    view.last_error = match pending {
-        Pending::Perform { failed: Some(why), .. } => Some(why.clone()),
-        Pending::Stuck { error } => Some(error.clone()),
-        _ => None,
-    };
-    view.unavailable.clear();
-    if let Pending::Menu { options } = pending {
-        view.unavailable.extend(options.iter().enumerate().filter(|(_, o)| !o.available).map(|(position, o)| {
-            UnavailableOption { position, label: o.label.clone(), why: "its condition does not hold".to_owned() }
-        }));
+}
+
+/// A session's view, read on demand: what [`Session::look`] gives. The status, whether it is
+/// at rest and the actions are read off the session as it stands; the description, the state
+/// id, the labels and the questions are written only when asked for, the same words
+/// [`Session::describe`] gives (it is this, written out).
+pub struct Look<'s, E: Engine> {
+    session: &'s Session<E>,
+    anchors: Cow<'s, [String]>,
+    /// The engine's own actions (H46; none for the dialogue engines, and no allocation then).
+    engine: Vec<Action>,
+}
+
+impl<'s, E: Engine> Look<'s, E> {
+    pub(crate) fn of(session: &'s Session<E>) -> Self {
+        Look { session, anchors: session.engine.anchor_names(), engine: session.engine.actions() }
     }
-    view.description.clear();
-    session.engine.write_description(&mut view.description);
-    if let Pending::Call { call } = pending {
-        let _ = write!(view.description, " It asks the host to call {}.", call.describe());
+
+    /// The session's status (decision H1).
+    pub fn status(&self) -> Status {
+        match self.session.pending {
+            Pending::Ended => Status::Done,
+            Pending::Stopped => Status::Stopped,
+            Pending::Stuck { .. } => Status::Error,
+            _ => Status::Active,
+        }
     }
-    if let Pending::Perform { effect, failed, .. } = pending {
-        match failed {
-            None => {
-                let _ = write!(view.description, " It asks the host to carry out {effect}.");
+
+    /// Whether no request waits on the world (decision H2).
+    pub fn at_rest(&self) -> bool {
+        !matches!(
+            self.session.pending,
+            Pending::Resolve { .. } | Pending::Perform { failed: None, .. } | Pending::Call { .. }
+        )
+    }
+
+    /// The actions that may be applied, in the order the view lists them.
+    pub fn actions(&self) -> Actions<'_> {
+        Actions {
+            pending: &self.session.pending,
+            stage: Stage::Moves,
+            position: 0,
+            undo: undo_point(&self.session.journal).is_some(),
+            restart: self.session.journal.len() > 1,
+            anchors: self.anchors.len(),
+            engine: self.engine.len(),
+        }
+    }
+
+    /// Appends an action's id (what `apply` takes).
+    pub fn write_id(&self, action: ActionId, out: &mut String) {
+        match action {
+            ActionId::Choose(position) => {
+                out.push_str("choose:");
+                let _ = write!(out, "{position}");
             }
-            Some(why) => {
-                let _ = write!(view.description, " Carrying out {effect} failed: {why}.");
+            ActionId::Jump(index) => {
+                out.push_str("jump:");
+                out.push_str(self.anchors.get(index).map_or("", String::as_str));
+            }
+            ActionId::Engine(index) => out.push_str(self.engine.get(index).map_or("", |a| a.id.as_str())),
+            other => out.push_str(other.as_static().unwrap_or_default()),
+        }
+    }
+
+    /// Appends an action's label (for a person).
+    pub fn write_label(&self, action: ActionId, out: &mut String) {
+        let effect = match &self.session.pending {
+            Pending::Perform { effect, .. } => effect.as_str(),
+            _ => "",
+        };
+        match action {
+            ActionId::Next => out.push_str("Next"),
+            ActionId::Choose(position) => {
+                let label = match &self.session.pending {
+                    Pending::Menu { options } => options.get(position).map_or("", |o| o.label.as_str()),
+                    _ => "",
+                };
+                if label.trim().is_empty() {
+                    let _ = write!(out, "Option {} (it has no words)", position + 1);
+                } else {
+                    out.push_str(label);
+                }
+            }
+            ActionId::Done => {
+                let _ = write!(out, "Done: {effect}");
+            }
+            ActionId::Failed => {
+                let _ = write!(out, "Failed: {effect}");
+            }
+            ActionId::Retry => {
+                let _ = write!(out, "Retry: {effect}");
+            }
+            ActionId::Undo => out.push_str("Undo the last move"),
+            ActionId::Restart => out.push_str("Restart from the beginning"),
+            ActionId::Jump(index) => {
+                let _ = write!(out, "Jump to {}", self.anchors.get(index).map_or("", String::as_str));
+            }
+            ActionId::Engine(index) => out.push_str(self.engine.get(index).map_or("", |a| a.label.as_str())),
+        }
+    }
+
+    /// Appends the state id (what [`Engine::write_state_id`] writes).
+    pub fn write_state_id(&self, out: &mut String) {
+        self.session.engine.write_state_id(out);
+    }
+
+    /// Appends the description, for a person.
+    pub fn write_description(&self, out: &mut String) {
+        self.session.engine.write_description(out);
+        if let Pending::Call { call } = &self.session.pending {
+            let _ = write!(out, " It asks the host to call {}.", call.describe());
+        }
+        if let Pending::Perform { effect, failed, .. } = &self.session.pending {
+            match failed {
+                None => {
+                    let _ = write!(out, " It asks the host to carry out {effect}.");
+                }
+                Some(why) => {
+                    let _ = write!(out, " Carrying out {effect} failed: {why}.");
+                }
             }
         }
     }
-    view.state_id.clear();
-    session.engine.write_state_id(&mut view.state_id);
-    let mut actions = Slots { actions: &mut view.actions, filled: 0 };
-    match pending {
-        Pending::Line => actions.put(|id, label| {
-            id.push_str("next");
-            label.push_str("Next");
-        }),
-        Pending::Menu { options } => {
-            for (position, option) in options.iter().enumerate().filter(|(_, o)| o.available) {
-                actions.put(|id, label| {
-                    let _ = write!(id, "choose:{position}");
-                    if option.label.trim().is_empty() {
-                        let _ = write!(label, "Option {} (it has no words)", position + 1);
-                    } else {
-                        label.push_str(&option.label);
+
+    /// The view, written out: what [`Session::describe`] gives.
+    pub fn to_view(&self) -> View {
+        let mut view = View::empty();
+        self.write_into(&mut view);
+        view
+    }
+
+    /// The view written into `view`, reusing its room (H31).
+    pub fn write_into(&self, view: &mut View) {
+        let pending = &self.session.pending;
+        view.status = self.status();
+        view.at_rest = self.at_rest();
+        view.pending_questions.clear();
+        if let Pending::Resolve { asked } = pending {
+            view.pending_questions.extend(asked.iter().filter(|a| a.given.is_none()).map(|a| PendingQuestion {
+                question_id: a.key.clone(),
+                text: format!("{}? ({})", a.key, kind_words(&a.kind)),
+            }));
+        }
+        view.last_error = match pending {
+            Pending::Perform { failed: Some(why), .. } => Some(why.clone()),
+            Pending::Stuck { error } => Some(error.clone()),
+            _ => None,
+        };
+        view.unavailable.clear();
+        if let Pending::Menu { options } = pending {
+            view.unavailable.extend(options.iter().enumerate().filter(|(_, o)| !o.available).map(|(position, o)| {
+                UnavailableOption { position, label: o.label.clone(), why: "its condition does not hold".to_owned() }
+            }));
+        }
+        view.description.clear();
+        self.write_description(&mut view.description);
+        view.state_id.clear();
+        self.write_state_id(&mut view.state_id);
+        let mut slots = Slots { actions: &mut view.actions, filled: 0 };
+        for action in self.actions() {
+            slots.put(|id, label| {
+                self.write_id(action, id);
+                self.write_label(action, label);
+            });
+        }
+        let filled = slots.filled;
+        view.actions.truncate(filled);
+    }
+}
+
+/// Where an [`Actions`] iterator stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Moves,
+    Engine,
+    Undo,
+    Restart,
+    Jumps,
+}
+
+/// The actions a [`Look`] lists, in order: the move the run waits for, the engine's own
+/// actions (H46), then `undo`, `restart` and the jumps.
+#[derive(Debug, Clone)]
+pub struct Actions<'l> {
+    pending: &'l Pending,
+    stage: Stage,
+    position: usize,
+    undo: bool,
+    restart: bool,
+    anchors: usize,
+    engine: usize,
+}
+
+impl Iterator for Actions<'_> {
+    type Item = ActionId;
+
+    fn next(&mut self) -> Option<ActionId> {
+        loop {
+            match self.stage {
+                Stage::Moves => {
+                    let position = self.position;
+                    self.position += 1;
+                    match self.pending {
+                        Pending::Line if position == 0 => return Some(ActionId::Next),
+                        Pending::Menu { options } => {
+                            if let Some(offset) = options.iter().skip(position).position(|o| o.available) {
+                                self.position = position + offset + 1;
+                                return Some(ActionId::Choose(position + offset));
+                            }
+                        }
+                        Pending::Perform { failed: None, .. } if position == 0 => return Some(ActionId::Done),
+                        Pending::Perform { failed: None, .. } if position == 1 => return Some(ActionId::Failed),
+                        Pending::Perform { failed: Some(_), .. } if position == 0 => return Some(ActionId::Retry),
+                        _ => {}
                     }
-                });
+                    self.stage = Stage::Engine;
+                    self.position = 0;
+                }
+                Stage::Engine => {
+                    if self.position < self.engine {
+                        self.position += 1;
+                        return Some(ActionId::Engine(self.position - 1));
+                    }
+                    self.stage = Stage::Undo;
+                }
+                Stage::Undo => {
+                    self.stage = Stage::Restart;
+                    if self.undo {
+                        return Some(ActionId::Undo);
+                    }
+                }
+                Stage::Restart => {
+                    self.stage = Stage::Jumps;
+                    self.position = 0;
+                    if self.restart {
+                        return Some(ActionId::Restart);
+                    }
+                }
+                Stage::Jumps => {
+                    if self.position < self.anchors {
+                        self.position += 1;
+                        return Some(ActionId::Jump(self.position - 1));
+                    }
+                    return None;
+                }
             }
         }
-        Pending::Perform { effect, failed: None, .. } => {
-            actions.put(|id, label| {
-                id.push_str("done");
-                let _ = write!(label, "Done: {effect}");
-            });
-            actions.put(|id, label| {
-                id.push_str("failed");
-                let _ = write!(label, "Failed: {effect}");
-            });
-        }
-        Pending::Perform { effect, failed: Some(_), .. } => actions.put(|id, label| {
-            id.push_str("retry");
-            let _ = write!(label, "Retry: {effect}");
-        }),
-        Pending::Start
-        | Pending::Resolve { .. }
-        | Pending::Call { .. }
-        | Pending::Ended
-        | Pending::Stopped
-        | Pending::Stuck { .. } => {}
     }
-    for action in session.engine.actions() {
-        actions.put(|id, label| {
-            id.push_str(&action.id);
-            label.push_str(&action.label);
-        });
-    }
-    if undo_point(&session.journal).is_some() {
-        actions.put(|id, label| {
-            id.push_str("undo");
-            label.push_str("Undo the last move");
-        });
-    }
-    if session.journal.len() > 1 {
-        actions.put(|id, label| {
-            id.push_str("restart");
-            label.push_str("Restart from the beginning");
-        });
-    }
-    for anchor in session.engine.anchor_names().iter() {
-        actions.put(|id, label| {
-            let _ = write!(id, "jump:{anchor}");
-            let _ = write!(label, "Jump to {anchor}");
-        });
-    }
-    let filled = actions.filled;
-    view.actions.truncate(filled);
 }
 
 /// A view's actions, overwritten in order.

@@ -9,7 +9,7 @@
 use serde_json::Value;
 use stagehand_protocol::{Engine, OwnedEvent, PortAnswer, Receipt, Reported, View};
 
-use super::{HostError, Move, Pending, Session, SessionSnapshot, TraceRecord};
+use super::{Applied, HostError, Move, Pending, Session, SessionSnapshot, TraceRecord};
 
 /// What a host does with a session, whatever its engine. Each method is the [`Session`] method
 /// of the same name.
@@ -22,6 +22,8 @@ pub trait AnySession {
     fn describe(&self) -> View;
     /// Applies an action under an idempotency key.
     fn apply(&mut self, action_id: &str, key: &str, now: u64) -> Receipt;
+    /// Applies an action under an idempotency key, the receipt lent as the session recorded it.
+    fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_>;
     /// Answers a pending question with free text under an idempotency key.
     fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt;
     /// Answers the pending port call under an idempotency key (decision H45).
@@ -42,6 +44,10 @@ pub trait AnySession {
     fn take_opening(&mut self) -> Vec<Reported>;
     /// The trace records made since the last call, in order.
     fn take_trace(&mut self) -> Vec<TraceRecord>;
+    /// Drops the trace records made since the last call.
+    fn discard_trace(&mut self);
+    /// Keeps every receipt (the default), or only the last one.
+    fn retain_receipts(&mut self, retain: bool);
     /// The session as plain data: a [`SessionSnapshot`] as JSON.
     fn snapshot_value(&mut self) -> Result<Value, HostError>;
     /// What the opening `start` reported, once, as the engine's own events.
@@ -69,6 +75,10 @@ impl<E: Engine> AnySession for Session<E> {
 
     fn apply(&mut self, action_id: &str, key: &str, now: u64) -> Receipt {
         Session::apply(self, action_id, key, now)
+    }
+
+    fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_> {
+        Session::act(self, action_id, key, now)
     }
 
     fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
@@ -113,6 +123,14 @@ impl<E: Engine> AnySession for Session<E> {
 
     fn take_opening_events(&mut self) -> Vec<OwnedEvent> {
         Session::take_opening_events(self)
+    }
+
+    fn discard_trace(&mut self) {
+        Session::discard_trace(self);
+    }
+
+    fn retain_receipts(&mut self, retain: bool) {
+        Session::retain_receipts(self, retain);
     }
 
     fn keep_events(&mut self) {

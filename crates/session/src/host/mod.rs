@@ -18,71 +18,32 @@
 //!   ([`Engine::take_lent`]), receipts are kept flat, the trace stays typed until
 //!   [`Session::take_trace`] or [`Session::take_trace_lines`], and [`Session::write_snapshot`]
 //!   writes a snapshot without copying the journal.
+//! - A turn need not write what nobody reads (H36-H38): [`Session::look`] is the view read on
+//!   demand (its description, state id and labels written only when asked for), and
+//!   [`Session::act`] returns the receipt as the session recorded it ([`Applied`]), rendered as
+//!   a [`Receipt`] only when asked; `describe` and `apply` are those, rendered.
 
 mod actions;
 mod any;
+mod chunked;
 mod pending;
 mod receipts;
+mod snapshot;
 mod trace;
 
-use std::collections::BTreeMap;
+use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, PortAnswer, Receipt, Reported, View, Waiting};
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, PortAnswer, Receipt, Reported, View};
-
+pub use actions::{ActionId, Actions, Look};
 pub use any::{snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
+pub use receipts::{Applied, ReportedRef};
+pub use snapshot::{Recorded, SessionSnapshot, SESSION_SNAPSHOT_VERSION};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
-use receipts::Receipts;
-use trace::Trace;
-
-/// The version of a session snapshot's shape.
-pub const SESSION_SNAPSHOT_VERSION: u32 = 1;
-
-/// A receipt recorded under its idempotency key, with what it was for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Recorded {
-    /// The action id (for `input`, `answer:QUESTION_ID`).
-    pub action_id: String,
-    /// The text an `input` carried.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// The receipt returned.
-    pub receipt: Receipt,
-}
-
-/// A session as plain data: restore it with [`Session::restore`] on a fresh engine of the same
-/// document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[serde(bound(serialize = "S: Serialize", deserialize = "S: DeserializeOwned"))]
-pub struct SessionSnapshot<S> {
-    /// [`SESSION_SNAPSHOT_VERSION`].
-    pub schema_version: u32,
-    /// The session's id.
-    pub session_id: String,
-    /// The document's fingerprint.
-    pub fingerprint: String,
-    /// The engine now.
-    pub engine: S,
-    /// The engine before it started: what undo and restart replay from.
-    pub initial: S,
-    /// Every command since the last restart, the opening `start` first.
-    pub journal: Vec<Move>,
-    /// What the session waits on.
-    pub pending: Pending,
-    /// The receipts, by idempotency key.
-    pub receipts: BTreeMap<String, Recorded>,
-    /// The trace's counters.
-    pub sequences: Sequences,
-    /// Whether the session was disposed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub disposed: bool,
-}
+use receipts::{Identity, Receipts};
+use snapshot::{ReceiptsJson, SnapshotJson};
+use trace::{Render, StateAt, Trace};
 
 /// Why a session could not be made or restored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,6 +74,8 @@ pub struct Session<E: Engine> {
     kept: Option<Vec<OwnedEvent>>,
     /// The document's fingerprint, asked of the engine once (not part of the snapshot's data).
     fingerprint: Option<String>,
+    /// Why the last rejected action was rejected (what its [`Applied`] lends).
+    rejected: String,
 }
 
 /// What one move's events told the session besides what they report.
@@ -155,12 +118,15 @@ impl<E: Engine> Session<E> {
             opening: Vec::new(),
             kept: None,
             fingerprint: None,
+            rejected: String::new(),
         };
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
         session.trace.started(now, state_id, description);
-        let (mut reported, mut opening) = (Vec::new(), Vec::new());
-        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, &mut reported, Some(&mut opening));
+        let mut opening = Vec::new();
+        session.receipts.open();
+        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening));
+        session.receipts.discard();
         session.opening = opening;
         Ok(session)
     }
@@ -195,6 +161,7 @@ impl<E: Engine> Session<E> {
             opening: Vec::new(),
             kept: None,
             fingerprint: Some(fingerprint),
+            rejected: String::new(),
         })
     }
 
@@ -281,7 +248,10 @@ impl<E: Engine> Session<E> {
     /// The engine's events of the last executed action (empty unless
     /// [`keep_events`](Self::keep_events) was called, or after a rejected action).
     pub fn take_events(&mut self) -> Vec<OwnedEvent> {
-        self.kept.as_mut().map(std::mem::take).unwrap_or_default()
+        let mut events = self.kept.as_mut().map(std::mem::take).unwrap_or_default();
+        // A host that keeps them (the player's history) keeps no room they do not fill.
+        events.shrink_to_fit();
+        events
     }
 
     /// What the engine logged since the last call ([`Engine::take_log`]).
@@ -289,9 +259,18 @@ impl<E: Engine> Session<E> {
         self.engine.take_log()
     }
 
+    /// Keeps every receipt for the session's life (`true`, the contract's default), or, for a
+    /// host that never applies a key twice, only the last one (decision H39): memory then stays
+    /// flat however long the run. Without them a replayed key executes again, and a snapshot
+    /// holds the last receipt only. The terminal player, whose keys are fresh and never leave
+    /// the process, keeps none.
+    pub fn retain_receipts(&mut self, retain: bool) {
+        self.receipts.set_retain(retain);
+    }
+
     /// Whether a receipt is recorded under the idempotency key `key`.
     pub fn has_key(&self, key: &str) -> bool {
-        self.receipts.find(key).is_some()
+        self.receipts.find(self.receipts.hash(key), key).is_some()
     }
 
     /// How many receipts are recorded (they are never forgotten, so this only grows).
@@ -306,14 +285,18 @@ impl<E: Engine> Session<E> {
 
     /// Takes the trace records made since the last call, in order.
     pub fn take_trace(&mut self) -> Vec<TraceRecord> {
-        self.trace.take(&self.id)
+        let engine = &self.engine;
+        let render = Render { receipts: &self.receipts, mark: &|mark, out| engine.write_state_mark(mark, out) };
+        self.trace.take(&self.id, &render)
     }
 
     /// Takes the trace records made since the last call, in order, written to `out` as JSON
     /// lines (each ended by a newline): byte for byte [`TraceRecord::to_json_line`] of each
     /// record [`take_trace`](Self::take_trace) would give, without building them (H33).
     pub fn take_trace_lines(&mut self, out: &mut Vec<u8>) {
-        self.trace.take_lines(&self.id, out);
+        let engine = &self.engine;
+        let render = Render { receipts: &self.receipts, mark: &|mark, out| engine.write_state_mark(mark, out) };
+        self.trace.take_lines(&self.id, &render, out);
     }
 
     /// Drops the trace records made since the last call, for a host that keeps no trace.
@@ -328,79 +311,99 @@ impl<E: Engine> Session<E> {
 
     /// Where the session stands, and what may be applied. No side effects.
     pub fn describe(&self) -> View {
-        let mut view = View::empty();
-        self.describe_into(&mut view);
-        view
+        self.look().to_view()
     }
 
     /// [`describe`](Self::describe) written into `view`, reusing the room its strings and
     /// lists already have: a host that keeps one view describes without allocating (H31).
     pub fn describe_into(&self, view: &mut View) {
-        actions::view_into(self, view);
+        self.look().write_into(view);
+    }
+
+    /// The view [`describe`](Self::describe) gives, read on demand (H38): the status and the
+    /// actions cost nothing to read, and the description, the state id and the labels are
+    /// written only when asked for. No side effects.
+    pub fn look(&self) -> Look<'_, E> {
+        Look::of(self)
     }
 
     /// Applies the action `action_id` under the idempotency key `key`.
     pub fn apply(&mut self, action_id: &str, key: &str, now: u64) -> Receipt {
-        let mut receipt = Receipt::Rejected { reason: String::new() };
-        self.apply_into(action_id, key, now, &mut receipt);
-        receipt
+        self.act(action_id, key, now).to_receipt()
     }
 
     /// [`apply`](Self::apply), the receipt written into `receipt`, reusing the room it already
     /// has (H31).
     pub fn apply_into(&mut self, action_id: &str, key: &str, now: u64, receipt: &mut Receipt) {
-        if let Some(recorded) = self.receipts.find(key) {
-            if recorded.action_id() == action_id && recorded.text().is_none() {
-                recorded.fill(receipt);
-            } else {
-                receipts::set_rejected(receipt, reused(key, recorded.action_id()));
+        self.act(action_id, key, now).write_into(receipt);
+    }
+
+    /// [`apply`](Self::apply), the receipt lent as the session recorded it (H36): render it with
+    /// [`Applied::to_receipt`], or read its outcome and events where they are kept. The same
+    /// key applied again lends the same record.
+    pub fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_> {
+        let hash = self.receipts.hash(key);
+        if let Some(index) = self.receipts.find(hash, key) {
+            let recorded = Applied::recorded(&self.receipts, index);
+            if recorded.action_id() == Some(action_id) && recorded.text().is_none() {
+                return Applied::recorded(&self.receipts, index);
             }
-            return;
+            self.rejected = reused(key, recorded.action_id().unwrap_or_default());
+            return Applied::rejected(&self.receipts, &self.rejected);
         }
         if self.disposed {
-            receipts::set_rejected(receipt, "the session was disposed".to_owned());
-            return;
+            self.rejected.clear();
+            self.rejected.push_str("the session was disposed");
+            return Applied::rejected(&self.receipts, &self.rejected);
         }
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
-        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
-        self.trace.apply(now, call, action_id, key, state_id);
-        match actions::parse(self, action_id) {
-            Err(reason) => receipts::set_rejected(receipt, reason),
-            Ok(act) => self.execute(act, receipt),
+        let state_id = self.state_at();
+        let settled = match actions::parse(self, action_id) {
+            Err(reason) => Settled::Rejected(reason),
+            Ok(act) => self.execute(act),
+        };
+        let id = Identity { key, hash, action_id, text: None };
+        match self.conclude(now, call, id, settled, state_id) {
+            Some(index) => Applied::recorded(&self.receipts, index),
+            None => Applied::rejected(&self.receipts, &self.rejected),
         }
-        self.settle(key, action_id, None, receipt);
-        self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, receipt);
     }
 
-    /// Answers the pending question `question_id` with free text, under the idempotency key
-    /// `key`. The text is read as the question's kind of answer (`true`/`false`/`yes`/`no` for a
-    /// truth, a number for a number, the words themselves for words); once every question of a
-    /// request is answered, the answers are supplied to the engine.
-    pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
-        let action_id = format!("answer:{question_id}");
-        if let Some(recorded) = self.receipts.find(key) {
-            return if recorded.action_id() == action_id && recorded.text() == Some(text) {
-                recorded.receipt()
-            } else {
-                Receipt::Rejected { reason: reused(key, recorded.action_id()) }
-            };
+    /// Settles an apply (call `call` of the trace, begun at `state_id`) and traces its pair;
+    /// the index of its receipt, `None` when it was rejected (the reason in `rejected`).
+    fn conclude(
+        &mut self,
+        now: u64,
+        call: u64,
+        id: Identity<'_>,
+        settled: Settled,
+        state_id: StateAt,
+    ) -> Option<usize> {
+        let (action_id, key) = (id.action_id, id.key);
+        match self.settle(id, settled) {
+            Some(index) if self.receipts.retains() => {
+                self.trace.applied(now, call, index, state_id);
+                Some(index)
+            }
+            Some(index) => {
+                // The receipt will be forgotten at the next action: the records keep their words.
+                self.trace.apply(now, call, action_id, key, state_id);
+                let applied = Applied::recorded(&self.receipts, index);
+                let settling = match (applied.outcome(), applied.error()) {
+                    (Some(outcome), _) => trace::Settling::Executed(outcome),
+                    (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
+                };
+                self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, settling);
+                Some(index)
+            }
+            None => {
+                self.trace.apply(now, call, action_id, key, state_id);
+                let reason = trace::Settling::Rejected(&self.rejected);
+                self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, reason);
+                None
+            }
         }
-        if self.disposed {
-            return Receipt::Rejected { reason: "the session was disposed".to_owned() };
-        }
-        self.trace.sequences.input += 1;
-        let call = self.trace.sequences.input;
-        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
-        self.trace.input(now, call, question_id, text, key, state_id);
-        let mut receipt = Receipt::Rejected { reason: String::new() };
-        match actions::answer(self, question_id, text) {
-            Err(reason) => receipts::set_rejected(&mut receipt, reason),
-            Ok(act) => self.execute(act, &mut receipt),
-        }
-        self.settle(key, &action_id, Some(text), &receipt);
-        self.trace.finished(now, TraceType::InputSettled, call, question_id, key, &receipt);
-        receipt
     }
 
     /// Answers the pending port call with the host's typed `answer`, under the idempotency key
@@ -412,11 +415,13 @@ impl<E: Engine> Session<E> {
             _ => String::new(),
         };
         let action_id = format!("answer:{call_id}");
-        if let Some(recorded) = self.receipts.find(key) {
-            return if recorded.action_id() == action_id && recorded.text().is_none() {
-                recorded.receipt()
+        let hash = self.receipts.hash(key);
+        if let Some(index) = self.receipts.find(hash, key) {
+            let recorded = Applied::recorded(&self.receipts, index);
+            return if recorded.action_id() == Some(action_id.as_str()) && recorded.text().is_none() {
+                recorded.to_receipt()
             } else {
-                Receipt::Rejected { reason: reused(key, recorded.action_id()) }
+                Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
             };
         }
         if self.disposed {
@@ -424,20 +429,63 @@ impl<E: Engine> Session<E> {
         }
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
-        let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
-        self.trace.apply(now, call, &action_id, key, state_id);
-        let mut receipt = Receipt::Rejected { reason: String::new() };
-        match &self.pending {
-            Pending::Call { call } if answer.fits(call) => {
-                self.execute(Act::Take(Move::Answer { answer }), &mut receipt)
-            }
-            Pending::Call { call } => {
-                receipts::set_rejected(&mut receipt, format!("that answer does not answer {}", call.describe()));
-            }
-            _ => receipts::set_rejected(&mut receipt, "no port call is pending".to_owned()),
+        let state_id = self.state_at();
+        let fits = match &self.pending {
+            Pending::Call { call } if answer.fits(call) => Ok(()),
+            Pending::Call { call } => Err(format!("that answer does not answer {}", call.describe())),
+            _ => Err("no port call is pending".to_owned()),
+        };
+        let settled = match fits {
+            Ok(()) => self.execute(Act::Take(Move::Answer { answer })),
+            Err(reason) => Settled::Rejected(reason),
+        };
+        let id = Identity { key, hash, action_id: &action_id, text: None };
+        match self.conclude(now, call, id, settled, state_id) {
+            Some(index) => Applied::recorded(&self.receipts, index).to_receipt(),
+            None => Receipt::Rejected { reason: self.rejected.clone() },
         }
-        self.settle(key, &action_id, None, &receipt);
-        self.trace.finished(now, TraceType::ApplyFinished, call, &action_id, key, &receipt);
+    }
+
+    /// Answers the pending question `question_id` with free text, under the idempotency key
+    /// `key`. The text is read as the question's kind of answer (`true`/`false`/`yes`/`no` for a
+    /// truth, a number for a number, the words themselves for words); once every question of a
+    /// request is answered, the answers are supplied to the engine.
+    pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
+        let action_id = format!("answer:{question_id}");
+        let hash = self.receipts.hash(key);
+        if let Some(index) = self.receipts.find(hash, key) {
+            let recorded = Applied::recorded(&self.receipts, index);
+            return if recorded.action_id() == Some(action_id.as_str()) && recorded.text() == Some(text) {
+                recorded.to_receipt()
+            } else {
+                Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
+            };
+        }
+        if self.disposed {
+            return Receipt::Rejected { reason: "the session was disposed".to_owned() };
+        }
+        self.trace.sequences.input += 1;
+        let call = self.trace.sequences.input;
+        let state_id = self.state_at();
+        self.trace.input(now, call, question_id, text, key, state_id);
+        let settled = match actions::answer(self, question_id, text) {
+            Err(reason) => Settled::Rejected(reason),
+            Ok(act) => self.execute(act),
+        };
+        let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
+        let (applied, settling) = match self.settle(id, settled) {
+            Some(index) => {
+                let applied = Applied::recorded(&self.receipts, index);
+                let settling = match (applied.outcome(), applied.error()) {
+                    (Some(outcome), _) => trace::Settling::Executed(outcome),
+                    (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
+                };
+                (applied, settling)
+            }
+            None => (Applied::rejected(&self.receipts, &self.rejected), trace::Settling::Rejected(&self.rejected)),
+        };
+        let receipt = applied.to_receipt();
+        self.trace.finished(now, TraceType::InputSettled, call, question_id, key, settling);
         receipt
     }
 
@@ -445,36 +493,45 @@ impl<E: Engine> Session<E> {
     pub fn dispose(&mut self, now: u64) {
         if !self.disposed {
             self.disposed = true;
-            let state_id = self.trace.put_with(|out| self.engine.write_state_id(out));
+            let state_id = self.state_at();
             self.trace.disposed(now, state_id);
         }
     }
 
-    /// Records a receipt that was not rejected under its key.
-    fn settle(&mut self, key: &str, action_id: &str, text: Option<&str>, receipt: &Receipt) {
-        match receipt {
-            Receipt::Rejected { .. } => {}
-            Receipt::Failed { error } => self.receipts.record_failed(key, action_id, text, error),
-            Receipt::Executed { outcome, events } => {
-                self.receipts.record_executed(key, action_id, text, *outcome, events);
+    /// The state id now, for a trace record: the engine's mark, or its words written at once.
+    fn state_at(&mut self) -> StateAt {
+        match self.engine.state_mark() {
+            Some(mark) => StateAt::Mark(mark),
+            None => StateAt::Text(self.trace.put_with(|out| self.engine.write_state_id(out))),
+        }
+    }
+
+    /// Records a receipt that was not rejected under its key (its events are those reported
+    /// since the action began); its index. A rejected one leaves its reason in `rejected`.
+    fn settle(&mut self, id: Identity<'_>, settled: Settled) -> Option<usize> {
+        match settled {
+            Settled::Rejected(reason) => {
+                self.receipts.discard();
+                self.rejected = reason;
+                None
             }
+            Settled::Failed(error) => Some(self.receipts.failed(id, &error)),
+            Settled::Executed(outcome) => Some(self.receipts.executed(id, outcome)),
         }
     }
 
     /// Gives the engine one move, journals it and settles what the session waits on. What the
-    /// engine reported is written over `reported` (its room reused); what else the events said.
-    fn take(&mut self, step: Move, reported: &mut Vec<Reported>, mut owned: Option<&mut Vec<OwnedEvent>>) -> Heard {
+    /// engine reported is written down as the receipt's events (and, when asked, kept in
+    /// `owned`); what else the events said.
+    /// The first refusal the move met, spelled `reason: explanation`.
+    fn take(&mut self, step: Move, mut owned: Option<&mut Vec<OwnedEvent>>) -> Option<String> {
         let mut heard = Heard::default();
-        let mut filled = 0;
+        let receipts = &mut self.receipts;
         self.engine.take_lent(step.command(), &mut |event: &Event<'_>| {
             if let Some(owned) = owned.as_deref_mut() {
                 owned.push(event.clone().into_owned());
             }
-            if filled == reported.len() {
-                reported.push(Reported { kind: String::new(), speaker: None, text: None, speech: None });
-            }
-            receipts::report_into(&mut reported[filled], event);
-            filled += 1;
+            receipts.report(event);
             match event {
                 Event::Refused { reason, explanation } => {
                     let refusal = format!("{}: {explanation}", reason.as_str());
@@ -487,127 +544,98 @@ impl<E: Engine> Session<E> {
                 _ => {}
             }
         });
-        reported.truncate(filled);
-        self.pending = Pending::settle_heard(
-            &self.pending,
-            self.engine.waiting(),
-            heard.request.take(),
-            heard.last_refusal.clone(),
-        );
+        let waiting = self.engine.waiting();
+        // The common case (a line after a line) changes nothing.
+        if !(waiting == Waiting::Next && heard.last_refusal.is_none() && self.pending == Pending::Line) {
+            self.pending =
+                Pending::settle_heard(&self.pending, waiting, heard.request.take(), heard.last_refusal.clone());
+        }
         if let (Move::Failed { explanation }, Pending::Perform { failed, .. }) = (&step, &mut self.pending) {
             *failed = Some(explanation.clone());
         }
         self.journal.push(step);
-        heard
+        heard.first_refusal
     }
 
-    /// Restores the initial snapshot and replays `journal`; what the last move heard, its
-    /// events written over `reported` (and, when asked, kept in `owned`).
+    /// Restores the initial snapshot and replays `journal`; the first refusal the last move met,
+    /// its events written down as the receipt's (and, when asked, kept in `owned`).
     fn replay(
         &mut self,
         journal: Vec<Move>,
-        reported: &mut Vec<Reported>,
         mut owned: Option<&mut Vec<OwnedEvent>>,
-    ) -> Result<Heard, EngineError> {
+    ) -> Result<Option<String>, EngineError> {
         let initial = self.initial.clone();
         self.engine.restore(&initial)?;
         self.journal.clear();
         self.pending = Pending::Start;
-        let mut last = Heard::default();
-        reported.clear();
+        let mut last = None;
         for step in journal {
             if let Some(owned) = owned.as_deref_mut() {
                 owned.clear();
             }
-            last = self.take(step, reported, owned.as_deref_mut());
+            self.receipts.discard();
+            last = self.take(step, owned.as_deref_mut());
         }
         Ok(last)
     }
 
-    fn execute(&mut self, act: Act, receipt: &mut Receipt) {
-        let mut events = match std::mem::replace(receipt, Receipt::Rejected { reason: String::new() }) {
-            Receipt::Executed { events, .. } => events,
-            _ => Vec::new(),
-        };
+    /// Carries out an action, its events written down since the receipts were opened.
+    fn execute(&mut self, act: Act) -> Settled {
+        self.receipts.begin();
         // The engine's own events are kept only for a host that asked (H44).
         let mut kept = self.kept.take();
         if let Some(kept) = &mut kept {
             kept.clear();
         }
         let heard = match act {
-            Act::Take(step) => Ok(self.take(step, &mut events, kept.as_mut())),
+            Act::Take(step) => Ok(self.take(step, kept.as_mut())),
             Act::Begin(step) => {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
-                let heard = self.take(step, &mut events, kept.as_mut());
-                if let Some(reason) = heard.first_refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped))
-                {
+                let refusal = self.take(step, kept.as_mut());
+                if let Some(reason) = refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped)) {
                     self.journal.pop();
                     self.pending = previous;
                     self.kept = kept.map(|mut k| {
                         k.clear();
                         k
                     });
-                    *receipt = Receipt::Rejected { reason };
-                    return;
+                    return Settled::Rejected(reason);
                 }
-                Ok(heard)
+                Ok(refusal)
             }
             Act::Retry => {
                 if let Pending::Perform { failed, .. } = &mut self.pending {
                     *failed = None;
                 }
-                events.clear();
-                Ok(Heard::default())
+                Ok(None)
             }
             Act::Give(asked) => {
                 self.pending = Pending::Resolve { asked };
-                events.clear();
-                Ok(Heard::default())
+                Ok(None)
             }
             Act::Undo(keep) => {
                 let journal = self.journal[..keep].to_vec();
-                self.replay(journal, &mut events, kept.as_mut())
+                self.replay(journal, kept.as_mut())
             }
-            Act::Restart => self.replay(vec![Move::Start { anchor: None }], &mut events, kept.as_mut()),
+            Act::Restart => self.replay(vec![Move::Start { anchor: None }], kept.as_mut()),
         };
         self.kept = kept;
-        *receipt = match heard {
-            Err(error) => Receipt::Failed { error: error.to_string() },
-            Ok(Heard { first_refusal: Some(error), .. }) if !matches!(self.pending, Pending::Stopped) => {
-                Receipt::Failed { error }
-            }
-            Ok(_) => Receipt::Executed { outcome: actions::outcome(&self.pending), events },
-        };
+        match heard {
+            Err(error) => Settled::Failed(error.to_string()),
+            Ok(Some(error)) if !matches!(self.pending, Pending::Stopped) => Settled::Failed(error),
+            Ok(_) => Settled::Executed(actions::outcome(&self.pending)),
+        }
     }
+}
+
+/// How an action settled, before its receipt is recorded.
+enum Settled {
+    Rejected(String),
+    Executed(stagehand_protocol::Outcome),
+    Failed(String),
 }
 
 fn reused(key: &str, action_id: &str) -> String {
     format!("the idempotency key {key:?} was already used for {action_id}")
-}
-
-/// A session snapshot, borrowed from the session: [`SessionSnapshot`]'s spelling.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SnapshotJson<'a, S: Serialize> {
-    schema_version: u32,
-    session_id: &'a str,
-    fingerprint: &'a str,
-    engine: &'a S,
-    initial: &'a S,
-    journal: &'a [Move],
-    pending: &'a Pending,
-    receipts: ReceiptsJson<'a>,
-    sequences: Sequences,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    disposed: bool,
-}
-
-/// The receipts as a snapshot spells them: an object by key, in key order.
-struct ReceiptsJson<'a>(&'a Receipts);
-
-impl Serialize for ReceiptsJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize_by_key(serializer)
-    }
 }

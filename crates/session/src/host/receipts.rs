@@ -1,8 +1,10 @@
-//! The receipts a session recorded, by idempotency key, kept flat (decision H32): every key,
-//! action id, text and reported word in one growing string, every event in one array, and the
-//! keys found through a hash table of indices. Recording a receipt copies its words into the
-//! string and allocates nothing of its own once the arrays have grown; a receipt is rebuilt as
-//! a [`Receipt`] when it is replayed or saved.
+//! The receipts a session recorded, by idempotency key, kept compact (decisions H32 and H36):
+//! every key, text and reported word in one growing string, every event in one array, the keys
+//! found through a hash table of indices, and names the session spells itself (`next`, `said`)
+//! kept as static strings rather than copied. An action's events are written here once, as the
+//! engine lends them; the receipt `apply` returns ([`Applied`]) is read from this record, and a
+//! [`Receipt`] is rendered from it only when a host asks for one, so a replayed key reads the
+//! same record and gets the same bytes.
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -12,18 +14,44 @@ use foldhash::fast::FixedState;
 use hashbrown::HashTable;
 use stagehand_protocol::{Event, Outcome, Receipt, Reported};
 
+use super::chunked::Chunked;
 use super::Recorded;
 
 /// A range of the log's text.
 type Span = Range<usize>;
 
+/// A name: one the session spells itself, or one written into the log.
+#[derive(Debug, Clone)]
+enum Name {
+    Known(&'static str),
+    Written(Span),
+}
+
+/// Action ids and event kinds kept as static strings (any other is written into the log).
+const KNOWN: [&str; 14] = [
+    "next",
+    "done",
+    "failed",
+    "retry",
+    "undo",
+    "restart",
+    "start",
+    "said",
+    "continued",
+    "ended",
+    "refused",
+    "perform",
+    "resolve",
+    "offer",
+];
+
 /// One recorded event.
 #[derive(Debug, Clone)]
 struct Word {
-    kind: Span,
+    kind: Name,
     speaker: Option<Span>,
     text: Option<Span>,
-    /// Styled speech, as its JSON text (rare: plain lines carry none).
+    /// The styled speech's JSON (`Reported::speech`), only for words that are styled (W13).
     speech: Option<Span>,
 }
 
@@ -36,81 +64,192 @@ enum Settled {
 
 /// One recorded receipt.
 #[derive(Debug, Clone)]
-struct Entry {
+pub(crate) struct Entry {
     key: Span,
-    action: Span,
+    action: Name,
     text: Option<Span>,
     settled: Settled,
 }
 
-/// Every receipt recorded, by key.
+/// Every receipt recorded, by key, and the events of the action under way.
 #[derive(Debug, Clone)]
 pub(crate) struct Receipts {
     text: String,
-    words: Vec<Word>,
-    entries: Vec<Entry>,
-    index: HashTable<usize>,
+    words: Chunked<Word>,
+    entries: Chunked<Entry>,
+    /// Each receipt's index by its key's hash (kept beside it, so growing the table hashes no
+    /// key again).
+    index: HashTable<(u64, usize)>,
     hasher: FixedState,
+    /// Where the events of the action under way begin (in `words`, and in `text`).
+    open: (usize, usize),
+    /// The last speaker's name in the text (a run of lines by one speaker writes it once).
+    speaker: Option<Span>,
+    /// Whether every receipt is kept (the contract's default), or only the last (H39).
+    retain: bool,
 }
 
-/// What [`Receipts::find`] found under a key.
-pub(crate) struct Found<'r> {
-    receipts: &'r Receipts,
-    entry: &'r Entry,
+/// What a receipt is recorded under: its key (and the key's [`Receipts::hash`]), its action id
+/// and, for an `input`, its text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Identity<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) hash: u64,
+    pub(crate) action_id: &'a str,
+    pub(crate) text: Option<&'a str>,
 }
 
-impl Found<'_> {
-    /// The action id it was recorded for.
-    pub(crate) fn action_id(&self) -> &str {
-        self.receipts.span(&self.entry.action)
+/// One event of a receipt, borrowed from where the session keeps it: a [`Reported`] without its
+/// own strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportedRef<'a> {
+    /// The event's name: `said`, `continued`, `ended`, `refused`, `perform`, `resolve`, `offer`.
+    pub kind: &'a str,
+    /// Who spoke, for `said`.
+    pub speaker: Option<&'a str>,
+    /// The words.
+    pub text: Option<&'a str>,
+    /// The styled speech as JSON text, when the words are styled (`Reported::speech`, W13).
+    pub speech: Option<&'a str>,
+}
+
+impl ReportedRef<'_> {
+    /// The event as an owned [`Reported`].
+    pub fn to_owned(&self) -> Reported {
+        Reported {
+            kind: self.kind.to_owned(),
+            speaker: self.speaker.map(str::to_owned),
+            text: self.text.map(str::to_owned),
+            speech: self.speech.and_then(|s| serde_json::from_str(s).ok()),
+        }
+    }
+}
+
+/// A receipt as the session holds it, read on demand (decision H36): what
+/// [`Session::act`](super::Session::act) returns. [`to_receipt`](Self::to_receipt) and
+/// [`write_into`](Self::write_into) render the [`Receipt`]; the same key replayed reads the same
+/// record, so it renders the same bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Applied<'s> {
+    receipts: &'s Receipts,
+    what: What<'s>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum What<'s> {
+    Recorded(&'s Entry),
+    Rejected(&'s str),
+}
+
+impl<'s> Applied<'s> {
+    pub(crate) fn recorded(receipts: &'s Receipts, index: usize) -> Self {
+        match receipts.entries.get(index) {
+            Some(entry) => Applied { receipts, what: What::Recorded(entry) },
+            None => Applied { receipts, what: What::Rejected("no receipt is recorded there") },
+        }
     }
 
-    /// The text an `input` carried.
-    pub(crate) fn text(&self) -> Option<&str> {
-        self.entry.text.as_ref().map(|t| self.receipts.span(t))
+    pub(crate) fn rejected(receipts: &'s Receipts, reason: &'s str) -> Self {
+        Applied { receipts, what: What::Rejected(reason) }
     }
 
-    /// The receipt.
-    pub(crate) fn receipt(&self) -> Receipt {
+    /// Whether the action ran (the receipt is `executed`).
+    pub fn is_executed(&self) -> bool {
+        matches!(self.what, What::Recorded(Entry { settled: Settled::Executed { .. }, .. }))
+    }
+
+    /// How the run stands after an executed action; `None` for a rejected or failed one.
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self.what {
+            What::Recorded(Entry { settled: Settled::Executed { outcome, .. }, .. }) => Some(*outcome),
+            _ => None,
+        }
+    }
+
+    /// Why the action was rejected; `None` unless it was.
+    pub fn reason(&self) -> Option<&'s str> {
+        match self.what {
+            What::Rejected(reason) => Some(reason),
+            What::Recorded(_) => None,
+        }
+    }
+
+    /// What went wrong, for a failed action; `None` unless it failed.
+    pub fn error(&self) -> Option<&'s str> {
+        match self.what {
+            What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => Some(self.receipts.span(error)),
+            _ => None,
+        }
+    }
+
+    /// What the engine reported, for an executed action (nothing otherwise), in order.
+    pub fn events(&self) -> impl ExactSizeIterator<Item = ReportedRef<'s>> + 's {
+        let receipts = self.receipts;
+        let words = match self.what {
+            What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => events.clone(),
+            _ => 0..0,
+        };
+        receipts.words.range(words).map(move |word| receipts.reported(word))
+    }
+
+    /// The receipt, rendered.
+    pub fn to_receipt(&self) -> Receipt {
         let mut receipt = Receipt::Rejected { reason: String::new() };
-        self.fill(&mut receipt);
+        self.write_into(&mut receipt);
         receipt
     }
 
-    /// Writes the receipt into `receipt`, reusing its room.
-    pub(crate) fn fill(&self, receipt: &mut Receipt) {
-        let log = self.receipts;
-        match &self.entry.settled {
-            Settled::Failed { error } => set_failed(receipt, log.span(error)),
-            Settled::Executed { outcome, events } => {
+    /// The receipt, rendered into `receipt`, reusing the room it already has.
+    pub fn write_into(&self, receipt: &mut Receipt) {
+        match self.what {
+            What::Rejected(reason) => match receipt {
+                Receipt::Rejected { reason: slot } => {
+                    slot.clear();
+                    slot.push_str(reason);
+                }
+                _ => *receipt = Receipt::Rejected { reason: reason.to_owned() },
+            },
+            What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => {
+                set_failed(receipt, self.receipts.span(error))
+            }
+            What::Recorded(Entry { settled: Settled::Executed { outcome, events }, .. }) => {
                 let reported = executed(receipt, *outcome);
-                let words = &log.words[events.clone()];
+                let words = self.receipts.words.range(events.clone());
                 reported.truncate(words.len());
-                for (i, word) in words.iter().enumerate() {
-                    let speaker = word.speaker.as_ref().map(|s| log.span(s));
-                    let text = word.text.as_ref().map(|t| log.span(t));
-                    let kind = log.span(&word.kind);
-                    let speech = word.speech.as_ref().and_then(|s| serde_json::from_str(log.span(s)).ok());
+                for (i, word) in words.enumerate() {
+                    let event = self.receipts.reported(word);
                     match reported.get_mut(i) {
                         Some(slot) => {
-                            overwrite(slot, kind, speaker, text);
-                            slot.speech = speech;
+                            overwrite(slot, event.kind, event.speaker, event.text);
+                            slot.speech = event.speech.and_then(|s| serde_json::from_str(s).ok());
                         }
-                        None => reported.push(Reported {
-                            kind: kind.to_owned(),
-                            speaker: speaker.map(str::to_owned),
-                            text: text.map(str::to_owned),
-                            speech,
-                        }),
+                        None => reported.push(event.to_owned()),
                     }
                 }
             }
         }
     }
+
+    /// The action id it was recorded for (for `input`, `answer:QUESTION_ID`); `None` for a
+    /// rejected one.
+    pub(crate) fn action_id(&self) -> Option<&'s str> {
+        match self.what {
+            What::Recorded(entry) => Some(self.receipts.name(&entry.action)),
+            What::Rejected(_) => None,
+        }
+    }
+
+    /// The text an `input` carried.
+    pub(crate) fn text(&self) -> Option<&'s str> {
+        match self.what {
+            What::Recorded(entry) => entry.text.as_ref().map(|t| self.receipts.span(t)),
+            What::Rejected(_) => None,
+        }
+    }
 }
 
 /// Makes `receipt` an executed one with `outcome`, keeping its events' room; its events.
-pub(crate) fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Reported> {
+fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Reported> {
     if !matches!(receipt, Receipt::Executed { .. }) {
         *receipt = Receipt::Executed { outcome, events: Vec::new() };
     }
@@ -124,7 +263,7 @@ pub(crate) fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Repo
 }
 
 /// Makes `receipt` a failed one with `error`.
-pub(crate) fn set_failed(receipt: &mut Receipt, error: &str) {
+fn set_failed(receipt: &mut Receipt, error: &str) {
     match receipt {
         Receipt::Failed { error: slot } => {
             slot.clear();
@@ -134,13 +273,8 @@ pub(crate) fn set_failed(receipt: &mut Receipt, error: &str) {
     }
 }
 
-/// Makes `receipt` a rejected one with `reason`.
-pub(crate) fn set_rejected(receipt: &mut Receipt, reason: String) {
-    *receipt = Receipt::Rejected { reason };
-}
-
 /// Overwrites a reported event, reusing its strings' room.
-pub(crate) fn overwrite(slot: &mut Reported, kind: &str, speaker: Option<&str>, text: Option<&str>) {
+fn overwrite(slot: &mut Reported, kind: &str, speaker: Option<&str>, text: Option<&str>) {
     slot.kind.clear();
     slot.kind.push_str(kind);
     put(&mut slot.speaker, speaker);
@@ -164,15 +298,25 @@ impl Receipts {
         let seed = FixedState::with_seed(0x5eed).hash_one(session_id);
         Receipts {
             text: String::new(),
-            words: Vec::new(),
-            entries: Vec::new(),
+            words: Chunked::default(),
+            entries: Chunked::default(),
             index: HashTable::new(),
             hasher: FixedState::with_seed(seed),
+            open: (0, 0),
+            speaker: None,
+            retain: true,
         }
     }
 
     fn span(&self, span: &Span) -> &str {
         &self.text[span.clone()]
+    }
+
+    fn name(&self, name: &Name) -> &str {
+        match name {
+            Name::Known(known) => known,
+            Name::Written(span) => self.span(span),
+        }
     }
 
     fn push(&mut self, text: &str) -> Span {
@@ -181,136 +325,212 @@ impl Receipts {
         start..self.text.len()
     }
 
+    fn push_name(&mut self, name: &str) -> Name {
+        match KNOWN.iter().find(|known| **known == name) {
+            Some(known) => Name::Known(known),
+            None => Name::Written(self.push(name)),
+        }
+    }
+
+    fn reported(&self, word: &Word) -> ReportedRef<'_> {
+        ReportedRef {
+            kind: self.name(&word.kind),
+            speaker: word.speaker.as_ref().map(|s| self.span(s)),
+            text: word.text.as_ref().map(|t| self.span(t)),
+            speech: word.speech.as_ref().map(|s| self.span(s)),
+        }
+    }
+
     /// How many receipts are recorded.
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// The receipt recorded under `key`.
-    pub(crate) fn find(&self, key: &str) -> Option<Found<'_>> {
-        let hash = self.hasher.hash_one(key);
-        let found = self.index.find(hash, |&i| self.span(&self.entries[i].key) == key)?;
-        Some(Found { receipts: self, entry: &self.entries[*found] })
+    /// The hash of `key`, for [`find`](Self::find) and recording.
+    pub(crate) fn hash(&self, key: &str) -> u64 {
+        self.hasher.hash_one(key)
     }
 
-    /// Records an executed receipt under a key not recorded yet, its events as `events` lends
-    /// them.
-    pub(crate) fn record_executed<'e>(
-        &mut self,
-        key: &str,
-        action_id: &str,
-        text: Option<&str>,
-        outcome: Outcome,
-        events: impl IntoIterator<Item = &'e Reported>,
-    ) {
-        let first = self.words.len();
-        for reported in events {
-            let kind = self.push(&reported.kind);
-            let speaker = reported.speaker.as_deref().map(|s| self.push(s));
-            let text = reported.text.as_deref().map(|t| self.push(t));
-            let speech = reported.speech.as_ref().map(|v| self.push(&v.to_string()));
-            self.words.push(Word { kind, speaker, text, speech });
+    /// The index of the receipt recorded under `key`, whose [`hash`](Self::hash) is `hash`.
+    pub(crate) fn find(&self, hash: u64, key: &str) -> Option<usize> {
+        let entries = &self.entries;
+        self.index.find(hash, |&(_, i)| entries.get(i).is_some_and(|e| self.span(&e.key) == key)).map(|&(_, i)| i)
+    }
+
+    /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
+    /// next receipt's, until [`discard`](Self::discard).
+    pub(crate) fn open(&mut self) {
+        self.open = (self.words.len(), self.text.len());
+    }
+
+    /// Keeps every receipt from now on (`true`, the default), or only the last one (H39).
+    pub(crate) fn set_retain(&mut self, retain: bool) {
+        self.retain = retain;
+    }
+
+    /// Whether every receipt is kept.
+    pub(crate) fn retains(&self) -> bool {
+        self.retain
+    }
+
+    /// Begins an action: [`open`](Self::open), having forgotten every receipt first unless
+    /// they are all kept.
+    pub(crate) fn begin(&mut self) {
+        if !self.retain {
+            self.text.clear();
+            self.words.truncate(0);
+            self.entries.truncate(0);
+            self.index.clear();
+            self.speaker = None;
         }
-        let settled = Settled::Executed { outcome, events: first..self.words.len() };
-        self.insert(key, action_id, text, settled);
+        self.open();
     }
 
-    /// Records a failed receipt under a key not recorded yet.
-    pub(crate) fn record_failed(&mut self, key: &str, action_id: &str, text: Option<&str>, error: &str) {
+    /// Forgets the events reported since [`open`](Self::open).
+    pub(crate) fn discard(&mut self) {
+        self.words.truncate(self.open.0);
+        self.text.truncate(self.open.1);
+        if self.speaker.as_ref().is_some_and(|s| s.end > self.open.1) {
+            self.speaker = None;
+        }
+    }
+
+    /// Writes down what a receipt reports for a lent event: the same as [`Reported::of_event`]
+    /// gives, its words written into the log once.
+    pub(crate) fn report(&mut self, event: &Event<'_>) {
+        let (speaker, text, speech) = match event {
+            Event::Said { speaker, speech } => {
+                let speaker = speaker.map(|s| self.speaker(s));
+                let start = self.text.len();
+                plain_text_into(speech, &mut self.text);
+                let text = Some(start..self.text.len());
+                (speaker, text, self.styled(speech))
+            }
+            Event::Continued { speech } => {
+                let start = self.text.len();
+                plain_text_into(speech, &mut self.text);
+                let text = Some(start..self.text.len());
+                (None, text, self.styled(speech))
+            }
+            Event::Ended => (None, None, None),
+            _ => {
+                let reported = Reported::of_event(event);
+                let speaker = reported.speaker.as_deref().map(|s| self.push(s));
+                (speaker, reported.text.as_deref().map(|t| self.push(t)), None)
+            }
+        };
+        self.words.push(Word { kind: Name::Known(event.name()), speaker, text, speech });
+    }
+
+    /// The styled speech's JSON written into the log, when `speech` is styled (W13).
+    fn styled(&mut self, speech: &[stagehand_playbook::Fragment]) -> Option<Span> {
+        stagehand_protocol::styled_speech(speech).map(|value| self.push(&value.to_string()))
+    }
+
+    /// A speaker's name in the log: the last word's own span when it is the same speaker (a
+    /// run of lines by one speaker writes the name once).
+    fn speaker(&mut self, speaker: &str) -> Span {
+        if let Some(span) = &self.speaker {
+            if self.text.as_bytes().get(span.clone()) == Some(speaker.as_bytes()) {
+                return span.clone();
+            }
+        }
+        let span = self.push(speaker);
+        self.speaker = Some(span.clone());
+        span
+    }
+
+    /// Records an executed receipt under a key not recorded yet: the events reported since
+    /// [`open`](Self::open). Its index.
+    pub(crate) fn executed(&mut self, id: Identity<'_>, outcome: Outcome) -> usize {
+        let settled = Settled::Executed { outcome, events: self.open.0..self.words.len() };
+        self.insert(id, settled)
+    }
+
+    /// Records a failed receipt under a key not recorded yet (the events reported since
+    /// [`open`](Self::open) are forgotten). Its index.
+    pub(crate) fn failed(&mut self, id: Identity<'_>, error: &str) -> usize {
+        self.discard();
         let error = self.push(error);
-        self.insert(key, action_id, text, Settled::Failed { error });
+        self.insert(id, Settled::Failed { error })
     }
 
     /// Records a receipt as a snapshot holds it.
     pub(crate) fn record(&mut self, key: &str, recorded: &Recorded) {
-        let text = recorded.text.as_deref();
+        let id = Identity { key, hash: self.hash(key), action_id: &recorded.action_id, text: recorded.text.as_deref() };
+        self.open();
         match &recorded.receipt {
             Receipt::Rejected { .. } => {}
-            Receipt::Failed { error } => self.record_failed(key, &recorded.action_id, text, error),
+            Receipt::Failed { error } => {
+                self.failed(id, error);
+            }
             Receipt::Executed { outcome, events } => {
-                self.record_executed(key, &recorded.action_id, text, *outcome, events)
+                for reported in events {
+                    let speaker = reported.speaker.as_deref().map(|s| self.speaker(s));
+                    let text = reported.text.as_deref().map(|t| self.push(t));
+                    let kind = self.push_name(&reported.kind);
+                    let speech = reported.speech.as_ref().map(|v| self.push(&v.to_string()));
+                    self.words.push(Word { kind, speaker, text, speech });
+                }
+                self.executed(id, *outcome);
             }
         }
     }
 
-    fn insert(&mut self, key: &str, action_id: &str, text: Option<&str>, settled: Settled) {
-        let key_span = self.push(key);
-        let action = self.push(action_id);
-        let text = text.map(|t| self.push(t));
+    fn insert(&mut self, id: Identity<'_>, settled: Settled) -> usize {
+        let key = self.push(id.key);
+        let action = self.push_name(id.action_id);
+        let text = id.text.map(|t| self.push(t));
         let index = self.entries.len();
-        self.entries.push(Entry { key: key_span, action, text, settled });
-        let hash = self.hasher.hash_one(key);
-        let (entries, text_log, hasher) = (&self.entries, &self.text, &self.hasher);
-        self.index.insert_unique(hash, index, |&i| hasher.hash_one(&text_log[entries[i].key.clone()]));
+        self.entries.push(Entry { key, action, text, settled });
+        self.index.insert_unique(id.hash, (id.hash, index), |&(hash, _)| hash);
+        self.open();
+        index
+    }
+
+    /// The key, the action id and the text (for `input`) of receipt `index`.
+    pub(crate) fn identity(&self, index: usize) -> (&str, &str, Option<&str>) {
+        match self.entries.get(index) {
+            Some(entry) => (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t))),
+            None => ("", "", None),
+        }
+    }
+
+    /// How receipt `index` settled, as a trace's finish reports it: its outcome when it
+    /// executed, else its error.
+    pub(crate) fn settled(&self, index: usize) -> Result<Outcome, &str> {
+        match self.entries.get(index).map(|e| &e.settled) {
+            Some(Settled::Executed { outcome, .. }) => Ok(*outcome),
+            Some(Settled::Failed { error }) => Err(self.span(error)),
+            None => Err("no receipt is recorded there"),
+        }
+    }
+
+    fn recorded(&self, entry: &Entry) -> Recorded {
+        let applied = Applied { receipts: self, what: What::Recorded(entry) };
+        Recorded {
+            action_id: self.name(&entry.action).to_owned(),
+            text: applied.text().map(str::to_owned),
+            receipt: applied.to_receipt(),
+        }
     }
 
     /// Serialises every receipt as a snapshot spells them: an object by key, in key order (one
-    /// receipt rebuilt at a time).
+    /// receipt rendered at a time).
     pub(crate) fn serialize_by_key<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut order: Vec<&Entry> = self.entries.iter().collect();
         order.sort_unstable_by(|a, b| self.span(&a.key).cmp(self.span(&b.key)));
         let mut map = serializer.serialize_map(Some(order.len()))?;
         for entry in order {
-            let found = Found { receipts: self, entry };
-            let recorded = Recorded {
-                action_id: found.action_id().to_owned(),
-                text: found.text().map(str::to_owned),
-                receipt: found.receipt(),
-            };
-            map.serialize_entry(self.span(&entry.key), &recorded)?;
+            map.serialize_entry(self.span(&entry.key), &self.recorded(entry))?;
         }
         map.end()
     }
 
     /// Every receipt, by key, as a snapshot holds them.
     pub(crate) fn to_map(&self) -> BTreeMap<String, Recorded> {
-        self.entries
-            .iter()
-            .map(|entry| {
-                let found = Found { receipts: self, entry };
-                let recorded = Recorded {
-                    action_id: found.action_id().to_owned(),
-                    text: found.text().map(str::to_owned),
-                    receipt: found.receipt(),
-                };
-                (self.span(&entry.key).to_owned(), recorded)
-            })
-            .collect()
-    }
-}
-
-/// Writes what a receipt reports for a lent event over `slot` (reusing its strings' room): the
-/// same as [`Reported::of_event`] gives.
-pub(crate) fn report_into(slot: &mut Reported, event: &Event<'_>) {
-    slot.kind.clear();
-    slot.kind.push_str(event.name());
-    match event {
-        Event::Said { speaker, speech } => {
-            put(&mut slot.speaker, *speaker);
-            let text = slot.text.get_or_insert_with(String::new);
-            text.clear();
-            plain_text_into(speech, text);
-            slot.speech = stagehand_protocol::styled_speech(speech);
-        }
-        Event::Continued { speech } => {
-            slot.speaker = None;
-            let text = slot.text.get_or_insert_with(String::new);
-            text.clear();
-            plain_text_into(speech, text);
-            slot.speech = stagehand_protocol::styled_speech(speech);
-        }
-        Event::Ended => {
-            slot.speaker = None;
-            slot.text = None;
-            slot.speech = None;
-        }
-        _ => {
-            let reported = Reported::of_event(event);
-            slot.speaker = reported.speaker;
-            slot.text = reported.text;
-            slot.speech = None;
-        }
+        self.entries.iter().map(|entry| (self.span(&entry.key).to_owned(), self.recorded(entry))).collect()
     }
 }
 

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use stagehand_protocol::{Outcome, Receipt};
+use stagehand_protocol::{Outcome, StateMark};
+
+use super::receipts::Receipts;
 
 /// The trace's schema version, carried by every record.
 pub const TRACE_SCHEMA_VERSION: u32 = 1;
@@ -113,11 +115,32 @@ pub struct Sequences {
 
 /// The records not yet taken by the host, kept typed with their words in one string until the
 /// host takes them, and the counters (decision H33: no JSON tree is built while a session runs).
+/// An apply whose receipt was recorded is one entry for its two records, which read their key,
+/// action and settlement from the receipt, and their state id from the engine's mark (H37).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Trace {
     pub(crate) sequences: Sequences,
     entries: Vec<Entry>,
     text: String,
+    /// How many records the entries make.
+    waiting: usize,
+    /// Room for a state id written from a mark while records are taken (kept between takes).
+    scratch: String,
+}
+
+/// What a trace needs from the session to write its records: the receipts an apply's records
+/// read, and the engine's way to write a state id from a mark.
+pub(crate) struct Render<'a> {
+    pub(crate) receipts: &'a Receipts,
+    pub(crate) mark: &'a dyn Fn(StateMark, &mut String),
+}
+
+/// Where a record's state id comes from: a mark the engine writes from later, or words written
+/// at once.
+#[derive(Debug, Clone)]
+pub(crate) enum StateAt {
+    Mark(StateMark),
+    Text(Span),
 }
 
 /// A range of the trace's text.
@@ -140,21 +163,31 @@ enum Payload {
     /// `session.started`.
     Started { state_id: Span, description: Span },
     /// `apply.started`.
-    Apply { action_id: Span, key: Span, state_id: Span },
+    Apply { action_id: Span, key: Span, state_id: StateAt },
     /// `input.received`.
-    Input { question_id: Span, text: Span, key: Span, state_id: Span },
+    Input { question_id: Span, text: Span, key: Span, state_id: StateAt },
     /// `apply.finished` and `input.settled`: the action or question, the key, and how it settled.
     Finished { id: Span, key: Span, settled: Settled },
     /// `session.disposed`.
-    Disposed { state_id: Span },
+    Disposed { state_id: StateAt },
+    /// `apply.started` then `apply.finished` of an apply whose receipt `receipt` was recorded
+    /// (the entry's kind is `apply.started`; the finish is the next sequence number).
+    Recorded { receipt: usize, state_id: StateAt },
 }
 
 /// How a boundary settled.
 #[derive(Debug, Clone)]
-pub(crate) enum Settled {
+enum Settled {
     Rejected(Span),
     Executed(Outcome),
     Failed(Span),
+}
+
+/// How a boundary settled, as the session tells the trace.
+pub(crate) enum Settling<'a> {
+    Rejected(&'a str),
+    Executed(Outcome),
+    Failed(&'a str),
 }
 
 /// A record's payload as JSON, borrowed from the trace: the same keys in the same order as the
@@ -259,6 +292,7 @@ impl Trace {
 
     fn push(&mut self, now: u64, kind: TraceType, call: u64, payload: Payload) {
         self.sequences.trace += 1;
+        self.waiting += 1;
         self.entries.push(Entry { sequence: self.sequences.trace, timestamp: now, kind, call, payload });
     }
 
@@ -268,44 +302,98 @@ impl Trace {
     }
 
     /// `apply.started` of boundary `call`.
-    pub(crate) fn apply(&mut self, now: u64, call: u64, action_id: &str, key: &str, state_id: Span) {
+    pub(crate) fn apply(&mut self, now: u64, call: u64, action_id: &str, key: &str, state_id: StateAt) {
         let (action_id, key) = (self.put(action_id), self.put(key));
         self.push(now, TraceType::ApplyStarted, call, Payload::Apply { action_id, key, state_id });
     }
 
+    /// `apply.started` and `apply.finished` of boundary `call`, whose receipt was recorded as
+    /// `receipt`: one entry, read from the receipt when the records are taken.
+    pub(crate) fn applied(&mut self, now: u64, call: u64, receipt: usize, state_id: StateAt) {
+        self.push(now, TraceType::ApplyStarted, call, Payload::Recorded { receipt, state_id });
+        self.sequences.trace += 1;
+        self.waiting += 1;
+    }
+
     /// `input.received` of boundary `call`.
-    pub(crate) fn input(&mut self, now: u64, call: u64, question_id: &str, text: &str, key: &str, state_id: Span) {
+    pub(crate) fn input(&mut self, now: u64, call: u64, question_id: &str, text: &str, key: &str, state_id: StateAt) {
         let (question_id, text, key) = (self.put(question_id), self.put(text), self.put(key));
         self.push(now, TraceType::InputReceived, call, Payload::Input { question_id, text, key, state_id });
     }
 
-    /// `apply.finished` or `input.settled` of boundary `call`, as `receipt` settled.
-    pub(crate) fn finished(&mut self, now: u64, kind: TraceType, call: u64, id: &str, key: &str, receipt: &Receipt) {
+    /// `apply.finished` or `input.settled` of boundary `call`, as it settled.
+    pub(crate) fn finished(
+        &mut self,
+        now: u64,
+        kind: TraceType,
+        call: u64,
+        id: &str,
+        key: &str,
+        settled: Settling<'_>,
+    ) {
         let (id, key) = (self.put(id), self.put(key));
-        let settled = match receipt {
-            Receipt::Rejected { reason } => Settled::Rejected(self.put(reason)),
-            Receipt::Executed { outcome, .. } => Settled::Executed(*outcome),
-            Receipt::Failed { error } => Settled::Failed(self.put(error)),
+        let settled = match settled {
+            Settling::Rejected(reason) => Settled::Rejected(self.put(reason)),
+            Settling::Executed(outcome) => Settled::Executed(outcome),
+            Settling::Failed(error) => Settled::Failed(self.put(error)),
         };
         self.push(now, kind, call, Payload::Finished { id, key, settled });
     }
 
     /// `session.disposed`.
-    pub(crate) fn disposed(&mut self, now: u64, state_id: Span) {
+    pub(crate) fn disposed(&mut self, now: u64, state_id: StateAt) {
         self.push(now, TraceType::SessionDisposed, 0, Payload::Disposed { state_id });
     }
 
-    fn json<'a>(&'a self, session: &'a str, entry: &Entry) -> RecordJson<'a> {
+    /// Lends each record of `entry` to `each`, as JSON borrowed from the trace (`scratch` holds
+    /// a state id written from a mark).
+    fn each_record(
+        &self,
+        session: &str,
+        render: &Render<'_>,
+        entry: &Entry,
+        scratch: &mut String,
+        each: &mut dyn FnMut(&RecordJson<'_>),
+    ) {
         let s = |span: &Span| &self.text[span.clone()];
+        let state = |at: &StateAt, scratch: &mut String| match at {
+            StateAt::Mark(mark) => {
+                scratch.clear();
+                (render.mark)(*mark, scratch);
+                None
+            }
+            StateAt::Text(span) => Some(span.clone()),
+        };
+        let record =
+            |sequence: u64, kind: TraceType, payload: PayloadJson<'_>, each: &mut dyn FnMut(&RecordJson<'_>)| {
+                let call_id = match kind {
+                    TraceType::ApplyStarted | TraceType::ApplyFinished => Some(CallId("apply", entry.call)),
+                    TraceType::InputReceived | TraceType::InputSettled => Some(CallId("input", entry.call)),
+                    _ => None,
+                };
+                each(&RecordJson {
+                    schema_version: TRACE_SCHEMA_VERSION,
+                    session_id: session,
+                    sequence,
+                    timestamp: entry.timestamp,
+                    kind: kind.as_str(),
+                    call_id,
+                    payload,
+                });
+            };
         let payload = match &entry.payload {
             Payload::Started { state_id, description } => {
                 PayloadJson::Started { state_id: s(state_id), description: s(description) }
             }
             Payload::Apply { action_id, key, state_id } => {
-                PayloadJson::Apply { action_id: s(action_id), key: s(key), state_id: s(state_id) }
+                let text = state(state_id, scratch);
+                let state_id = text.as_ref().map_or(scratch.as_str(), s);
+                PayloadJson::Apply { action_id: s(action_id), key: s(key), state_id }
             }
             Payload::Input { question_id, text, key, state_id } => {
-                PayloadJson::Input { question_id: s(question_id), text: s(text), key: s(key), state_id: s(state_id) }
+                let at = state(state_id, scratch);
+                let state_id = at.as_ref().map_or(scratch.as_str(), s);
+                PayloadJson::Input { question_id: s(question_id), text: s(text), key: s(key), state_id }
             }
             Payload::Finished { id, key, settled } => {
                 let apply = entry.kind == TraceType::ApplyFinished;
@@ -324,32 +412,43 @@ impl Trace {
                     error,
                 }
             }
-            Payload::Disposed { state_id } => PayloadJson::Disposed { state_id: s(state_id) },
+            Payload::Disposed { state_id } => {
+                let at = state(state_id, scratch);
+                PayloadJson::Disposed { state_id: at.as_ref().map_or(scratch.as_str(), s) }
+            }
+            Payload::Recorded { receipt, state_id } => {
+                let at = state(state_id, scratch);
+                let state_id = at.as_ref().map_or(scratch.as_str(), s);
+                let (key, action_id, _) = render.receipts.identity(*receipt);
+                let started = PayloadJson::Apply { action_id, key, state_id };
+                record(entry.sequence, TraceType::ApplyStarted, started, each);
+                let (disposition, run, error) = match render.receipts.settled(*receipt) {
+                    Ok(outcome) => ("executed", Some(Run { outcome }), None),
+                    Err(error) => ("failed", None, Some(error)),
+                };
+                let finished = PayloadJson::Finished {
+                    action_id: Some(action_id),
+                    question_id: None,
+                    key,
+                    disposition,
+                    reason: None,
+                    run,
+                    error,
+                };
+                record(entry.sequence + 1, TraceType::ApplyFinished, finished, each);
+                return;
+            }
         };
-        let call_id = match entry.kind {
-            TraceType::ApplyStarted | TraceType::ApplyFinished => Some(CallId("apply", entry.call)),
-            TraceType::InputReceived | TraceType::InputSettled => Some(CallId("input", entry.call)),
-            _ => None,
-        };
-        RecordJson {
-            schema_version: TRACE_SCHEMA_VERSION,
-            session_id: session,
-            sequence: entry.sequence,
-            timestamp: entry.timestamp,
-            kind: entry.kind.as_str(),
-            call_id,
-            payload,
-        }
+        record(entry.sequence, entry.kind, payload, each);
     }
 
     /// Takes the records not yet taken, as [`TraceRecord`]s.
-    pub(crate) fn take(&mut self, session: &str) -> Vec<TraceRecord> {
-        let records = self
-            .entries
-            .iter()
-            .map(|entry| {
-                let json = self.json(session, entry);
-                TraceRecord {
+    pub(crate) fn take(&mut self, session: &str, render: &Render<'_>) -> Vec<TraceRecord> {
+        let mut records = Vec::with_capacity(self.waiting);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for entry in &self.entries {
+            self.each_record(session, render, entry, &mut scratch, &mut |json| {
+                records.push(TraceRecord {
                     schema_version: json.schema_version,
                     session_id: session.to_owned(),
                     sequence: json.sequence,
@@ -357,20 +456,25 @@ impl Trace {
                     kind: json.kind.to_owned(),
                     call_id: json.call_id.as_ref().map(ToString::to_string),
                     payload: serde_json::to_value(&json.payload).expect("a payload is plain JSON"),
-                }
-            })
-            .collect();
+                })
+            });
+        }
+        self.scratch = scratch;
         self.clear();
         records
     }
 
     /// Takes the records not yet taken, written to `out` as JSON lines (each ends in a newline),
     /// byte for byte what [`TraceRecord::to_json_line`] writes.
-    pub(crate) fn take_lines(&mut self, session: &str, out: &mut Vec<u8>) {
+    pub(crate) fn take_lines(&mut self, session: &str, render: &Render<'_>, out: &mut Vec<u8>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
         for entry in &self.entries {
-            serde_json::to_writer(&mut *out, &self.json(session, entry)).expect("a record is plain JSON");
-            out.push(b'\n');
+            self.each_record(session, render, entry, &mut scratch, &mut |json| {
+                serde_json::to_writer(&mut *out, json).expect("a record is plain JSON");
+                out.push(b'\n');
+            });
         }
+        self.scratch = scratch;
         self.clear();
     }
 
@@ -378,11 +482,12 @@ impl Trace {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.text.clear();
+        self.waiting = 0;
     }
 
     /// How many records wait to be taken.
     pub(crate) fn waiting(&self) -> usize {
-        self.entries.len()
+        self.waiting
     }
 }
 
@@ -401,11 +506,13 @@ mod tests {
     fn a_record_is_one_camel_case_line() {
         let mut trace = Trace::default();
         let state_id = trace.put("at-node:0");
-        trace.disposed(5, state_id);
+        trace.disposed(5, StateAt::Text(state_id));
         let expected = r#"{"schemaVersion":1,"sessionId":"s1","sequence":1,"timestamp":5,"type":"session.disposed","payload":{"stateId":"at-node:0"}}"#;
+        let receipts = Receipts::new("s1");
+        let render = Render { receipts: &receipts, mark: &|_, _| {} };
         let mut lines = Vec::new();
-        trace.clone().take_lines("s1", &mut lines);
+        trace.clone().take_lines("s1", &render, &mut lines);
         assert_eq!(String::from_utf8(lines).unwrap(), format!("{expected}\n"));
-        assert_eq!(trace.take("s1")[0].to_json_line(), expected);
+        assert_eq!(trace.take("s1", &render)[0].to_json_line(), expected);
     }
 }

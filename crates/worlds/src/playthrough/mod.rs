@@ -70,6 +70,9 @@ impl<'d> Playthrough<'d> {
     ) -> Result<(Playthrough<'d>, Vec<Happening>), HostError> {
         let mut session = document.start_at(SESSION_ID, seed, anchor, 0)?;
         session.keep_events();
+        // Its keys are fresh and never leave the process, and saves are journals: the receipts
+        // would only grow (H39).
+        session.retain_receipts(false);
         let events = session.take_opening_events();
         let mut playthrough = Playthrough {
             document,
@@ -176,7 +179,7 @@ impl<'d> Playthrough<'d> {
 
     /// The person's `next`.
     pub fn move_on(&mut self) -> Vec<Happening> {
-        self.person("next".to_owned(), Move::Next, None)
+        self.person("next", Move::Next, None)
     }
 
     /// The person's choice of the option at `position` (from 0). An option the menu lacks, or
@@ -190,7 +193,7 @@ impl<'d> Playthrough<'d> {
         let (reason, explanation) = match option {
             Some(option) if option.available => {
                 let label = Some(option.label.trim().to_owned());
-                return self.person(format!("choose:{position}"), Move::Choose { position }, label);
+                return self.person(&format!("choose:{position}"), Move::Choose { position }, label);
             }
             Some(_) => (RefusalReason::UnavailableOption, format!("option {position} is not available")),
             None => (RefusalReason::NoSuchOption, format!("the menu has no option {position}")),
@@ -202,7 +205,7 @@ impl<'d> Playthrough<'d> {
     /// same playthrough: random choices draw on, a project's variables are kept.
     pub fn begin(&mut self, anchor: Option<&str>) -> Vec<Happening> {
         let id = anchor.map_or_else(|| "start".to_owned(), |a| format!("start:{a}"));
-        self.person(id, Move::Start { anchor: anchor.map(str::to_owned) }, None)
+        self.person(&id, Move::Start { anchor: anchor.map(str::to_owned) }, None)
     }
 
     /// Starts again from the opening's place with the world reset; journalled like any move, so
@@ -234,7 +237,7 @@ impl<'d> Playthrough<'d> {
             return Vec::new();
         }
         self.apply("retry");
-        self.person("done".to_owned(), Move::Done, None)
+        self.person("done", Move::Done, None)
     }
 
     /// Takes back the person's last move and the world's answers after it; `false` when only
@@ -279,9 +282,9 @@ impl<'d> Playthrough<'d> {
     }
 
     /// A move of the person's, then whatever the world answers after it.
-    fn person(&mut self, action: String, step: Move, label: Option<String>) -> Vec<Happening> {
+    fn person(&mut self, action: &str, step: Move, label: Option<String>) -> Vec<Happening> {
         let mut out = Vec::new();
-        let (receipt, events) = self.apply(&action);
+        let (receipt, events) = self.apply(action);
         out.extend(self.logs());
         match receipt {
             Receipt::Rejected { reason } => {
@@ -296,12 +299,18 @@ impl<'d> Playthrough<'d> {
         out
     }
 
-    /// Applies an action under a fresh key; the receipt and the engine's events.
+    /// Applies an action under a fresh key; how it settled and the engine's events. The
+    /// receipt's own copy of the events is not rendered (the engine's events come beside it).
     fn apply(&mut self, action: &str) -> (Receipt, Vec<OwnedEvent>) {
         let key = self.key();
-        let receipt = self.session.apply(action, &key, 0);
+        let applied = self.session.act(action, &key, 0);
+        let receipt = match (applied.outcome(), applied.reason(), applied.error()) {
+            (Some(outcome), _, _) => Receipt::Executed { outcome, events: Vec::new() },
+            (None, Some(reason), _) => Receipt::Rejected { reason: reason.to_owned() },
+            (None, None, error) => Receipt::Failed { error: error.unwrap_or_default().to_owned() },
+        };
         // The player keeps no trace: drop it as it comes.
-        self.session.take_trace();
+        self.session.discard_trace();
         let events = self.session.take_events();
         self.note_effects(&events);
         (receipt, events)
@@ -376,7 +385,7 @@ impl<'d> Playthrough<'d> {
                     for (key, answer) in &answers {
                         let key_now = self.key();
                         receipt = self.session.input(key, &answer_text(answer), &key_now, 0);
-                        self.session.take_trace();
+                        self.session.discard_trace();
                     }
                     let events = self.session.take_events();
                     out.extend(self.logs());

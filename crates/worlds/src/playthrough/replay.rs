@@ -106,7 +106,7 @@ impl<'d> Playthrough<'d> {
                 for (key, value) in answers {
                     let key_now = self.key();
                     last = self.session.input(key, &value_text(value), &key_now, 0);
-                    self.session.take_trace();
+                    self.session.discard_trace();
                     if matches!(last, Receipt::Rejected { .. }) {
                         break;
                     }
