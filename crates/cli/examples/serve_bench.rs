@@ -9,6 +9,9 @@
 //!     target/release/examples/serve_bench --seconds 5
 //! ```
 //!
+//! `--sessions 1,10,100` and `--databases sqlite,postgres` pick the rows; `--binary PATH` the
+//! server binary (another build, to compare side by side).
+//!
 //! Each session is played by one client that applies, with a fresh idempotency key, what its
 //! last answer's view offers (toward the end; `restart` at the end). A client moves to a new
 //! session every 100 applies, so snapshots (which keep every receipt) stay the size of a real
@@ -162,30 +165,43 @@ async fn run(label: &str, bases: &[String], sessions: usize, seconds: u64) {
 #[tokio::main]
 async fn main() {
     let mut seconds = 5;
+    let mut counts = vec![1, 10, 100];
+    let mut databases = vec!["sqlite".to_owned(), "postgres".to_owned()];
     let mut binary = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("stagehand");
     let mut arguments = std::env::args().skip(1);
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--seconds" => seconds = arguments.next().and_then(|s| s.parse().ok()).expect("--seconds N"),
             "--binary" => binary = PathBuf::from(arguments.next().expect("--binary PATH")),
+            "--sessions" => {
+                let list = arguments.next().expect("--sessions N,N,…");
+                counts = list.split(',').map(|n| n.parse().expect("--sessions N,N,…")).collect();
+            }
+            "--databases" => {
+                databases =
+                    arguments.next().expect("--databases sqlite,postgres").split(',').map(str::to_owned).collect();
+            }
             other => panic!("unknown argument {other}"),
         }
     }
     let seconds = seconds.clamp(1, 60);
     println!("| database | sessions | applies | applies/s | p50 ms | p99 ms |");
     println!("| --- | --- | --- | --- | --- | --- |");
-    for sessions in [1, 10, 100] {
+    for &sessions in counts.iter().filter(|_| databases.iter().any(|d| d == "sqlite")) {
         let folder = tempfile::tempdir().unwrap();
         let url = format!("sqlite:{}", folder.path().join("bench.db").display());
         let server = start(&binary, &url, folder.path());
         run("SQLite", std::slice::from_ref(&server.1), sessions, seconds).await;
+    }
+    if !databases.iter().any(|d| d == "postgres") {
+        return;
     }
     let Ok(base) = std::env::var("STAGEHAND_TEST_POSTGRES") else {
         println!("(PostgreSQL skipped: STAGEHAND_TEST_POSTGRES is unset)");
         return;
     };
     for servers in [1, 2] {
-        for sessions in [1, 10, 100] {
+        for &sessions in &counts {
             let folder = tempfile::tempdir().unwrap();
             let scratch = ScratchDatabase::create(&base).await.unwrap();
             let running: Vec<Server> = (0..servers).map(|_| start(&binary, scratch.url(), folder.path())).collect();

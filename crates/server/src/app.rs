@@ -16,6 +16,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::host::Document;
 use crate::lanes::Lanes;
+use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::problem::{Kind, Problem};
 
@@ -73,6 +74,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Applies waiting their turn, by session.
     pub lanes: Lanes,
+    /// The sessions kept in memory between requests, on their threads (decision S25).
+    pub live: Live,
     /// Documents opened, by fingerprint.
     pub documents: RwLock<HashMap<String, Arc<Document>>>,
     /// Uploads compiling now.
@@ -114,6 +117,7 @@ impl AppState {
             limits,
             metrics: Metrics::default(),
             lanes: Lanes::new(limits.session_queue),
+            live: Live::for_this_machine(),
             documents: RwLock::new(HashMap::new()),
             compiling: Semaphore::new(limits.compiles.max(1)),
             committed: watch::channel(0).0,

@@ -8,15 +8,24 @@
 //!    the version read. If the version moved (another request, here or on another server,
 //!    committed first), nothing was written and the request starts again from 1 on the new
 //!    state, a bounded number of times. Two requests can never both advance from one state.
+//!
+//! When this process holds the session at the version it last committed (decision S25), step 1
+//! and the restore are skipped: the request is computed on the kept session and committed by the
+//! same compare-and-swap, whose unique key also refuses a key already recorded; either refusal
+//! sends the request back to step 1.
 
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::HeaderMap;
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde_json::json;
 use stagehand_protocol::{Receipt, View};
 
 use crate::app::{now_ms, AppState};
-use crate::host::Document;
+use crate::live::{Answer, Computed, Source};
 use crate::problem::{stored, Kind, Problem};
-use crate::secret::sha256_hex;
+use crate::secret::{sha256_hex, token_matches};
 use crate::store::{Advance, Commit, SessionRow};
 
 /// How many times a request is computed again on a moved session before `409`.
@@ -50,51 +59,99 @@ impl Request {
     }
 }
 
-/// Runs `request` on the session `row` (already authorised) under `key`.
-pub async fn run(state: &AppState, row: SessionRow, key: &str, request: &Request) -> Result<Response, Problem> {
+/// How a request proves it may touch the session.
+#[derive(Debug)]
+pub enum Door {
+    /// Its bearer token, not checked yet: checked against the session this process keeps, or
+    /// against the row when none is kept (decision S25).
+    Token(String),
+    /// The session's row, already authorised.
+    Row(SessionRow),
+}
+
+/// The door, the key and the body of an apply or input. When the key and body are good, the
+/// token alone (checked later, against the kept session or the row); when either is not, the
+/// token is checked against the row first, so a wrong token is `404` before anything else is said
+/// (S5), then the key's problem, then the body's.
+pub async fn admit<T: DeserializeOwned>(
+    state: &AppState,
+    headers: &HeaderMap,
+    id: &str,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(Door, String, T), Problem> {
+    let token = crate::routes::bearer(headers)?;
+    match (crate::routes::idempotency_key(headers), crate::routes::json::<T>(body)) {
+        (Ok(key), Ok(asked)) => Ok((Door::Token(token.to_owned()), key, asked)),
+        (key, asked) => {
+            let row = crate::routes::authorize(state, headers, id).await?;
+            Ok((Door::Row(row), key?, asked?))
+        }
+    }
+}
+
+/// Runs `request` on the session `id` under `key`.
+pub async fn run(state: &AppState, id: &str, door: Door, key: &str, request: &Request) -> Result<Response, Problem> {
     let hash = request.hash();
-    let Some(_turn) = state.lanes.enter(&row.id).await else {
+    let Some(_turn) = state.lanes.enter(id).await else {
         return Err(Problem::new(
             Kind::TooManyRequests,
             "too many requests wait on this session; retry with the same key",
         ));
     };
-    let id = row.id.clone();
-    let mut row = Some(row);
+    let mut door = Some(door);
+    let mut kept = false;
     for _ in 0..ATTEMPTS {
-        if let Some(recorded) = state.store.receipt(&id, key).await? {
-            if recorded.request_hash != hash {
-                return Err(Problem::new(
-                    Kind::IdempotencyKeyReused,
-                    "this idempotency key was used for another request",
-                ));
+        let answer = match door.take() {
+            Some(Door::Token(token)) => {
+                match state.live.compute(id, Source::Kept { token: token.clone() }, key, request, now_ms()).await? {
+                    Answer::Computed(computed) => {
+                        kept = true;
+                        computed
+                    }
+                    Answer::Miss => {
+                        let row = state.store.session(id).await?;
+                        let row = match row {
+                            Some(row) if token_matches(&token, &row.token_hash) => row,
+                            _ => return Err(crate::routes::not_found()),
+                        };
+                        match from_row(state, id, Some(row), key, &hash, request).await? {
+                            Ok(computed) => computed,
+                            Err(done) => return Ok(done),
+                        }
+                    }
+                }
             }
-            state.metrics.replayed();
-            return Ok(stored(recorded.status, recorded.body));
-        }
-        let current = match row.take() {
-            Some(row) => row,
-            None => state.store.session(&id).await?.ok_or_else(crate::routes::not_found)?,
+            Some(Door::Row(row)) => match from_row(state, id, Some(row), key, &hash, request).await? {
+                Ok(computed) => computed,
+                Err(done) => return Ok(done),
+            },
+            None => match from_row(state, id, None, key, &hash, request).await? {
+                Ok(computed) => computed,
+                Err(done) => return Ok(done),
+            },
         };
-        let computed = compute(state, &current, key, request).await?;
         let advance = Advance {
-            session_id: &id,
-            from_version: current.version,
-            snapshot: &computed.snapshot,
+            session_id: id,
+            from_version: answer.from_version,
+            snapshot: &answer.snapshot,
             key,
             request_hash: &hash,
-            status: computed.status,
-            body: &computed.body,
-            trace: &computed.trace,
-            transcript: &computed.transcript,
-            now: i64::try_from(computed.now).unwrap_or(i64::MAX),
+            status: answer.status,
+            body: &answer.body,
+            trace: &answer.trace,
+            transcript: &answer.transcript,
+            now: i64::try_from(now_ms()).unwrap_or(i64::MAX),
         };
         match state.store.commit(&advance).await? {
             Commit::Committed => {
-                state.metrics.applied(computed.disposition);
-                state.announce(&id);
-                return Ok(stored(computed.status, computed.body));
+                state.live.confirm(id, answer.from_version + 1);
+                state.metrics.applied(answer.disposition);
+                state.announce(id);
+                return Ok(stored(answer.status, answer.body));
             }
+            // A kept session that lost the race, or a key already recorded: not a retry on a
+            // moved row as far as anyone outside can tell, so not counted as one.
+            Commit::Moved if std::mem::take(&mut kept) => {}
             Commit::Moved => state.metrics.retried(),
             Commit::Gone => return Err(crate::routes::not_found()),
         }
@@ -102,72 +159,42 @@ pub async fn run(state: &AppState, row: SessionRow, key: &str, request: &Request
     Err(Problem::new(Kind::Conflict, "the session kept moving; nothing was executed; retry with the same key"))
 }
 
-/// A request computed on one version of a session, ready to commit.
-struct Computed {
-    snapshot: String,
-    status: u16,
-    body: String,
-    disposition: &'static str,
-    trace: Vec<(i64, String)>,
-    transcript: Vec<String>,
-    now: u64,
-}
-
-async fn compute(state: &AppState, row: &SessionRow, key: &str, request: &Request) -> Result<Computed, Problem> {
+/// The careful way: the response recorded under the key if there is one (`Err`, to send as it
+/// is), else the request computed on the session's row (read when not given).
+async fn from_row(
+    state: &AppState,
+    id: &str,
+    row: Option<SessionRow>,
+    key: &str,
+    hash: &str,
+    request: &Request,
+) -> Result<Result<Computed, Response>, Problem> {
+    if let Some(recorded) = state.store.receipt(id, key).await? {
+        if recorded.request_hash != hash {
+            return Err(Problem::new(Kind::IdempotencyKeyReused, "this idempotency key was used for another request"));
+        }
+        state.metrics.replayed();
+        return Ok(Err(stored(recorded.status, recorded.body)));
+    }
+    let row = match row {
+        Some(row) => row,
+        None => state.store.session(id).await?.ok_or_else(crate::routes::not_found)?,
+    };
     let document = state
         .document(&row.fingerprint)
         .await?
         .ok_or_else(|| Problem::internal(format!("the session's document {} is not stored", row.fingerprint)))?;
-    // An agent machine's request makes port calls: computed on the blocking pool (S22).
-    match crate::agents::ports(&state.lineup, &document) {
-        None => compute_on(&document, row, key, request, None, now_ms()),
-        Some(ports) => {
-            let (row, key, request) = (row.clone(), key.to_owned(), request.clone());
-            crate::agents::blocking(state, move || compute_on(&document, &row, &key, &request, Some(&ports), now_ms()))
-                .await
-        }
+    // An agent machine's request makes port calls: computed on the blocking pool from its row,
+    // never kept in a session thread, which must not block (S22, S25).
+    if let Some(ports) = crate::agents::ports(&state.lineup, &document) {
+        let (key, request) = (key.to_owned(), request.clone());
+        let compute = move || crate::live::compute_from_row(&document, &row, &key, &request, &ports, now_ms());
+        return crate::agents::blocking(state, compute).await.map(Ok);
     }
-}
-
-/// Restores the session from its row, runs the request and takes what it made. Synchronous: a
-/// session borrows its document and is never held across an await.
-fn compute_on(
-    document: &Document,
-    row: &SessionRow,
-    key: &str,
-    request: &Request,
-    ports: Option<&stagehand_worlds::ports::Bindings>,
-    now: u64,
-) -> Result<Computed, Problem> {
-    let snapshot: Value = serde_json::from_str(&row.snapshot).map_err(Problem::internal)?;
-    let mut session = document.restore(snapshot).map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?;
-    let receipt = match request {
-        Request::Apply { action_id } => session.apply(action_id, key, now),
-        Request::Input { question_id, text } => {
-            let question = match question_id {
-                Some(id) => id.clone(),
-                None => session.describe().pending_questions.first().map(|q| q.question_id.clone()).unwrap_or_default(),
-            };
-            session.input(&question, text, key, now)
-        }
-    };
-    let settled = match receipt {
-        Receipt::Executed { .. } => crate::world::settle_with(&mut *session, row.world.as_deref(), ports, now)?,
-        _ => crate::world::Settled::default(),
-    };
-    let view = session.describe();
-    let trace = session
-        .take_trace()
-        .iter()
-        .map(|record| (i64::try_from(record.sequence).unwrap_or(i64::MAX), record.to_json_line()))
-        .collect();
-    let snapshot = session.snapshot_value().map_err(|e| Problem::new(Kind::SessionFailed, e.to_string()))?.to_string();
-    let version = row.version + 1;
-    let (status, body, disposition, mut transcript) = respond(&receipt, &view, version);
-    // What the session's world answered after the request (decision S18).
-    let body = settled.attach(body);
-    transcript.extend(transcript_lines(&settled.reported));
-    Ok(Computed { snapshot, status, body, disposition, trace, transcript, now })
+    match state.live.compute(id, Source::Row { row, document }, key, request, now_ms()).await? {
+        Answer::Computed(computed) => Ok(Ok(computed)),
+        Answer::Miss => Err(Problem::internal("a session thread missed a session it was given")),
+    }
 }
 
 /// The response a receipt is answered with (decision S10): `200 {receipt, view, version}` when it
@@ -182,15 +209,22 @@ pub fn respond(receipt: &Receipt, view: &View, version: i64) -> (u16, String, &'
                 .with("version", json!(version));
             (409, problem.body(), "rejected", Vec::new())
         }
-        Receipt::Executed { events, .. } => {
-            let body = json!({"receipt": receipt, "view": view, "version": version}).to_string();
-            (200, body, "executed", transcript_lines(events))
-        }
-        Receipt::Failed { .. } => {
-            let body = json!({"receipt": receipt, "view": view, "version": version}).to_string();
-            (200, body, "failed", Vec::new())
-        }
+        Receipt::Executed { events, .. } => (200, answer(receipt, view, version), "executed", transcript_lines(events)),
+        Receipt::Failed { .. } => (200, answer(receipt, view, version), "failed", Vec::new()),
     }
+}
+
+/// `{receipt, view, version}`, written straight from the borrowed parts (the bytes
+/// `json!({...}).to_string()` gives, without building a JSON value first).
+fn answer(receipt: &Receipt, view: &View, version: i64) -> String {
+    #[derive(serde::Serialize)]
+    struct Answer<'a> {
+        receipt: &'a Receipt,
+        view: &'a View,
+        version: i64,
+    }
+    serde_json::to_string(&Answer { receipt, view, version })
+        .unwrap_or_else(|_| json!({"receipt": receipt, "view": view, "version": version}).to_string())
 }
 
 /// The lines of a transcript: what was said, continued, and the end.
@@ -200,4 +234,23 @@ pub fn transcript_lines(events: &[stagehand_protocol::Reported]) -> Vec<String> 
         .filter(|event| matches!(event.kind.as_str(), "said" | "continued" | "ended"))
         .map(|event| json!(event).to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use stagehand_protocol::{Outcome, Receipt, View};
+
+    use super::*;
+
+    #[test]
+    fn an_answer_is_the_bytes_of_its_json_value() {
+        let receipt = Receipt::Failed { error: "the world said \"no\" ✓".to_owned() };
+        let view = View::empty();
+        let built = json!({"receipt": receipt, "view": view, "version": 7}).to_string();
+        assert_eq!(answer(&receipt, &view, 7), built);
+        let executed = Receipt::Executed { outcome: Outcome::Awaiting, events: Vec::new() };
+        let (status, body, disposition, _) = respond(&executed, &view, 3);
+        assert_eq!((status, disposition), (200, "executed"));
+        assert_eq!(body, json!({"receipt": executed, "view": view, "version": 3}).to_string());
+    }
 }

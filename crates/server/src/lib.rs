@@ -25,6 +25,7 @@ pub mod app;
 pub mod exactly;
 pub mod host;
 pub mod lanes;
+pub mod live;
 pub mod metrics;
 pub mod problem;
 pub mod routes;

@@ -41,18 +41,23 @@ pub fn json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<
 /// The session `id`, if the request carries its token. A missing token is `401`; a wrong token
 /// and a session that does not exist are the same `404` (decision S5).
 pub async fn authorize(state: &AppState, headers: &HeaderMap, id: &str) -> Result<SessionRow, Problem> {
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
-        .map(str::trim)
-        .filter(|token| !token.is_empty())
-        .ok_or_else(|| Problem::new(Kind::Unauthorized, "send the session's token as Authorization: Bearer TOKEN"))?;
+    let token = bearer(headers)?;
     let row = state.store.session(id).await?;
     match row {
         Some(row) if token_matches(token, &row.token_hash) => Ok(row),
         _ => Err(not_found()),
     }
+}
+
+/// The request's bearer token, not yet checked; `401` when there is none.
+pub fn bearer(headers: &HeaderMap) -> Result<&str, Problem> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
+        .map(str::trim)
+        .filter(|token| !token.is_empty())
+        .ok_or_else(|| Problem::new(Kind::Unauthorized, "send the session's token as Authorization: Bearer TOKEN"))
 }
 
 /// The one answer for a session that is not there or not this token's.

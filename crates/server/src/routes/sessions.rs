@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{authorize, idempotency_key, json};
+use super::{authorize, json};
 use crate::app::{now_ms, Shared};
 use crate::exactly::{self, transcript_lines, Request};
 use crate::host::Document;
@@ -189,10 +189,8 @@ pub async fn apply(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    let row = authorize(&state, &headers, &id).await?;
-    let key = idempotency_key(&headers)?;
-    let Apply { action_id } = json(body)?;
-    exactly::run(&state, row, &key, &Request::Apply { action_id }).await
+    let (door, key, Apply { action_id }) = exactly::admit(&state, &headers, &id, body).await?;
+    exactly::run(&state, &id, door, &key, &Request::Apply { action_id }).await
 }
 
 /// The body of `POST /v1/sessions/{id}/input`.
@@ -212,10 +210,8 @@ pub async fn input(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    let row = authorize(&state, &headers, &id).await?;
-    let key = idempotency_key(&headers)?;
-    let Input { text, question_id } = json(body)?;
-    exactly::run(&state, row, &key, &Request::Input { question_id, text }).await
+    let (door, key, Input { text, question_id }) = exactly::admit(&state, &headers, &id, body).await?;
+    exactly::run(&state, &id, door, &key, &Request::Input { question_id, text }).await
 }
 
 /// `GET /v1/sessions/{id}/snapshot`: the session as plain data (the session layer's spelling).
@@ -238,5 +234,6 @@ pub async fn delete(
 ) -> Result<Response, Problem> {
     authorize(&state, &headers, &id).await?;
     state.store.delete_session(&id).await?;
+    state.live.forget(&id);
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -1,18 +1,27 @@
-//! Group commit for SQLite (decision S16): SQLite has one writer and makes every commit durable
-//! with its own sync of the log, so advances waiting at the same moment are committed together,
-//! one transaction and one sync for all of them. Each advance runs inside its own savepoint, so one
-//! that finds its version moved is undone alone; each caller hears its own outcome only after the
-//! transaction has committed.
+//! Group commit for SQLite (decisions S16, S26): SQLite has one writer and makes every commit
+//! durable with its own sync of the log, so advances waiting at the same moment are committed
+//! together, one transaction and one sync for all of them. Each advance runs inside its own
+//! savepoint, so one that finds its version moved is undone alone; each caller hears its own
+//! outcome only after the transaction has committed.
+//!
+//! The writer is a thread of its own holding one `rusqlite` connection with its statements
+//! prepared once (S26): a transaction of many advances runs without leaving the thread, where a
+//! pooled async connection would cross threads for every statement. The SQL is the store's own
+//! (`super::sql`). Checkpoints (copying the log back into the
+//! database file) run on a thread of their own, not inside a commit.
 
-use sqlx::{Acquire, AnyPool};
-use tokio::sync::{mpsc, oneshot};
+use std::sync::mpsc;
+use std::time::Duration;
 
-use super::{advance_in, retrying, Advance, Commit, StoreError};
+use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+use tokio::sync::oneshot;
+
+use super::{sql, Advance, Commit, StoreError, RETRIES};
 
 /// The most advances one transaction carries.
-const MOST: usize = 128;
+const MOST: usize = 256;
 
-/// An advance, owned, to cross to the writer task.
+/// An advance, owned, to cross to the writer thread.
 struct Owned {
     session_id: String,
     from_version: i64,
@@ -41,21 +50,6 @@ impl Owned {
             now: advance.now,
         }
     }
-
-    fn advance(&self) -> Advance<'_> {
-        Advance {
-            session_id: &self.session_id,
-            from_version: self.from_version,
-            snapshot: &self.snapshot,
-            key: &self.key,
-            request_hash: &self.request_hash,
-            status: self.status,
-            body: &self.body,
-            trace: &self.trace,
-            transcript: &self.transcript,
-            now: self.now,
-        }
-    }
 }
 
 struct Job {
@@ -63,10 +57,12 @@ struct Job {
     reply: oneshot::Sender<Result<Commit, String>>,
 }
 
-/// The door to the writer task.
+/// The door to the writer thread.
 #[derive(Debug, Clone)]
 pub(crate) struct Batcher {
     jobs: mpsc::Sender<Job>,
+    /// Dropped with the last batcher: the checkpointer ends.
+    _stop: mpsc::Sender<()>,
 }
 
 impl std::fmt::Debug for Job {
@@ -76,25 +72,49 @@ impl std::fmt::Debug for Job {
 }
 
 impl Batcher {
-    /// Starts the writer task over the one writer connection's pool.
-    pub(crate) fn start(pool: AnyPool) -> Batcher {
-        let (jobs, queue) = mpsc::channel(4 * MOST);
-        tokio::spawn(write(pool, queue));
-        Batcher { jobs }
+    /// Opens the writer connection on the SQLite file `path` (its schema already made) and starts
+    /// the writer thread.
+    pub(crate) fn start(path: &str, synchronous: &str) -> Result<Batcher, StoreError> {
+        let connection = Connection::open(path).map_err(batch_error)?;
+        connection.busy_timeout(Duration::from_secs(5)).map_err(batch_error)?;
+        connection
+            .execute_batch(&format!(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = {synchronous}; PRAGMA wal_autocheckpoint = 0;"
+            ))
+            .map_err(batch_error)?;
+        connection.set_prepared_statement_cache_capacity(16);
+        let checkpointer = Connection::open(path).map_err(batch_error)?;
+        checkpointer.busy_timeout(Duration::from_secs(5)).map_err(batch_error)?;
+        let (jobs, queue) = mpsc::channel();
+        let (stop, stopped) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("stagehand-sqlite-writer".to_owned())
+            .spawn(move || write(connection, &queue))
+            .map_err(|e| StoreError::Batch(format!("cannot start the writer: {e}")))?;
+        std::thread::Builder::new()
+            .name("stagehand-sqlite-checkpoint".to_owned())
+            .spawn(move || checkpoint(&checkpointer, &stopped))
+            .map_err(|e| StoreError::Batch(format!("cannot start the checkpointer: {e}")))?;
+        Ok(Batcher { jobs, _stop: stop })
     }
 
     /// Commits `advance` with whatever else is waiting; its own outcome once committed.
     pub(crate) async fn commit(&self, advance: &Advance<'_>) -> Result<Commit, StoreError> {
         let (reply, outcome) = oneshot::channel();
         let job = Job { advance: Owned::of(advance), reply };
-        self.jobs.send(job).await.map_err(|_| StoreError::Batch("the writer has stopped".to_owned()))?;
+        self.jobs.send(job).map_err(|_| StoreError::Batch("the writer has stopped".to_owned()))?;
         outcome.await.map_err(|_| StoreError::Batch("the writer has stopped".to_owned()))?.map_err(StoreError::Batch)
     }
 }
 
-/// The writer task: takes what waits (up to [`MOST`]), commits it as one, answers each.
-async fn write(pool: AnyPool, mut queue: mpsc::Receiver<Job>) {
-    while let Some(first) = queue.recv().await {
+fn batch_error(error: rusqlite::Error) -> StoreError {
+    StoreError::Batch(error.to_string())
+}
+
+/// The writer thread: takes what waits (up to [`MOST`]), commits it as one, answers each. Ends
+/// when every [`Batcher`] is gone.
+fn write(mut connection: Connection, queue: &mpsc::Receiver<Job>) {
+    while let Ok(first) = queue.recv() {
         let mut batch = vec![first];
         while batch.len() < MOST {
             match queue.try_recv() {
@@ -102,14 +122,14 @@ async fn write(pool: AnyPool, mut queue: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        match commit_all(&pool, &batch).await {
+        match commit_all(&mut connection, &batch) {
             Ok(commits) => {
                 for (job, commit) in batch.into_iter().zip(commits) {
                     let _ = job.reply.send(Ok(commit));
                 }
             }
             Err(error) => {
-                let error = error.to_string();
+                let error = format!("the group commit failed: {error}");
                 for job in batch {
                     let _ = job.reply.send(Err(error.clone()));
                 }
@@ -118,21 +138,92 @@ async fn write(pool: AnyPool, mut queue: mpsc::Receiver<Job>) {
     }
 }
 
-async fn commit_all(pool: &AnyPool, batch: &[Job]) -> Result<Vec<Commit>, StoreError> {
-    retrying(|| async {
-        let mut tx = pool.begin().await?;
-        let mut commits = Vec::with_capacity(batch.len());
-        for job in batch {
-            let mut savepoint = (&mut tx).begin().await?;
-            let commit = advance_in(&mut savepoint, &job.advance.advance()).await?;
-            match commit {
-                Commit::Committed => savepoint.commit().await?,
-                Commit::Moved | Commit::Gone => savepoint.rollback().await?,
+/// How often the log is copied back into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// The checkpointer thread: copies the log back into the database file every
+/// [`CHECKPOINT_EVERY`] (a passive checkpoint, which never waits for the writer), so that no
+/// commit pays for it (every connection's own automatic checkpoint is off). Ends when every
+/// [`Batcher`] is gone; a failed checkpoint is tried again next time.
+fn checkpoint(connection: &Connection, stopped: &mpsc::Receiver<()>) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+        let _ = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+    }
+}
+
+/// Commits the batch in one transaction, retrying a busy file (another process writing) a
+/// bounded number of times; every advance's outcome.
+fn commit_all(connection: &mut Connection, batch: &[Job]) -> rusqlite::Result<Vec<Commit>> {
+    let mut tries = 0;
+    loop {
+        match try_commit_all(connection, batch) {
+            Err(error) if is_busy(&error) && tries < RETRIES => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(1 << tries.min(6)));
             }
-            commits.push(commit);
+            other => return other,
         }
-        tx.commit().await?;
-        Ok(commits)
-    })
-    .await
+    }
+}
+
+fn try_commit_all(connection: &mut Connection, batch: &[Job]) -> rusqlite::Result<Vec<Commit>> {
+    let mut tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut commits = Vec::with_capacity(batch.len());
+    for job in batch {
+        let savepoint = tx.savepoint()?;
+        let commit = advance(&savepoint, &job.advance)?;
+        match commit {
+            Commit::Committed => savepoint.commit()?,
+            // Dropped, a savepoint rolls back what it wrote.
+            Commit::Moved | Commit::Gone => drop(savepoint),
+        }
+        commits.push(commit);
+    }
+    tx.commit()?;
+    Ok(commits)
+}
+
+/// One advance: the compare-and-swap, the receipt, the lines. On [`Commit::Moved`] or [`Commit::Gone`] the caller rolls back.
+fn advance(connection: &Connection, advance: &Owned) -> rusqlite::Result<Commit> {
+    let moved = connection.prepare_cached(sql::ADVANCE)?.execute(params![
+        advance.snapshot,
+        advance.now,
+        advance.session_id,
+        advance.from_version
+    ])?;
+    if moved == 0 {
+        let exists = connection.prepare_cached(sql::VERSION)?.exists(params![advance.session_id])?;
+        return Ok(if exists { Commit::Moved } else { Commit::Gone });
+    }
+    let recorded = connection.prepare_cached(sql::RECORD)?.execute(params![
+        advance.session_id,
+        advance.key,
+        advance.request_hash,
+        i64::from(advance.status),
+        advance.body,
+        advance.from_version + 1,
+        advance.now
+    ]);
+    match recorded {
+        Err(error) if is_unique_violation(&error) => return Ok(Commit::Moved),
+        other => other?,
+    };
+    let mut trace = connection.prepare_cached(sql::TRACE)?;
+    for (seq, line) in &advance.trace {
+        trace.execute(params![advance.session_id, seq, line])?;
+    }
+    let mut transcript = connection.prepare_cached(sql::TRANSCRIPT)?;
+    for line in &advance.transcript {
+        transcript.execute(params![advance.session_id, line])?;
+    }
+    Ok(Commit::Committed)
+}
+
+fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(e, _) if e.code == ErrorCode::ConstraintViolation
+        && matches!(e.extended_code, 1555 | 2067))
+}
+
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(error.sqlite_error_code(), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked))
 }

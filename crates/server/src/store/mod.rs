@@ -2,7 +2,9 @@
 //! (session, idempotency key), trace lines under a unique (session, sequence) and the transcript.
 //!
 //! One code path for SQLite and PostgreSQL through `sqlx`'s `Any` driver, plain queries with
-//! bound parameters only (decision S1). An apply is one transaction that moves the session's
+//! bound parameters only (decision S1), except for the advance itself: SQLite's group commit
+//! runs on a `rusqlite` writer thread (S26) and PostgreSQL runs it as one statement (S28). An
+//! apply is one transaction that moves the session's
 //! version by compare-and-swap and writes the new snapshot, the receipt and the trace lines
 //! (decision S2): [`Store::commit`] says [`Commit::Moved`] when the version moved under it, and the
 //! caller starts again on the new state.
@@ -110,6 +112,10 @@ pub enum Commit {
 /// How many times a transaction that the database asked to retry is retried.
 const RETRIES: usize = 8;
 
+/// SQLite's `synchronous` setting: FULL, a commit is on the disk before it is acknowledged (S2,
+/// S26).
+const SYNCHRONOUS: &str = "FULL";
+
 /// The store over one database.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -125,22 +131,27 @@ impl Store {
     /// brings its schema up to date.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
-        let store = if url.starts_with("sqlite:") {
+        if let Some(path) = url.strip_prefix("sqlite:") {
+            let path = path.strip_prefix("//").unwrap_or(path);
+            let path = path.split('?').next().unwrap_or(path);
+            if path.is_empty() || path.starts_with(":memory:") {
+                return Err(StoreError::Url(url.chars().take(12).collect()));
+            }
             let url = with_create_mode(url);
             let writer = sqlite_pool(1).connect(&url).await?;
             // WAL lets readers go on while the one writer writes; it is a property of the file.
             writer.execute("PRAGMA journal_mode = WAL").await?;
             let reader = sqlite_pool(4).connect(&url).await?;
-            let batcher = Some(batch::Batcher::start(writer.clone()));
-            Store { backend: Backend::Sqlite, writer, reader, batcher }
+            migrate::run(&writer, Backend::Sqlite).await?;
+            let batcher = Some(batch::Batcher::start(path, SYNCHRONOUS)?);
+            Ok(Store { backend: Backend::Sqlite, writer, reader, batcher })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = AnyPoolOptions::new().max_connections(16).connect(url).await?;
-            Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool, batcher: None }
+            migrate::run(&pool, Backend::Postgres).await?;
+            Ok(Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool, batcher: None })
         } else {
-            return Err(StoreError::Url(url.chars().take(12).collect()));
-        };
-        migrate::run(&store.writer, store.backend).await?;
-        Ok(store)
+            Err(StoreError::Url(url.chars().take(12).collect()))
+        }
     }
 
     /// Which database this is.
@@ -220,7 +231,7 @@ impl Store {
             .bind(&row.world)
             .execute(&mut *tx)
             .await?;
-            insert_lines(&mut tx, &row.id, trace, transcript, 0).await?;
+            insert_lines(&mut tx, &row.id, trace, transcript).await?;
             tx.commit().await
         })
         .await
@@ -263,14 +274,37 @@ impl Store {
         if let Some(batcher) = &self.batcher {
             return batcher.commit(advance).await;
         }
+        // PostgreSQL: the whole advance is one statement, one round trip (S28).
+        let trace = serde_json::to_string(
+            &advance.trace.iter().map(|(seq, line)| serde_json::json!({"seq": seq, "line": line})).collect::<Vec<_>>(),
+        )
+        .map_err(|e| StoreError::Batch(e.to_string()))?;
+        let transcript = serde_json::to_string(advance.transcript).map_err(|e| StoreError::Batch(e.to_string()))?;
         retrying(|| async {
-            let mut tx = self.writer.begin().await?;
-            let commit = advance_in(&mut tx, advance).await?;
-            match commit {
-                Commit::Committed => tx.commit().await?,
-                Commit::Moved | Commit::Gone => tx.rollback().await?,
-            }
-            Ok(commit)
+            let counted = sqlx::query(sql::ADVANCE_IN_ONE)
+                .bind(advance.snapshot)
+                .bind(advance.now)
+                .bind(advance.session_id)
+                .bind(advance.from_version)
+                .bind(advance.key)
+                .bind(advance.request_hash)
+                .bind(i64::from(advance.status))
+                .bind(advance.body)
+                .bind(&trace)
+                .bind(&transcript)
+                .fetch_one(&self.writer)
+                .await;
+            let row = match counted {
+                // The key is already recorded: the statement wrote nothing.
+                Err(error) if is_unique_violation(&error) => return Ok(Commit::Moved),
+                other => other?,
+            };
+            let (moved, exists): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+            Ok(match (moved, exists) {
+                (0, 0) => Commit::Gone,
+                (0, _) => Commit::Moved,
+                _ => Commit::Committed,
+            })
         })
         .await
     }
@@ -335,54 +369,45 @@ impl Store {
     }
 }
 
-/// One advance inside a transaction: the compare-and-swap, the receipt, the lines. On
-/// [`Commit::Moved`] or [`Commit::Gone`] the caller rolls back (what was written is undone).
-pub(crate) async fn advance_in(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    advance: &Advance<'_>,
-) -> Result<Commit, sqlx::Error> {
-    let moved = sqlx::query(
-        "UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 WHERE id = $3 AND version = $4",
-    )
-    .bind(advance.snapshot)
-    .bind(advance.now)
-    .bind(advance.session_id)
-    .bind(advance.from_version)
-    .execute(&mut **tx)
-    .await?
-    .rows_affected();
-    if moved == 0 {
-        let exists = sqlx::query("SELECT version FROM sessions WHERE id = $1")
-            .bind(advance.session_id)
-            .fetch_optional(&mut **tx)
-            .await?
-            .is_some();
-        return Ok(if exists { Commit::Moved } else { Commit::Gone });
-    }
-    let recorded = sqlx::query(
+/// The statements of an advance: SQLite's writer runs them one by one (S26), PostgreSQL runs
+/// them as one (S28).
+pub(crate) mod sql {
+    /// The compare-and-swap: `$1` snapshot, `$2` now, `$3` id, `$4` the version read.
+    pub(crate) const ADVANCE: &str =
+        "UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 WHERE id = $3 AND version = $4";
+    /// Whether the session is still there.
+    pub(crate) const VERSION: &str = "SELECT version FROM sessions WHERE id = $1";
+    /// The receipt under its key.
+    pub(crate) const RECORD: &str =
         "INSERT INTO receipts (session_id, idempotency_key, request_hash, status, body, version, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    )
-    .bind(advance.session_id)
-    .bind(advance.key)
-    .bind(advance.request_hash)
-    .bind(i64::from(advance.status))
-    .bind(advance.body)
-    .bind(advance.from_version + 1)
-    .bind(advance.now)
-    .execute(&mut **tx)
-    .await;
-    match recorded {
-        Err(error) if is_unique_violation(&error) => return Ok(Commit::Moved),
-        other => other?,
-    };
-    let said: Option<i64> = sqlx::query("SELECT MAX(n) FROM transcript WHERE session_id = $1")
-        .bind(advance.session_id)
-        .fetch_one(&mut **tx)
-        .await?
-        .try_get(0)?;
-    insert_lines(tx, advance.session_id, advance.trace, advance.transcript, said.unwrap_or(0)).await?;
-    Ok(Commit::Committed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// A trace line.
+    pub(crate) const TRACE: &str = "INSERT INTO trace (session_id, seq, line) VALUES ($1, $2, $3)";
+    /// PostgreSQL's whole advance in one statement: the compare-and-swap (`$1` snapshot, `$2`
+    /// now, `$3` id, `$4` the version read), the receipt (`$5` key, `$6` request hash, `$7`
+    /// status, `$8` body), the trace lines (`$9`, a JSON array of `{seq, line}`) and the
+    /// transcript lines (`$10`, a JSON array of lines, numbered after the session's last), each
+    /// written only if the swap took. A key already recorded fails the statement on the
+    /// receipts' unique key, so nothing is written. Answers how many rows were swapped (0 or 1)
+    /// and whether the session exists.
+    pub(crate) const ADVANCE_IN_ONE: &str = "WITH moved AS (\
+           UPDATE sessions SET version = version + 1, snapshot = $1, updated_at = $2 \
+           WHERE id = $3 AND version = $4 RETURNING id), \
+         recorded AS (\
+           INSERT INTO receipts (session_id, idempotency_key, request_hash, status, body, version, created_at) \
+           SELECT id, $5, $6, $7, $8, $4 + 1, $2 FROM moved RETURNING session_id), \
+         traced AS (\
+           INSERT INTO trace (session_id, seq, line) \
+           SELECT r.session_id, t.seq, t.line FROM recorded r, json_to_recordset($9::json) AS t(seq BIGINT, line TEXT)), \
+         said AS (\
+           INSERT INTO transcript (session_id, n, line) \
+           SELECT r.session_id, (SELECT COALESCE(MAX(n), 0) FROM transcript WHERE session_id = $3) + l.ord, l.line \
+           FROM recorded r, json_array_elements_text($10::json) WITH ORDINALITY AS l(line, ord)) \
+         SELECT (SELECT COUNT(*) FROM moved), (SELECT COUNT(*) FROM sessions WHERE id = $3)";
+    /// A transcript line (`$1` session, `$2` line), numbered after the session's last one: the
+    /// number is read and written in one statement.
+    pub(crate) const TRANSCRIPT: &str = "INSERT INTO transcript (session_id, n, line) \
+         SELECT $1, COALESCE(MAX(n), 0) + 1, $2 FROM transcript WHERE session_id = $1";
 }
 
 fn sqlite_pool(connections: u32) -> AnyPoolOptions {
@@ -391,6 +416,8 @@ fn sqlite_pool(connections: u32) -> AnyPoolOptions {
             // FULL: a commit is on disk before it is acknowledged, in WAL mode too (S2).
             connection.execute("PRAGMA synchronous = FULL").await?;
             connection.execute("PRAGMA busy_timeout = 5000").await?;
+            // The group commit's checkpointer copies the log back (S26), not a commit.
+            connection.execute("PRAGMA wal_autocheckpoint = 0").await?;
             Ok(())
         })
     })
@@ -423,23 +450,12 @@ async fn insert_lines(
     id: &str,
     trace: &[(i64, String)],
     transcript: &[String],
-    said: i64,
 ) -> Result<(), sqlx::Error> {
     for (seq, line) in trace {
-        sqlx::query("INSERT INTO trace (session_id, seq, line) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(*seq)
-            .bind(line)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(sql::TRACE).bind(id).bind(*seq).bind(line).execute(&mut **tx).await?;
     }
-    for (n, line) in (said + 1..).zip(transcript) {
-        sqlx::query("INSERT INTO transcript (session_id, n, line) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(n)
-            .bind(line)
-            .execute(&mut **tx)
-            .await?;
+    for line in transcript {
+        sqlx::query(sql::TRANSCRIPT).bind(id).bind(line).execute(&mut **tx).await?;
     }
     Ok(())
 }

@@ -61,6 +61,17 @@ async fn holds(store: &Store) {
     assert_eq!(lines, vec![(1, "t1".to_owned()), (2, "t2".to_owned())]);
     assert_eq!(store.trace("s1", 1, 100).await.unwrap(), vec![(2, "t2".to_owned())]);
     assert_eq!(store.transcript("s1", 0, 10).await.unwrap(), vec![(1, "hello".to_owned())]);
+    // Several trace lines and transcript lines in one advance: the transcript numbers go on from
+    // the last one stored.
+    let lines = [(3, "t3".to_owned()), (4, "t\"4\\".to_owned())];
+    let said = ["a".to_owned(), "b \"quoted\"".to_owned()];
+    let more = Advance { transcript: &said, ..advance("s1", 2, "k3", "{\"n\":3}", &lines) };
+    assert_eq!(store.commit(&more).await.unwrap(), Commit::Committed);
+    assert_eq!(store.trace("s1", 2, 100).await.unwrap(), lines.to_vec());
+    let transcript = store.transcript("s1", 0, 10).await.unwrap();
+    let expected: Vec<(i64, String)> = vec![(1, "hello".into()), (2, said[0].clone()), (3, said[1].clone())];
+    assert_eq!(transcript, expected);
+    assert_eq!(store.session("s1").await.unwrap().unwrap().version, 3);
     assert_eq!(store.commit(&advance("gone", 1, "k", "{}", &[])).await.unwrap(), Commit::Gone);
 
     assert!(store.delete_session("s1").await.unwrap());
