@@ -243,6 +243,10 @@ impl Run<'_> {
 
     pub fn trace_at(&mut self, trace_type: &str, turn: Option<u64>, call_id: Option<&str>, payload: Value) {
         self.core.seq.trace += 1;
+        if self.io.replaying() {
+            // Handed out by an earlier play: only its sequence number counts (A30).
+            return;
+        }
         let s = self.session;
         let event = TraceEvent {
             schema_version: 2,
@@ -259,7 +263,7 @@ impl Run<'_> {
             call_id: call_id.map(str::to_owned),
             payload,
         };
-        self.io.out.push(Emission::Trace { event });
+        self.io.emit(Emission::Trace { event });
     }
 
     /// The descriptor now.
@@ -280,6 +284,10 @@ impl Run<'_> {
 
     /// A status line: its `status.emitted` trace, then the status itself.
     pub fn status(&mut self, message: &str, data: Option<Value>) {
+        if self.io.replaying() {
+            self.core.seq.trace += 1;
+            return;
+        }
         let state = self.state();
         let mut p = Map::new();
         p.insert("message".into(), Value::String(message.to_owned()));
@@ -291,21 +299,24 @@ impl Run<'_> {
             p.insert("stateId".into(), Value::String(id.clone()));
         }
         self.trace("status.emitted", None, Value::Object(p));
-        self.io.out.push(Emission::Status { message: message.to_owned() });
+        self.io.emit(Emission::Status { message: message.to_owned() });
     }
 
     /// Moves to `position` because of `event`: the `fsm.transition` trace, the
     /// `playbook.fsm.state` telemetry, then the status lines of the profile.
     pub fn enter(&mut self, position: Position, event: Value) {
+        if self.io.replaying() {
+            // The same moves as below, without the emissions an earlier play handed out.
+            self.core.position = position;
+            self.mark_final();
+            self.core.seq.trace += 1;
+            let to = state_key(&self.core.position);
+            return self.entry_statuses(&to);
+        }
         let previous = self.state();
         let from = state_key(&self.core.position);
         self.core.position = position;
-        if let Position::At(id) = &self.core.position {
-            if self.m.state(id).is_some_and(|s| s.is_final) {
-                self.core.done = true;
-                self.core.output = Some(self.output_of(&id.clone()));
-            }
-        }
+        self.mark_final();
         let state = self.state();
         let to = state_key(&self.core.position);
         let mut p = Map::new();
@@ -329,8 +340,18 @@ impl Run<'_> {
         if !pending.is_empty() {
             t.insert("pendingQuestions".into(), serde_json::to_value(pending).unwrap_or(Value::Null));
         }
-        self.io.out.push(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload: Value::Object(t) });
+        self.io.emit(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload: Value::Object(t) });
         self.entry_statuses(&to);
+    }
+
+    /// A final state is done and computes its output.
+    fn mark_final(&mut self) {
+        if let Position::At(id) = &self.core.position {
+            if self.m.state(id).is_some_and(|s| s.is_final) {
+                self.core.done = true;
+                self.core.output = Some(self.output_of(&id.clone()));
+            }
+        }
     }
 
     fn entry_statuses(&mut self, to: &str) {

@@ -207,7 +207,7 @@ pub(crate) struct Io<'j> {
     cursor: usize,
     /// The time of the latest answer consumed (or of the boundary's start).
     pub now: u64,
-    /// Everything emitted by this play, from the boundary's start.
+    /// What this play emitted past the answers it replayed: the emissions not yet handed out.
     pub out: Vec<Emission>,
     /// The boundary's signal aborted.
     pub aborted: bool,
@@ -230,6 +230,19 @@ impl<'j> Io<'j> {
                 Ok(reply.clone())
             }
             None => Err(Halt(request)),
+        }
+    }
+
+    /// Whether this play is still replaying answers it already had: everything it emits now
+    /// was handed out by an earlier play (A30), so it is counted, not built.
+    pub fn replaying(&self) -> bool {
+        self.cursor < self.journal.len()
+    }
+
+    /// Emits `emission`, unless the play is replaying (it was handed out already).
+    pub fn emit(&mut self, emission: Emission) {
+        if !self.replaying() {
+            self.out.push(emission);
         }
     }
 

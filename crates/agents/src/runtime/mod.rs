@@ -218,7 +218,6 @@ struct Boundary {
     start: Core,
     at: u64,
     journal: Vec<(Reply, u64)>,
-    delivered: usize,
     waiting: Option<Request>,
 }
 
@@ -479,8 +478,7 @@ impl Runtime {
     }
 
     fn begin(&mut self, kind: Kind, at: u64) -> Step {
-        self.boundary =
-            Some(Boundary { kind, start: self.core.clone(), at, journal: Vec::new(), delivered: 0, waiting: None });
+        self.boundary = Some(Boundary { kind, start: self.core.clone(), at, journal: Vec::new(), waiting: None });
         self.play()
     }
 
@@ -503,12 +501,11 @@ impl Runtime {
         };
         let outcome = play_kind(&mut run, &b.kind);
         let Run { core, io, .. } = run;
-        let emitted = io.out.get(b.delivered..).map(<[_]>::to_vec).unwrap_or_default();
-        let total = io.out.len();
+        // The play emitted only what no earlier play handed out (A30).
+        let emitted = io.out;
         match outcome {
             Err(Halt(request)) => {
                 if let Some(b) = self.boundary.as_mut() {
-                    b.delivered = total;
                     b.waiting = Some(request.clone());
                 }
                 Step { emitted, next: Next::Request { request } }

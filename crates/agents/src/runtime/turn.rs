@@ -132,7 +132,12 @@ impl Run<'_> {
         let contracts = contracts(self.m);
         let state = self.state();
         let where_ = state.state_id.clone().unwrap_or_else(|| state.active_state_ids.join(", "));
-        let prompt = classification_prompt(text, &where_, &pending, &contracts);
+        // A replayed call's prompt went out with its start (A30).
+        let prompt = if self.io.replaying() {
+            String::new()
+        } else {
+            classification_prompt(text, &where_, &pending, &contracts)
+        };
         let reply = match self.call_judge(JudgePurpose::BossInputClassification, state.state_id.clone(), prompt)? {
             Ok(r) => r,
             Err(Settle::Control(e)) => {
