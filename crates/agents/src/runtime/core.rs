@@ -1,7 +1,7 @@
 //! The runtime's state between boundaries ([`Core`]) and one play of a boundary ([`Run`]):
 //! state descriptors, the trace envelope, status lines and entering states.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 use super::io::{Emission, Io, TraceEvent};
 use super::wire::{MachineStatus, NormalizedError, PendingBossQuestion, PlaybookState, Receipt};
 use super::{Options, Session};
-use crate::machine::{Invoke, Machine, Tag, AWAIT_BOSS_REPLY, FAILED};
+use crate::adjudicate::classify::EventContract;
+use crate::machine::{Invoke, Machine, State, Tag, AWAIT_BOSS_REPLY, FAILED};
 
 /// Where the machine stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,6 +160,11 @@ impl Core {
 
     /// The state descriptor (§1.2 `PlaybookState`).
     pub fn descriptor(&self, m: &Machine) -> PlaybookState {
+        self.descriptor_by(|id| m.state(id))
+    }
+
+    /// The state descriptor, finding states with `find`.
+    pub fn descriptor_by<'m>(&self, find: impl Fn(&str) -> Option<&'m State>) -> PlaybookState {
         let (value, ids) = match &self.position {
             Position::At(id) => (Value::String(id.clone()), vec![id.clone()]),
             Position::Group { group, regions } => {
@@ -181,7 +187,7 @@ impl Core {
         let mut tags: Vec<String> = Vec::new();
         match &self.position {
             Position::At(id) => {
-                if let Some(s) = m.state(id) {
+                if let Some(s) = find(id) {
                     tags.extend(s.tags.iter().map(|t| tag_name(*t).to_owned()));
                 }
             }
@@ -219,9 +225,34 @@ pub(crate) fn tag_name(t: Tag) -> &'static str {
     }
 }
 
+/// What the runtime derives from its machine once, instead of at every play (A31): the states
+/// by id, and the event contracts the judge classifies Boss text against.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    by_id: HashMap<String, usize>,
+    pub contracts: Vec<EventContract>,
+}
+
+impl Derived {
+    pub fn new(m: &Machine) -> Self {
+        let mut by_id = HashMap::with_capacity(m.states.len());
+        for (i, s) in m.states.iter().enumerate() {
+            // The first of duplicate ids wins, as `Machine::state` finds it.
+            by_id.entry(s.id.clone()).or_insert(i);
+        }
+        Derived { by_id, contracts: super::turn::contracts(m) }
+    }
+
+    /// `m.state(id)` in one look-up; `m` is the machine this was derived from.
+    pub fn state<'m>(&self, m: &'m Machine, id: &str) -> Option<&'m State> {
+        self.by_id.get(id).and_then(|&i| m.states.get(i))
+    }
+}
+
 /// One play of a boundary.
 pub(crate) struct Run<'a> {
     pub m: &'a Machine,
+    pub derived: &'a Derived,
     pub opts: &'a Options,
     pub session: &'a Session,
     pub core: Core,
@@ -235,10 +266,24 @@ pub(crate) struct Run<'a> {
     pub continuation: Option<(String, String, String)>,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// The state `id` of the machine.
+    pub fn find(&self, id: &str) -> Option<&'a State> {
+        self.derived.state(self.m, id)
+    }
+
     /// Emits one trace event with the next sequence number.
     pub fn trace(&mut self, trace_type: &str, call_id: Option<&str>, payload: Value) {
         self.trace_at(trace_type, self.turn, call_id, payload);
+    }
+
+    /// [`Run::trace`] with the payload built only when the event leaves (not in a replay, A30).
+    pub fn trace_with(&mut self, trace_type: &str, call_id: Option<&str>, payload: impl FnOnce() -> Value) {
+        if self.io.replaying() {
+            self.core.seq.trace += 1;
+            return;
+        }
+        self.trace(trace_type, call_id, payload());
     }
 
     pub fn trace_at(&mut self, trace_type: &str, turn: Option<u64>, call_id: Option<&str>, payload: Value) {
@@ -268,7 +313,15 @@ impl Run<'_> {
 
     /// The descriptor now.
     pub fn state(&self) -> PlaybookState {
-        self.core.descriptor(self.m)
+        let (m, derived) = (self.m, self.derived);
+        self.core.descriptor_by(|id| derived.state(m, id))
+    }
+
+    /// The descriptor now as JSON, and its `stateId`.
+    pub fn state_json(&self) -> (Value, Option<String>) {
+        let state = self.state();
+        let id = state.state_id.clone();
+        (state_value(state), id)
     }
 
     /// `{state, stateId?}`, the payload of `session.*`.
@@ -278,7 +331,7 @@ impl Run<'_> {
         if let Some(id) = &state.state_id {
             p.insert("stateId".into(), Value::String(id.clone()));
         }
-        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        p.insert("state".into(), state_value(state));
         Value::Object(p)
     }
 
@@ -288,15 +341,15 @@ impl Run<'_> {
             self.core.seq.trace += 1;
             return;
         }
-        let state = self.state();
+        let (state, state_id) = self.state_json();
         let mut p = Map::new();
         p.insert("message".into(), Value::String(message.to_owned()));
         if let Some(d) = data {
             p.insert("data".into(), d);
         }
-        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
-        if let Some(id) = &state.state_id {
-            p.insert("stateId".into(), Value::String(id.clone()));
+        p.insert("state".into(), state);
+        if let Some(id) = state_id {
+            p.insert("stateId".into(), Value::String(id));
         }
         self.trace("status.emitted", None, Value::Object(p));
         self.io.emit(Emission::Status { message: message.to_owned() });
@@ -313,18 +366,18 @@ impl Run<'_> {
             let to = state_key(&self.core.position);
             return self.entry_statuses(&to);
         }
-        let previous = self.state();
+        let (previous, _) = self.state_json();
         let from = state_key(&self.core.position);
         self.core.position = position;
         self.mark_final();
-        let state = self.state();
+        let (state, _) = self.state_json();
         let to = state_key(&self.core.position);
         let mut p = Map::new();
         p.insert("from".into(), Value::String(from));
         p.insert("to".into(), Value::String(to.clone()));
         p.insert("event".into(), event);
-        p.insert("previousState".into(), serde_json::to_value(&previous).unwrap_or(Value::Null));
-        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        p.insert("previousState".into(), previous);
+        p.insert("state".into(), state.clone());
         if let Some(q) = self.core.pending.last() {
             p.insert("pendingQuestion".into(), serde_json::to_value(q.public()).unwrap_or(Value::Null));
         }
@@ -335,7 +388,7 @@ impl Run<'_> {
         }
         self.trace("fsm.transition", None, Value::Object(p));
         let mut t = Map::new();
-        t.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        t.insert("state".into(), state);
         let pending: Vec<_> = self.core.pending.iter().map(Question::public).collect();
         if !pending.is_empty() {
             t.insert("pendingQuestions".into(), serde_json::to_value(pending).unwrap_or(Value::Null));
@@ -347,7 +400,7 @@ impl Run<'_> {
     /// A final state is done and computes its output.
     fn mark_final(&mut self) {
         if let Position::At(id) = &self.core.position {
-            if self.m.state(id).is_some_and(|s| s.is_final) {
+            if self.find(id).is_some_and(|s| s.is_final) {
                 self.core.done = true;
                 self.core.output = Some(self.output_of(&id.clone()));
             }
@@ -381,7 +434,7 @@ impl Run<'_> {
     /// A final state's output.
     pub fn output_of(&self, id: &str) -> Value {
         let mut out = Map::new();
-        if let Some(s) = self.m.state(id) {
+        if let Some(s) = self.find(id) {
             for f in &s.output {
                 let v = match &f.value {
                     crate::machine::Operand::Context(c) => self.core.context.get(c).cloned().unwrap_or(Value::Null),
@@ -396,7 +449,7 @@ impl Run<'_> {
 
     /// The source item of a state.
     pub fn source_item(&self, id: &str) -> Option<String> {
-        self.m.state(id).and_then(|s| s.source_item.clone())
+        self.find(id).and_then(|s| s.source_item.clone())
     }
 
     /// Latches the boundary's first control-plane error.
@@ -407,9 +460,31 @@ impl Run<'_> {
     }
 
     /// Whether the state invokes something (a working leaf).
-    pub fn invokes(&self, id: &str) -> Option<&Invoke> {
-        self.m.state(id).and_then(|s| s.invoke.as_ref())
+    pub fn invokes(&self, id: &str) -> Option<&'a Invoke> {
+        self.find(id).and_then(|s| s.invoke.as_ref())
     }
+}
+
+/// A descriptor as JSON, built directly: the value `serde_json::to_value` gives (the same
+/// members in the same order), without the serializer's detour (A31).
+pub(crate) fn state_value(state: PlaybookState) -> Value {
+    let strings = |v: Vec<String>| Value::Array(v.into_iter().map(Value::String).collect());
+    let status = match state.status {
+        MachineStatus::Active => "active",
+        MachineStatus::Done => "done",
+        MachineStatus::Error => "error",
+        MachineStatus::Stopped => "stopped",
+    };
+    let mut m = Map::new();
+    m.insert("value".into(), state.value);
+    m.insert("activeStateIds".into(), strings(state.active_state_ids));
+    m.insert("tags".into(), strings(state.tags));
+    m.insert("status".into(), Value::String(status.into()));
+    m.insert("quiescent".into(), Value::Bool(state.quiescent));
+    if let Some(id) = state.state_id {
+        m.insert("stateId".into(), Value::String(id));
+    }
+    Value::Object(m)
 }
 
 fn state_key(p: &Position) -> String {
@@ -424,5 +499,43 @@ pub(crate) fn capitalise(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{state_value, MachineStatus, PlaybookState};
+
+    #[test]
+    fn state_value_is_what_serde_writes() {
+        let one = PlaybookState {
+            value: json!("r0"),
+            active_state_ids: vec!["r0".into()],
+            tags: vec!["playbook.parked".into()],
+            status: MachineStatus::Active,
+            quiescent: true,
+            state_id: Some("r0".into()),
+        };
+        let group = PlaybookState {
+            value: json!({"g": {"a": "done", "b": "running"}}),
+            active_state_ids: vec!["g".into(), "b".into()],
+            tags: vec!["playbook.busy".into()],
+            status: MachineStatus::Active,
+            quiescent: false,
+            state_id: None,
+        };
+        let mut statuses = vec![one.clone(), group.clone()];
+        for status in [MachineStatus::Done, MachineStatus::Error, MachineStatus::Stopped] {
+            statuses.push(PlaybookState { status, ..one.clone() });
+        }
+        for state in statuses {
+            let by_serde = serde_json::to_value(&state).unwrap();
+            let direct = state_value(state);
+            assert_eq!(direct, by_serde);
+            // The same members in the same order: the trace's bytes.
+            assert_eq!(direct.to_string(), by_serde.to_string());
+        }
     }
 }

@@ -132,7 +132,8 @@ impl Run<'_> {
     /// Sends a Boss event the machine takes (checked with [`can`] first).
     pub(crate) fn send(&mut self, event: &BossEvent) {
         self.event_sent = true;
-        let descriptor = self.event_descriptor(event);
+        // A replayed move emits nothing, so it needs no description (A30).
+        let descriptor = if self.io.replaying() { Value::Null } else { self.event_descriptor(event) };
         match event.event_type.as_str() {
             BOSS_REPLY => {
                 let id = event.fields.get(QUESTION_ID).and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -166,7 +167,7 @@ impl Run<'_> {
             }
             other => {
                 let Some(at) = self.core.single().map(str::to_owned) else { return };
-                let Some(state) = self.m.state(&at) else { return };
+                let Some(state) = self.find(&at) else { return };
                 let Some(t) = pick(&state.on, None, Some(other), &self.core.context) else { return };
                 // A fresh directive abandons a pending question.
                 self.core.pending.clear();
@@ -192,7 +193,7 @@ impl Run<'_> {
         if id != FAILED {
             self.core.last_error = None;
         }
-        let position = match self.m.state(id) {
+        let position = match self.find(id) {
             Some(s) if !s.parallel.is_empty() => Position::Group {
                 group: id.to_owned(),
                 regions: s.parallel.iter().map(|m| Region { member: m.clone(), phase: Phase::Running }).collect(),
@@ -211,12 +212,12 @@ impl Run<'_> {
             }
             match self.core.position.clone() {
                 Position::At(id) => {
-                    let Some(invoke) = self.invokes(&id).cloned() else { return Ok(()) };
+                    let Some(invoke) = self.invokes(&id) else { return Ok(()) };
                     if self.io.aborted {
                         self.route(&id, Settle::Abort);
                         return Ok(());
                     }
-                    let settle = self.invoke(&id, &invoke)?;
+                    let settle = self.invoke(&id, invoke)?;
                     self.route(&id, settle);
                 }
                 Position::Group { group, regions } => {
@@ -228,9 +229,9 @@ impl Run<'_> {
                         return Ok(());
                     };
                     let member = regions[i].member.clone();
-                    let Some(invoke) = self.invokes(&member).cloned() else { return Ok(()) };
-                    let settle = if self.io.aborted { Settle::Abort } else { self.invoke(&member, &invoke)? };
-                    self.route_region(&group, regions, i, &invoke, settle);
+                    let Some(invoke) = self.invokes(&member) else { return Ok(()) };
+                    let settle = if self.io.aborted { Settle::Abort } else { self.invoke(&member, invoke)? };
+                    self.route_region(&group, regions, i, invoke, settle);
                 }
             }
         }
@@ -244,8 +245,12 @@ impl Run<'_> {
                 if canonical {
                     self.status(&format!("→ {guard}"), None);
                 }
-                let Some(state) = self.m.state(id) else { return };
-                let event = json!({"type": "invoke.done", "stateId": id, "guard": guard});
+                let Some(state) = self.find(id) else { return };
+                let event = if self.io.replaying() {
+                    Value::Null
+                } else {
+                    json!({"type": "invoke.done", "stateId": id, "guard": guard})
+                };
                 match pick(&state.on, Some(&guard), None, &self.core.context) {
                     Some(t) => {
                         let t = t.clone();
@@ -353,7 +358,7 @@ impl Run<'_> {
             }
         }
         let event = json!({"type": "parallel.done", "stateId": group});
-        let Some(state) = self.m.state(group) else { return };
+        let Some(state) = self.find(group) else { return };
         match pick(&state.on, Some(DONE), None, &self.core.context) {
             Some(t) => {
                 let t = t.clone();

@@ -104,7 +104,7 @@ impl Run<'_> {
             }
             // Select before the start trace and the call.
             let resume = self.core.tokens.get(&player_id).cloned();
-            self.io.emit(Emission::Continuity {
+            self.io.emit_with(|| Emission::Continuity {
                 op: Continuity::Select { player: player_id.clone(), token: resume.clone() },
             });
             self.core.seq.player_call += 1;
@@ -112,11 +112,9 @@ impl Run<'_> {
             let resume_value = resume.clone().map_or(Value::Bool(false), Value::String);
             let identity = with(with(self.identity(id), "playerId", player_id.clone()), "resume", resume_value);
             let prompt = self.prompt(prompt);
-            self.trace(
-                "player.call.started",
-                Some(&call_id),
-                Value::Object(with(identity.clone(), "prompt", prompt.as_str())),
-            );
+            self.trace_with("player.call.started", Some(&call_id), || {
+                Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
+            });
             let reply = self.io.call(PortCall::Player {
                 call_id: call_id.clone(),
                 player_id: player_id.clone(),
@@ -130,17 +128,19 @@ impl Run<'_> {
                 }
             };
             self.update_continuity(&player_id, &result);
-            let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
-            if let Some(t) = &result.final_text {
-                fin = with(fin, "finalText", t.as_str());
-            }
-            if let Some(e) = &result.error {
-                fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
-            }
-            if let Some(t) = &result.resume_token {
-                fin = with(fin, "resumeToken", t.as_str());
-            }
-            self.trace("player.call.finished", Some(&call_id), Value::Object(fin));
+            self.trace_with("player.call.finished", Some(&call_id), || {
+                let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
+                if let Some(t) = &result.final_text {
+                    fin = with(fin, "finalText", t.as_str());
+                }
+                if let Some(e) = &result.error {
+                    fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+                }
+                if let Some(t) = &result.resume_token {
+                    fin = with(fin, "resumeToken", t.as_str());
+                }
+                Value::Object(fin)
+            });
             match self.agent_result(player, &result, attempt) {
                 Some(a) => return Ok(a),
                 None => continue,
@@ -164,7 +164,7 @@ impl Run<'_> {
                 self.core.tokens.remove(player_id);
             }
         }
-        self.io.emit(Emission::Continuity { op: Continuity::Update { player: player_id.to_owned(), token } });
+        self.io.emit_with(|| Emission::Continuity { op: Continuity::Update { player: player_id.to_owned(), token } });
     }
 
     /// What an agent's result means: `None` asks again (the first empty `ok`).
@@ -218,11 +218,9 @@ impl Run<'_> {
             let vis = serde_json::to_value(visibility).unwrap_or(Value::Null);
             let identity = with(self.identity(id), "visibility", vis);
             let prompt = self.prompt(prompt);
-            self.trace(
-                "captain.call.started",
-                Some(&call_id),
-                Value::Object(with(identity.clone(), "prompt", prompt.as_str())),
-            );
+            self.trace_with("captain.call.started", Some(&call_id), || {
+                Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
+            });
             let reply = self.io.call(PortCall::Captain { call_id: call_id.clone(), prompt, visibility })?;
             let result = match reply {
                 Reply::Captain { result } => result,
@@ -230,14 +228,16 @@ impl Run<'_> {
                     return Ok(Agent::Settled(self.failed_call("captain.call.finished", &call_id, identity, other)))
                 }
             };
-            let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
-            if let Some(t) = &result.final_text {
-                fin = with(fin, "finalText", t.as_str());
-            }
-            if let Some(e) = &result.error {
-                fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
-            }
-            self.trace("captain.call.finished", Some(&call_id), Value::Object(fin));
+            self.trace_with("captain.call.finished", Some(&call_id), || {
+                let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
+                if let Some(t) = &result.final_text {
+                    fin = with(fin, "finalText", t.as_str());
+                }
+                if let Some(e) = &result.error {
+                    fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+                }
+                Value::Object(fin)
+            });
             match self.agent_result("Captain", &result, attempt) {
                 Some(a) => return Ok(a),
                 None => continue,
@@ -263,15 +263,14 @@ impl Run<'_> {
         if let Some(s) = state_id {
             identity.insert("stateId".into(), Value::String(s));
         }
-        self.trace(
-            "judge.call.started",
-            Some(&call_id),
-            Value::Object(with(identity.clone(), "prompt", prompt.as_str())),
-        );
+        self.trace_with("judge.call.started", Some(&call_id), || {
+            Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
+        });
         match self.io.call(PortCall::Judge { call_id: call_id.clone(), purpose, prompt })? {
             Reply::Judge { text } => {
-                let fin = with(with(identity, "status", "ok"), "reply", text.as_str());
-                self.trace("judge.call.finished", Some(&call_id), Value::Object(fin));
+                self.trace_with("judge.call.finished", Some(&call_id), || {
+                    Value::Object(with(with(identity, "status", "ok"), "reply", text.as_str()))
+                });
                 Ok(Ok(text))
             }
             other => Ok(Err(self.failed_call("judge.call.finished", &call_id, identity, other))),

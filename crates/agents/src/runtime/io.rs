@@ -242,7 +242,18 @@ impl<'j> Io<'j> {
     /// Emits `emission`, unless the play is replaying (it was handed out already).
     pub fn emit(&mut self, emission: Emission) {
         if !self.replaying() {
+            if self.out.capacity() == 0 {
+                // A Boss turn emits about twenty; growing from empty would move them several times.
+                self.out.reserve(16);
+            }
             self.out.push(emission);
+        }
+    }
+
+    /// [`Io::emit`] with the emission built only when it leaves.
+    pub fn emit_with(&mut self, emission: impl FnOnce() -> Emission) {
+        if !self.replaying() {
+            self.emit(emission());
         }
     }
 

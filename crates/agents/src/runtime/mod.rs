@@ -33,7 +33,7 @@ pub use io::{Continuity, Emission, JudgePurpose, PortAnswer, PortCall, Reply, Re
 pub use snapshot::{parse_snapshot, Snapshot, SnapshotError};
 pub use wire::*;
 
-use self::core::{Core, Run, SuspendedCall};
+use self::core::{Core, Derived, Run, SuspendedCall};
 use crate::machine::{Machine, Tag};
 use io::{Halt, Io};
 
@@ -232,6 +232,7 @@ enum Life {
 #[derive(Debug, Clone)]
 pub struct Runtime {
     machine: Machine,
+    derived: Derived,
     options: Options,
     session: Option<Session>,
     life: Life,
@@ -251,7 +252,17 @@ impl Runtime {
             return Err(RuntimeError::BadInput("the initial state must be a rest point".into()));
         }
         let core = Core::initial(&machine);
-        Ok(Runtime { machine, options, session: None, life: Life::Unbound, core, boundary: None, sink_failure: None })
+        let derived = Derived::new(&machine);
+        Ok(Runtime {
+            machine,
+            derived,
+            options,
+            session: None,
+            life: Life::Unbound,
+            core,
+            boundary: None,
+            sink_failure: None,
+        })
     }
 
     /// The machine played.
@@ -490,6 +501,7 @@ impl Runtime {
         let fallback = Session::root("", "");
         let mut run = Run {
             m: &self.machine,
+            derived: &self.derived,
             opts: &self.options,
             session: self.session.as_ref().unwrap_or(&fallback),
             core: b.start.clone(),
