@@ -87,3 +87,18 @@ pub fn turn(runtime: &mut Runtime) {
     let (emitted, _) = runtime.complete(step, reply).unwrap();
     std::hint::black_box(emitted);
 }
+
+/// The `boss_turns` examples' main: `RING TURNS` from the command line.
+pub fn play_from_args() {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
+    let (Some(Ok(ring_size)), Some(Ok(turns))) = (args.next(), args.next()) else {
+        eprintln!("usage: boss_turns RING TURNS (RING 498 is the 1,000-state machine)");
+        std::process::exit(2);
+    };
+    let machine = machine(ring_size);
+    let mut at = runtime(&machine);
+    for _ in 0..turns {
+        turn(&mut at);
+    }
+    println!("{turns} turns; at {:?}", at.state().state_id);
+}

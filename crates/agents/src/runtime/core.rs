@@ -342,7 +342,7 @@ impl<'a> Run<'a> {
             return;
         }
         let (state, state_id) = self.state_json();
-        let mut p = Map::new();
+        let mut p = Map::with_capacity(4);
         p.insert("message".into(), Value::String(message.to_owned()));
         if let Some(d) = data {
             p.insert("data".into(), d);
@@ -372,7 +372,7 @@ impl<'a> Run<'a> {
         self.mark_final();
         let (state, _) = self.state_json();
         let to = state_key(&self.core.position);
-        let mut p = Map::new();
+        let mut p = Map::with_capacity(7);
         p.insert("from".into(), Value::String(from));
         p.insert("to".into(), Value::String(to.clone()));
         p.insert("event".into(), event);
@@ -387,7 +387,7 @@ impl<'a> Run<'a> {
             }
         }
         self.trace("fsm.transition", None, Value::Object(p));
-        let mut t = Map::new();
+        let mut t = Map::with_capacity(2);
         t.insert("state".into(), state);
         let pending: Vec<_> = self.core.pending.iter().map(Question::public).collect();
         if !pending.is_empty() {
@@ -475,7 +475,7 @@ pub(crate) fn state_value(state: PlaybookState) -> Value {
         MachineStatus::Error => "error",
         MachineStatus::Stopped => "stopped",
     };
-    let mut m = Map::new();
+    let mut m = Map::with_capacity(6);
     m.insert("value".into(), state.value);
     m.insert("activeStateIds".into(), strings(state.active_state_ids));
     m.insert("tags".into(), strings(state.tags));

@@ -71,7 +71,7 @@ impl Run<'_> {
     }
 
     fn identity(&self, id: &str) -> Map<String, Value> {
-        let mut p = Map::new();
+        let mut p = Map::with_capacity(6);
         p.insert("stateId".into(), Value::String(id.to_owned()));
         if let Some(item) = self.source_item(id) {
             p.insert("sourceItem".into(), Value::String(item));
@@ -258,7 +258,7 @@ impl Run<'_> {
         }
         self.core.seq.judge_call += 1;
         let call_id = format!("judge-{}", self.core.seq.judge_call);
-        let mut identity = Map::new();
+        let mut identity = Map::with_capacity(5);
         identity.insert("purpose".into(), Value::String(purpose.as_str().into()));
         if let Some(s) = state_id {
             identity.insert("stateId".into(), Value::String(s));
