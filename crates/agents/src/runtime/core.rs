@@ -1,7 +1,7 @@
 //! The runtime's state between boundaries ([`Core`]) and one play of a boundary ([`Run`]):
 //! state descriptors, the trace envelope, status lines and entering states.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -229,24 +229,55 @@ pub(crate) fn tag_name(t: Tag) -> &'static str {
 /// by id, and the event contracts the judge classifies Boss text against.
 #[derive(Debug, Clone)]
 pub(crate) struct Derived {
-    by_id: HashMap<String, usize>,
+    /// An open-addressing table of state indices plus one (0: empty), its length a power of two
+    /// at least twice the number of states, probed linearly from the id's FNV-1a hash.
+    slots: Vec<usize>,
     pub contracts: Vec<EventContract>,
 }
 
 impl Derived {
     pub fn new(m: &Machine) -> Self {
-        let mut by_id = HashMap::with_capacity(m.states.len());
+        let len = (m.states.len() * 2).next_power_of_two().max(8);
+        let mut slots = vec![0; len];
         for (i, s) in m.states.iter().enumerate() {
-            // The first of duplicate ids wins, as `Machine::state` finds it.
-            by_id.entry(s.id.clone()).or_insert(i);
+            let mut j = fnv(&s.id) & (len - 1);
+            loop {
+                match slots[j] {
+                    0 => {
+                        slots[j] = i + 1;
+                        break;
+                    }
+                    // The first of duplicate ids wins, as `Machine::state` finds it.
+                    k if m.states.get(k - 1).is_some_and(|t| t.id == s.id) => break,
+                    _ => j = (j + 1) & (len - 1),
+                }
+            }
         }
-        Derived { by_id, contracts: super::turn::contracts(m) }
+        Derived { slots, contracts: super::turn::contracts(m) }
     }
 
-    /// `m.state(id)` in one look-up; `m` is the machine this was derived from.
+    /// `m.state(id)` in one probe or a few; `m` is the machine this was derived from.
     pub fn state<'m>(&self, m: &'m Machine, id: &str) -> Option<&'m State> {
-        self.by_id.get(id).and_then(|&i| m.states.get(i))
+        let mask = self.slots.len() - 1;
+        let mut j = fnv(id) & mask;
+        loop {
+            let s = m.states.get(self.slots[j].checked_sub(1)?)?;
+            if s.id == id {
+                return Some(s);
+            }
+            j = (j + 1) & mask;
+        }
     }
+}
+
+/// FNV-1a: state ids are short, and a table lookup must cost less than the scan it replaces.
+fn fnv(s: &str) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as usize
 }
 
 /// One play of a boundary.
@@ -506,7 +537,26 @@ pub(crate) fn capitalise(s: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{state_value, MachineStatus, PlaybookState};
+    use super::{state_value, Derived, MachineStatus, PlaybookState};
+    use crate::machine::read_value;
+
+    #[test]
+    fn the_index_finds_what_the_scan_finds() {
+        let mut states = vec![json!({"id": "ready", "description": "Rest.", "tags": ["parked"]})];
+        for i in 0..300 {
+            states.push(json!({"id": format!("s{i}"), "description": "Rest.", "tags": ["parked"]}));
+        }
+        states.push(json!({"id": "done", "description": "Done.", "final": true}));
+        let m = read_value(json!({"id": "m", "initial": "ready", "description": "Many states.", "states": states}))
+            .unwrap_or_else(|r| panic!("refused: {r}"));
+        let d = Derived::new(&m);
+        for s in &m.states {
+            assert!(std::ptr::eq(d.state(&m, &s.id).unwrap(), m.state(&s.id).unwrap()), "{}", s.id);
+        }
+        for missing in ["", "s300", "S1", "ready ", "dones"] {
+            assert!(d.state(&m, missing).is_none(), "{missing}");
+        }
+    }
 
     #[test]
     fn state_value_is_what_serde_writes() {

@@ -10,7 +10,7 @@ use super::io::Halt;
 use super::wire::NormalizedError;
 use crate::adjudicate::classify::{ANSWER, BOSS_REPLY, QUESTION_ID};
 use crate::machine::{
-    Assign, CompareOp, Invoke, Machine, Operand, Predicate, Transition, AWAIT_BOSS_REPLY, DONE, FAILED,
+    Assign, CompareOp, Invoke, Machine, Operand, Predicate, State, Transition, AWAIT_BOSS_REPLY, DONE, FAILED,
     NEEDS_BOSS_REPLY,
 };
 
@@ -91,8 +91,9 @@ pub(crate) fn pick<'t>(
 
 /// Whether the machine, as it stands, takes `event` (`snapshot.can`). A machine in a final
 /// state is judged as if reconstructed (A18).
-pub(crate) fn can(
-    m: &Machine,
+pub(crate) fn can<'m>(
+    m: &'m Machine,
+    find: &dyn Fn(&str) -> Option<&'m State>,
     position: &Position,
     done: bool,
     ctx: &Map<String, Value>,
@@ -111,7 +112,7 @@ pub(crate) fn can(
             let id = event.fields.get(QUESTION_ID).and_then(Value::as_str);
             let Some(q) = pending.iter().find(|q| Some(q.question_id.as_str()) == id) else { return false };
             match position {
-                Position::At(at) => at == AWAIT_BOSS_REPLY && m.state(&q.resume_state_id).is_some(),
+                Position::At(at) => at == AWAIT_BOSS_REPLY && find(&q.resume_state_id).is_some(),
                 Position::Group { regions, .. } => {
                     regions.iter().any(|r| r.member == q.question_id && r.phase == Phase::Waiting)
                 }
@@ -122,7 +123,7 @@ pub(crate) fn can(
             m.boss_interrupt.iter().any(|j| Some(j.target.as_str()) == target && holds(&j.when, ctx))
         }
         other => match position {
-            Position::At(at) => m.state(at).is_some_and(|s| pick(&s.on, None, Some(other), ctx).is_some()),
+            Position::At(at) => find(at).is_some_and(|s| pick(&s.on, None, Some(other), ctx).is_some()),
             Position::Group { .. } => false,
         },
     }

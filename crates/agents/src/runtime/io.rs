@@ -2,10 +2,11 @@
 //! tells it ([`Emission`], [`TraceEvent`]) and what the host answers ([`Reply`]).
 //!
 //! A public boundary (a Boss turn, a resumption, an `apply`, `init`, `dispose`) is played from
-//! its start against the journal of replies received so far (A15 in docs/design/agents.md):
+//! its start against the journal of replies received so far (A15 and A30 in docs/design/agents.md):
 //! the first request the journal cannot answer halts the play, and only the emissions not yet
 //! handed out are returned. The play is deterministic, so every replay asks the same things in
-//! the same order.
+//! the same order; while it replays answers it already had, it counts its emissions instead of
+//! building them (A30).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -25,6 +25,7 @@ mod turn;
 mod wire;
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -232,7 +233,8 @@ enum Life {
 #[derive(Debug, Clone)]
 pub struct Runtime {
     machine: Machine,
-    derived: Derived,
+    /// Built at the first play, so `new` + `restore` stays as cheap as before (A31).
+    derived: OnceLock<Derived>,
     options: Options,
     session: Option<Session>,
     life: Life,
@@ -252,10 +254,9 @@ impl Runtime {
             return Err(RuntimeError::BadInput("the initial state must be a rest point".into()));
         }
         let core = Core::initial(&machine);
-        let derived = Derived::new(&machine);
         Ok(Runtime {
             machine,
-            derived,
+            derived: OnceLock::new(),
             options,
             session: None,
             life: Life::Unbound,
@@ -501,7 +502,7 @@ impl Runtime {
         let fallback = Session::root("", "");
         let mut run = Run {
             m: &self.machine,
-            derived: &self.derived,
+            derived: self.derived.get_or_init(|| Derived::new(&self.machine)),
             opts: &self.options,
             session: self.session.as_ref().unwrap_or(&fallback),
             core: b.start.clone(),

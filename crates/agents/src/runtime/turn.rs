@@ -163,7 +163,7 @@ impl Run<'_> {
     /// Whether the machine takes `event` now (`snapshot.can`).
     fn can_take(&self, event: &BossEvent) -> bool {
         let c = &self.core;
-        can(self.m, &c.position, c.done, &c.context, &c.pending, event)
+        can(self.m, &|id| self.find(id), &c.position, c.done, &c.context, &c.pending, event)
     }
 
     /// A finished machine starts again, only now that a real event exists (§1.5 step 5).
