@@ -18,6 +18,7 @@ use stagehand_agents::runtime::{Options, Runtime, Session, Snapshot};
 use stagehand_agents::AgentEngine;
 use stagehand_protocol::{Answer, Answers, Command, Engine, OwnedEvent};
 
+#[allow(dead_code)] // The boss_turns examples use the rest of the module.
 mod ring;
 use ring::{machine, port, runtime, turn, RING};
 
