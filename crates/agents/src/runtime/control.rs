@@ -16,7 +16,7 @@ pub(crate) fn actions(m: &Machine, core: &Core) -> Vec<(ControlAction, BossEvent
     let description = |id: &str| m.state(id).map(|s| s.description.trim().to_owned()).filter(|d| !d.is_empty());
     if core.single() == Some(FAILED) {
         if let Some(ev) = &core.last_boss_event {
-            if can(m, &core.position, core.done, &core.context, &core.pending, ev) {
+            if can(m, &|id| m.state(id), &core.position, core.done, &core.context, &core.pending, ev) {
                 let target = if ev.event_type == BOSS_INTERRUPT {
                     ev.fields.get(TARGET_ID).and_then(Value::as_str).map(str::to_owned)
                 } else {
@@ -41,7 +41,7 @@ pub(crate) fn actions(m: &Machine, core: &Core) -> Vec<(ControlAction, BossEvent
         let mut fields = Map::new();
         fields.insert(TARGET_ID.into(), Value::String(id.clone()));
         let ev = BossEvent { event_type: BOSS_INTERRUPT.into(), fields };
-        if !can(m, &core.position, core.done, &core.context, &core.pending, &ev) {
+        if !can(m, &|id| m.state(id), &core.position, core.done, &core.context, &core.pending, &ev) {
             continue;
         }
         if let Some(d) = description(&id) {

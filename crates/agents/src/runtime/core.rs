@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 use super::io::{Emission, Io, TraceEvent};
 use super::wire::{MachineStatus, NormalizedError, PendingBossQuestion, PlaybookState, Receipt};
 use super::{Options, Session};
-use crate::machine::{Invoke, Machine, Tag, AWAIT_BOSS_REPLY, FAILED};
+use crate::adjudicate::classify::EventContract;
+use crate::machine::{Invoke, Machine, State, Tag, AWAIT_BOSS_REPLY, FAILED};
 
 /// Where the machine stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,6 +160,11 @@ impl Core {
 
     /// The state descriptor (§1.2 `PlaybookState`).
     pub fn descriptor(&self, m: &Machine) -> PlaybookState {
+        self.descriptor_by(|id| m.state(id))
+    }
+
+    /// The state descriptor, finding states with `find`.
+    pub fn descriptor_by<'m>(&self, find: impl Fn(&str) -> Option<&'m State>) -> PlaybookState {
         let (value, ids) = match &self.position {
             Position::At(id) => (Value::String(id.clone()), vec![id.clone()]),
             Position::Group { group, regions } => {
@@ -181,7 +187,7 @@ impl Core {
         let mut tags: Vec<String> = Vec::new();
         match &self.position {
             Position::At(id) => {
-                if let Some(s) = m.state(id) {
+                if let Some(s) = find(id) {
                     tags.extend(s.tags.iter().map(|t| tag_name(*t).to_owned()));
                 }
             }
@@ -219,9 +225,65 @@ pub(crate) fn tag_name(t: Tag) -> &'static str {
     }
 }
 
+/// What the runtime derives from its machine once, instead of at every play (A31): the states
+/// by id, and the event contracts the judge classifies Boss text against.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    /// An open-addressing table of state indices plus one (0: empty), its length a power of two
+    /// at least twice the number of states, probed linearly from the id's FNV-1a hash.
+    slots: Vec<usize>,
+    pub contracts: Vec<EventContract>,
+}
+
+impl Derived {
+    pub fn new(m: &Machine) -> Self {
+        let len = (m.states.len() * 2).next_power_of_two().max(8);
+        let mut slots = vec![0; len];
+        for (i, s) in m.states.iter().enumerate() {
+            let mut j = fnv(&s.id) & (len - 1);
+            loop {
+                match slots[j] {
+                    0 => {
+                        slots[j] = i + 1;
+                        break;
+                    }
+                    // The first of duplicate ids wins, as `Machine::state` finds it.
+                    k if m.states.get(k - 1).is_some_and(|t| t.id == s.id) => break,
+                    _ => j = (j + 1) & (len - 1),
+                }
+            }
+        }
+        Derived { slots, contracts: super::turn::contracts(m) }
+    }
+
+    /// `m.state(id)` in one probe or a few; `m` is the machine this was derived from.
+    pub fn state<'m>(&self, m: &'m Machine, id: &str) -> Option<&'m State> {
+        let mask = self.slots.len() - 1;
+        let mut j = fnv(id) & mask;
+        loop {
+            let s = m.states.get(self.slots[j].checked_sub(1)?)?;
+            if s.id == id {
+                return Some(s);
+            }
+            j = (j + 1) & mask;
+        }
+    }
+}
+
+/// FNV-1a: state ids are short, and a table lookup must cost less than the scan it replaces.
+fn fnv(s: &str) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as usize
+}
+
 /// One play of a boundary.
 pub(crate) struct Run<'a> {
     pub m: &'a Machine,
+    pub derived: &'a Derived,
     pub opts: &'a Options,
     pub session: &'a Session,
     pub core: Core,
@@ -235,14 +297,32 @@ pub(crate) struct Run<'a> {
     pub continuation: Option<(String, String, String)>,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// The state `id` of the machine.
+    pub fn find(&self, id: &str) -> Option<&'a State> {
+        self.derived.state(self.m, id)
+    }
+
     /// Emits one trace event with the next sequence number.
     pub fn trace(&mut self, trace_type: &str, call_id: Option<&str>, payload: Value) {
         self.trace_at(trace_type, self.turn, call_id, payload);
     }
 
+    /// [`Run::trace`] with the payload built only when the event leaves (not in a replay, A30).
+    pub fn trace_with(&mut self, trace_type: &str, call_id: Option<&str>, payload: impl FnOnce() -> Value) {
+        if self.io.replaying() {
+            self.core.seq.trace += 1;
+            return;
+        }
+        self.trace(trace_type, call_id, payload());
+    }
+
     pub fn trace_at(&mut self, trace_type: &str, turn: Option<u64>, call_id: Option<&str>, payload: Value) {
         self.core.seq.trace += 1;
+        if self.io.replaying() {
+            // Handed out by an earlier play: only its sequence number counts (A30).
+            return;
+        }
         let s = self.session;
         let event = TraceEvent {
             schema_version: 2,
@@ -259,12 +339,20 @@ impl Run<'_> {
             call_id: call_id.map(str::to_owned),
             payload,
         };
-        self.io.out.push(Emission::Trace { event });
+        self.io.emit(Emission::Trace { event });
     }
 
     /// The descriptor now.
     pub fn state(&self) -> PlaybookState {
-        self.core.descriptor(self.m)
+        let (m, derived) = (self.m, self.derived);
+        self.core.descriptor_by(|id| derived.state(m, id))
+    }
+
+    /// The descriptor now as JSON, and its `stateId`.
+    pub fn state_json(&self) -> (Value, Option<String>) {
+        let state = self.state();
+        let id = state.state_id.clone();
+        (state_value(state), id)
     }
 
     /// `{state, stateId?}`, the payload of `session.*`.
@@ -274,46 +362,53 @@ impl Run<'_> {
         if let Some(id) = &state.state_id {
             p.insert("stateId".into(), Value::String(id.clone()));
         }
-        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        p.insert("state".into(), state_value(state));
         Value::Object(p)
     }
 
     /// A status line: its `status.emitted` trace, then the status itself.
     pub fn status(&mut self, message: &str, data: Option<Value>) {
-        let state = self.state();
-        let mut p = Map::new();
+        if self.io.replaying() {
+            self.core.seq.trace += 1;
+            return;
+        }
+        let (state, state_id) = self.state_json();
+        let mut p = Map::with_capacity(4);
         p.insert("message".into(), Value::String(message.to_owned()));
         if let Some(d) = data {
             p.insert("data".into(), d);
         }
-        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
-        if let Some(id) = &state.state_id {
-            p.insert("stateId".into(), Value::String(id.clone()));
+        p.insert("state".into(), state);
+        if let Some(id) = state_id {
+            p.insert("stateId".into(), Value::String(id));
         }
         self.trace("status.emitted", None, Value::Object(p));
-        self.io.out.push(Emission::Status { message: message.to_owned() });
+        self.io.emit(Emission::Status { message: message.to_owned() });
     }
 
     /// Moves to `position` because of `event`: the `fsm.transition` trace, the
     /// `playbook.fsm.state` telemetry, then the status lines of the profile.
     pub fn enter(&mut self, position: Position, event: Value) {
-        let previous = self.state();
+        if self.io.replaying() {
+            // The same moves as below, without the emissions an earlier play handed out.
+            self.core.position = position;
+            self.mark_final();
+            self.core.seq.trace += 1;
+            let to = state_key(&self.core.position);
+            return self.entry_statuses(&to);
+        }
+        let (previous, _) = self.state_json();
         let from = state_key(&self.core.position);
         self.core.position = position;
-        if let Position::At(id) = &self.core.position {
-            if self.m.state(id).is_some_and(|s| s.is_final) {
-                self.core.done = true;
-                self.core.output = Some(self.output_of(&id.clone()));
-            }
-        }
-        let state = self.state();
+        self.mark_final();
+        let (state, _) = self.state_json();
         let to = state_key(&self.core.position);
-        let mut p = Map::new();
+        let mut p = Map::with_capacity(7);
         p.insert("from".into(), Value::String(from));
         p.insert("to".into(), Value::String(to.clone()));
         p.insert("event".into(), event);
-        p.insert("previousState".into(), serde_json::to_value(&previous).unwrap_or(Value::Null));
-        p.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        p.insert("previousState".into(), previous);
+        p.insert("state".into(), state.clone());
         if let Some(q) = self.core.pending.last() {
             p.insert("pendingQuestion".into(), serde_json::to_value(q.public()).unwrap_or(Value::Null));
         }
@@ -323,14 +418,24 @@ impl Run<'_> {
             }
         }
         self.trace("fsm.transition", None, Value::Object(p));
-        let mut t = Map::new();
-        t.insert("state".into(), serde_json::to_value(&state).unwrap_or(Value::Null));
+        let mut t = Map::with_capacity(2);
+        t.insert("state".into(), state);
         let pending: Vec<_> = self.core.pending.iter().map(Question::public).collect();
         if !pending.is_empty() {
             t.insert("pendingQuestions".into(), serde_json::to_value(pending).unwrap_or(Value::Null));
         }
-        self.io.out.push(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload: Value::Object(t) });
+        self.io.emit(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload: Value::Object(t) });
         self.entry_statuses(&to);
+    }
+
+    /// A final state is done and computes its output.
+    fn mark_final(&mut self) {
+        if let Position::At(id) = &self.core.position {
+            if self.find(id).is_some_and(|s| s.is_final) {
+                self.core.done = true;
+                self.core.output = Some(self.output_of(&id.clone()));
+            }
+        }
     }
 
     fn entry_statuses(&mut self, to: &str) {
@@ -360,7 +465,7 @@ impl Run<'_> {
     /// A final state's output.
     pub fn output_of(&self, id: &str) -> Value {
         let mut out = Map::new();
-        if let Some(s) = self.m.state(id) {
+        if let Some(s) = self.find(id) {
             for f in &s.output {
                 let v = match &f.value {
                     crate::machine::Operand::Context(c) => self.core.context.get(c).cloned().unwrap_or(Value::Null),
@@ -375,7 +480,7 @@ impl Run<'_> {
 
     /// The source item of a state.
     pub fn source_item(&self, id: &str) -> Option<String> {
-        self.m.state(id).and_then(|s| s.source_item.clone())
+        self.find(id).and_then(|s| s.source_item.clone())
     }
 
     /// Latches the boundary's first control-plane error.
@@ -386,9 +491,31 @@ impl Run<'_> {
     }
 
     /// Whether the state invokes something (a working leaf).
-    pub fn invokes(&self, id: &str) -> Option<&Invoke> {
-        self.m.state(id).and_then(|s| s.invoke.as_ref())
+    pub fn invokes(&self, id: &str) -> Option<&'a Invoke> {
+        self.find(id).and_then(|s| s.invoke.as_ref())
     }
+}
+
+/// A descriptor as JSON, built directly: the value `serde_json::to_value` gives (the same
+/// members in the same order), without the serializer's detour (A31).
+pub(crate) fn state_value(state: PlaybookState) -> Value {
+    let strings = |v: Vec<String>| Value::Array(v.into_iter().map(Value::String).collect());
+    let status = match state.status {
+        MachineStatus::Active => "active",
+        MachineStatus::Done => "done",
+        MachineStatus::Error => "error",
+        MachineStatus::Stopped => "stopped",
+    };
+    let mut m = Map::with_capacity(6);
+    m.insert("value".into(), state.value);
+    m.insert("activeStateIds".into(), strings(state.active_state_ids));
+    m.insert("tags".into(), strings(state.tags));
+    m.insert("status".into(), Value::String(status.into()));
+    m.insert("quiescent".into(), Value::Bool(state.quiescent));
+    if let Some(id) = state.state_id {
+        m.insert("stateId".into(), Value::String(id));
+    }
+    Value::Object(m)
 }
 
 fn state_key(p: &Position) -> String {
@@ -403,5 +530,62 @@ pub(crate) fn capitalise(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{state_value, Derived, MachineStatus, PlaybookState};
+    use crate::machine::read_value;
+
+    #[test]
+    fn the_index_finds_what_the_scan_finds() {
+        let mut states = vec![json!({"id": "ready", "description": "Rest.", "tags": ["parked"]})];
+        for i in 0..300 {
+            states.push(json!({"id": format!("s{i}"), "description": "Rest.", "tags": ["parked"]}));
+        }
+        states.push(json!({"id": "done", "description": "Done.", "final": true}));
+        let m = read_value(json!({"id": "m", "initial": "ready", "description": "Many states.", "states": states}))
+            .unwrap_or_else(|r| panic!("refused: {r}"));
+        let d = Derived::new(&m);
+        for s in &m.states {
+            assert!(std::ptr::eq(d.state(&m, &s.id).unwrap(), m.state(&s.id).unwrap()), "{}", s.id);
+        }
+        for missing in ["", "s300", "S1", "ready ", "dones"] {
+            assert!(d.state(&m, missing).is_none(), "{missing}");
+        }
+    }
+
+    #[test]
+    fn state_value_is_what_serde_writes() {
+        let one = PlaybookState {
+            value: json!("r0"),
+            active_state_ids: vec!["r0".into()],
+            tags: vec!["playbook.parked".into()],
+            status: MachineStatus::Active,
+            quiescent: true,
+            state_id: Some("r0".into()),
+        };
+        let group = PlaybookState {
+            value: json!({"g": {"a": "done", "b": "running"}}),
+            active_state_ids: vec!["g".into(), "b".into()],
+            tags: vec!["playbook.busy".into()],
+            status: MachineStatus::Active,
+            quiescent: false,
+            state_id: None,
+        };
+        let mut statuses = vec![one.clone(), group.clone()];
+        for status in [MachineStatus::Done, MachineStatus::Error, MachineStatus::Stopped] {
+            statuses.push(PlaybookState { status, ..one.clone() });
+        }
+        for state in statuses {
+            let by_serde = serde_json::to_value(&state).unwrap();
+            let direct = state_value(state);
+            assert_eq!(direct, by_serde);
+            // The same members in the same order: the trace's bytes.
+            assert_eq!(direct.to_string(), by_serde.to_string());
+        }
     }
 }

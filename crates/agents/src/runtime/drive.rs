@@ -10,7 +10,7 @@ use super::io::Halt;
 use super::wire::NormalizedError;
 use crate::adjudicate::classify::{ANSWER, BOSS_REPLY, QUESTION_ID};
 use crate::machine::{
-    Assign, CompareOp, Invoke, Machine, Operand, Predicate, Transition, AWAIT_BOSS_REPLY, DONE, FAILED,
+    Assign, CompareOp, Invoke, Machine, Operand, Predicate, State, Transition, AWAIT_BOSS_REPLY, DONE, FAILED,
     NEEDS_BOSS_REPLY,
 };
 
@@ -91,8 +91,9 @@ pub(crate) fn pick<'t>(
 
 /// Whether the machine, as it stands, takes `event` (`snapshot.can`). A machine in a final
 /// state is judged as if reconstructed (A18).
-pub(crate) fn can(
-    m: &Machine,
+pub(crate) fn can<'m>(
+    m: &'m Machine,
+    find: &dyn Fn(&str) -> Option<&'m State>,
     position: &Position,
     done: bool,
     ctx: &Map<String, Value>,
@@ -111,7 +112,7 @@ pub(crate) fn can(
             let id = event.fields.get(QUESTION_ID).and_then(Value::as_str);
             let Some(q) = pending.iter().find(|q| Some(q.question_id.as_str()) == id) else { return false };
             match position {
-                Position::At(at) => at == AWAIT_BOSS_REPLY && m.state(&q.resume_state_id).is_some(),
+                Position::At(at) => at == AWAIT_BOSS_REPLY && find(&q.resume_state_id).is_some(),
                 Position::Group { regions, .. } => {
                     regions.iter().any(|r| r.member == q.question_id && r.phase == Phase::Waiting)
                 }
@@ -122,7 +123,7 @@ pub(crate) fn can(
             m.boss_interrupt.iter().any(|j| Some(j.target.as_str()) == target && holds(&j.when, ctx))
         }
         other => match position {
-            Position::At(at) => m.state(at).is_some_and(|s| pick(&s.on, None, Some(other), ctx).is_some()),
+            Position::At(at) => find(at).is_some_and(|s| pick(&s.on, None, Some(other), ctx).is_some()),
             Position::Group { .. } => false,
         },
     }
@@ -132,7 +133,8 @@ impl Run<'_> {
     /// Sends a Boss event the machine takes (checked with [`can`] first).
     pub(crate) fn send(&mut self, event: &BossEvent) {
         self.event_sent = true;
-        let descriptor = self.event_descriptor(event);
+        // A replayed move emits nothing, so it needs no description (A30).
+        let descriptor = if self.io.replaying() { Value::Null } else { self.event_descriptor(event) };
         match event.event_type.as_str() {
             BOSS_REPLY => {
                 let id = event.fields.get(QUESTION_ID).and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -166,7 +168,7 @@ impl Run<'_> {
             }
             other => {
                 let Some(at) = self.core.single().map(str::to_owned) else { return };
-                let Some(state) = self.m.state(&at) else { return };
+                let Some(state) = self.find(&at) else { return };
                 let Some(t) = pick(&state.on, None, Some(other), &self.core.context) else { return };
                 // A fresh directive abandons a pending question.
                 self.core.pending.clear();
@@ -192,7 +194,7 @@ impl Run<'_> {
         if id != FAILED {
             self.core.last_error = None;
         }
-        let position = match self.m.state(id) {
+        let position = match self.find(id) {
             Some(s) if !s.parallel.is_empty() => Position::Group {
                 group: id.to_owned(),
                 regions: s.parallel.iter().map(|m| Region { member: m.clone(), phase: Phase::Running }).collect(),
@@ -211,12 +213,12 @@ impl Run<'_> {
             }
             match self.core.position.clone() {
                 Position::At(id) => {
-                    let Some(invoke) = self.invokes(&id).cloned() else { return Ok(()) };
+                    let Some(invoke) = self.invokes(&id) else { return Ok(()) };
                     if self.io.aborted {
                         self.route(&id, Settle::Abort);
                         return Ok(());
                     }
-                    let settle = self.invoke(&id, &invoke)?;
+                    let settle = self.invoke(&id, invoke)?;
                     self.route(&id, settle);
                 }
                 Position::Group { group, regions } => {
@@ -228,9 +230,9 @@ impl Run<'_> {
                         return Ok(());
                     };
                     let member = regions[i].member.clone();
-                    let Some(invoke) = self.invokes(&member).cloned() else { return Ok(()) };
-                    let settle = if self.io.aborted { Settle::Abort } else { self.invoke(&member, &invoke)? };
-                    self.route_region(&group, regions, i, &invoke, settle);
+                    let Some(invoke) = self.invokes(&member) else { return Ok(()) };
+                    let settle = if self.io.aborted { Settle::Abort } else { self.invoke(&member, invoke)? };
+                    self.route_region(&group, regions, i, invoke, settle);
                 }
             }
         }
@@ -244,8 +246,12 @@ impl Run<'_> {
                 if canonical {
                     self.status(&format!("→ {guard}"), None);
                 }
-                let Some(state) = self.m.state(id) else { return };
-                let event = json!({"type": "invoke.done", "stateId": id, "guard": guard});
+                let Some(state) = self.find(id) else { return };
+                let event = if self.io.replaying() {
+                    Value::Null
+                } else {
+                    json!({"type": "invoke.done", "stateId": id, "guard": guard})
+                };
                 match pick(&state.on, Some(&guard), None, &self.core.context) {
                     Some(t) => {
                         let t = t.clone();
@@ -353,7 +359,7 @@ impl Run<'_> {
             }
         }
         let event = json!({"type": "parallel.done", "stateId": group});
-        let Some(state) = self.m.state(group) else { return };
+        let Some(state) = self.find(group) else { return };
         match pick(&state.on, Some(DONE), None, &self.core.context) {
             Some(t) => {
                 let t = t.clone();

@@ -46,7 +46,8 @@ impl Run<'_> {
         let overrides = Default::default();
         match invoke {
             Invoke::Player { player, prompt, .. } => {
-                let prompt = compose(prompt, &self.core.context, &overrides, Audience::Player, cont);
+                let prompt =
+                    |context: &Map<String, Value>| compose(prompt, context, &overrides, Audience::Player, cont);
                 let text = match self.call_player(id, player, &prompt)? {
                     Agent::Text(t) => t,
                     Agent::Settled(s) => return Ok(s),
@@ -54,7 +55,8 @@ impl Run<'_> {
                 self.adjudicate(id, player, JudgePurpose::PlayerOutputAdjudication, invoke, &text)
             }
             Invoke::Captain { prompt, visibility, .. } => {
-                let prompt = compose(prompt, &self.core.context, &overrides, Audience::Captain, cont);
+                let prompt =
+                    |context: &Map<String, Value>| compose(prompt, context, &overrides, Audience::Captain, cont);
                 let text = match self.call_captain(id, &prompt, *visibility)? {
                     Agent::Text(t) => t,
                     Agent::Settled(s) => return Ok(s),
@@ -69,7 +71,7 @@ impl Run<'_> {
     }
 
     fn identity(&self, id: &str) -> Map<String, Value> {
-        let mut p = Map::new();
+        let mut p = Map::with_capacity(6);
         p.insert("stateId".into(), Value::String(id.to_owned()));
         if let Some(item) = self.source_item(id) {
             p.insert("sourceItem".into(), Value::String(item));
@@ -77,8 +79,24 @@ impl Run<'_> {
         p
     }
 
+    /// The prompt of the call about to be asked: empty when the play replays it, since its
+    /// start trace and its call went out in an earlier play (A30). The context does not change
+    /// between a call and its corrective re-ask, so the re-ask gets the same prompt.
+    fn prompt(&self, build: &dyn Fn(&Map<String, Value>) -> String) -> String {
+        if self.io.replaying() {
+            String::new()
+        } else {
+            build(&self.core.context)
+        }
+    }
+
     /// `callPlayer` with continuity (§1.3, A16) and the one corrective re-ask on an empty `ok`.
-    fn call_player(&mut self, id: &str, player: &str, prompt: &str) -> Result<Agent, Halt> {
+    fn call_player(
+        &mut self,
+        id: &str,
+        player: &str,
+        prompt: &dyn Fn(&Map<String, Value>) -> String,
+    ) -> Result<Agent, Halt> {
         let player_id = player.to_lowercase();
         for attempt in 0..2 {
             if self.io.aborted {
@@ -86,18 +104,21 @@ impl Run<'_> {
             }
             // Select before the start trace and the call.
             let resume = self.core.tokens.get(&player_id).cloned();
-            self.io.out.push(Emission::Continuity {
+            self.io.emit_with(|| Emission::Continuity {
                 op: Continuity::Select { player: player_id.clone(), token: resume.clone() },
             });
             self.core.seq.player_call += 1;
             let call_id = format!("player-{}", self.core.seq.player_call);
             let resume_value = resume.clone().map_or(Value::Bool(false), Value::String);
             let identity = with(with(self.identity(id), "playerId", player_id.clone()), "resume", resume_value);
-            self.trace("player.call.started", Some(&call_id), Value::Object(with(identity.clone(), "prompt", prompt)));
+            let prompt = self.prompt(prompt);
+            self.trace_with("player.call.started", Some(&call_id), || {
+                Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
+            });
             let reply = self.io.call(PortCall::Player {
                 call_id: call_id.clone(),
                 player_id: player_id.clone(),
-                prompt: prompt.to_owned(),
+                prompt,
                 resume,
             })?;
             let result = match reply {
@@ -107,17 +128,19 @@ impl Run<'_> {
                 }
             };
             self.update_continuity(&player_id, &result);
-            let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
-            if let Some(t) = &result.final_text {
-                fin = with(fin, "finalText", t.as_str());
-            }
-            if let Some(e) = &result.error {
-                fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
-            }
-            if let Some(t) = &result.resume_token {
-                fin = with(fin, "resumeToken", t.as_str());
-            }
-            self.trace("player.call.finished", Some(&call_id), Value::Object(fin));
+            self.trace_with("player.call.finished", Some(&call_id), || {
+                let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
+                if let Some(t) = &result.final_text {
+                    fin = with(fin, "finalText", t.as_str());
+                }
+                if let Some(e) = &result.error {
+                    fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+                }
+                if let Some(t) = &result.resume_token {
+                    fin = with(fin, "resumeToken", t.as_str());
+                }
+                Value::Object(fin)
+            });
             match self.agent_result(player, &result, attempt) {
                 Some(a) => return Ok(a),
                 None => continue,
@@ -141,7 +164,7 @@ impl Run<'_> {
                 self.core.tokens.remove(player_id);
             }
         }
-        self.io.out.push(Emission::Continuity { op: Continuity::Update { player: player_id.to_owned(), token } });
+        self.io.emit_with(|| Emission::Continuity { op: Continuity::Update { player: player_id.to_owned(), token } });
     }
 
     /// What an agent's result means: `None` asks again (the first empty `ok`).
@@ -179,7 +202,12 @@ impl Run<'_> {
     }
 
     /// `callCaptain`: always `resume: false`, no token traced.
-    fn call_captain(&mut self, id: &str, prompt: &str, visibility: Visibility) -> Result<Agent, Halt> {
+    fn call_captain(
+        &mut self,
+        id: &str,
+        prompt: &dyn Fn(&Map<String, Value>) -> String,
+        visibility: Visibility,
+    ) -> Result<Agent, Halt> {
         for attempt in 0..2 {
             if self.io.aborted {
                 return Ok(Agent::Settled(Settle::Abort));
@@ -189,23 +217,27 @@ impl Run<'_> {
             let call_id = format!("captain-{n}");
             let vis = serde_json::to_value(visibility).unwrap_or(Value::Null);
             let identity = with(self.identity(id), "visibility", vis);
-            self.trace("captain.call.started", Some(&call_id), Value::Object(with(identity.clone(), "prompt", prompt)));
-            let reply =
-                self.io.call(PortCall::Captain { call_id: call_id.clone(), prompt: prompt.to_owned(), visibility })?;
+            let prompt = self.prompt(prompt);
+            self.trace_with("captain.call.started", Some(&call_id), || {
+                Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
+            });
+            let reply = self.io.call(PortCall::Captain { call_id: call_id.clone(), prompt, visibility })?;
             let result = match reply {
                 Reply::Captain { result } => result,
                 other => {
                     return Ok(Agent::Settled(self.failed_call("captain.call.finished", &call_id, identity, other)))
                 }
             };
-            let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
-            if let Some(t) = &result.final_text {
-                fin = with(fin, "finalText", t.as_str());
-            }
-            if let Some(e) = &result.error {
-                fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
-            }
-            self.trace("captain.call.finished", Some(&call_id), Value::Object(fin));
+            self.trace_with("captain.call.finished", Some(&call_id), || {
+                let mut fin = with(identity, "status", serde_json::to_value(result.status).unwrap_or(Value::Null));
+                if let Some(t) = &result.final_text {
+                    fin = with(fin, "finalText", t.as_str());
+                }
+                if let Some(e) = &result.error {
+                    fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+                }
+                Value::Object(fin)
+            });
             match self.agent_result("Captain", &result, attempt) {
                 Some(a) => return Ok(a),
                 None => continue,
@@ -226,20 +258,19 @@ impl Run<'_> {
         }
         self.core.seq.judge_call += 1;
         let call_id = format!("judge-{}", self.core.seq.judge_call);
-        let mut identity = Map::new();
+        let mut identity = Map::with_capacity(5);
         identity.insert("purpose".into(), Value::String(purpose.as_str().into()));
         if let Some(s) = state_id {
             identity.insert("stateId".into(), Value::String(s));
         }
-        self.trace(
-            "judge.call.started",
-            Some(&call_id),
-            Value::Object(with(identity.clone(), "prompt", prompt.as_str())),
-        );
+        self.trace_with("judge.call.started", Some(&call_id), || {
+            Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
+        });
         match self.io.call(PortCall::Judge { call_id: call_id.clone(), purpose, prompt })? {
             Reply::Judge { text } => {
-                let fin = with(with(identity, "status", "ok"), "reply", text.as_str());
-                self.trace("judge.call.finished", Some(&call_id), Value::Object(fin));
+                self.trace_with("judge.call.finished", Some(&call_id), || {
+                    Value::Object(with(with(identity, "status", "ok"), "reply", text.as_str()))
+                });
                 Ok(Ok(text))
             }
             other => Ok(Err(self.failed_call("judge.call.finished", &call_id, identity, other))),
@@ -259,7 +290,12 @@ impl Run<'_> {
             .into_iter()
             .map(|r| GuardSpec { name: r.guard, description: r.description })
             .collect();
-        let prompt = judge_prompt(&crate::runtime::core::capitalise(actor), text, &guards);
+        // A replayed call's prompt went out with its start (A30).
+        let prompt = if self.io.replaying() {
+            String::new()
+        } else {
+            judge_prompt(&crate::runtime::core::capitalise(actor), text, &guards)
+        };
         let reply = match self.call_judge(purpose, Some(id.to_owned()), prompt)? {
             Ok(r) => r,
             Err(settle) => return Ok(settle),
@@ -288,7 +324,7 @@ impl Run<'_> {
             }
         };
         let payload = json!({"stateId": id, "command": command, "exitCode": exit});
-        self.io.out.push(Emission::Telemetry { topic: "playbook.script".into(), payload });
+        self.io.emit(Emission::Telemetry { topic: "playbook.script".into(), payload });
         let guard = if exit == Some(0) { "ok" } else { "failed" };
         Ok(Settle::Guard(guard.into(), Map::new()))
     }

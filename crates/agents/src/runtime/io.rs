@@ -2,10 +2,11 @@
 //! tells it ([`Emission`], [`TraceEvent`]) and what the host answers ([`Reply`]).
 //!
 //! A public boundary (a Boss turn, a resumption, an `apply`, `init`, `dispose`) is played from
-//! its start against the journal of replies received so far (A15 in docs/design/agents.md):
+//! its start against the journal of replies received so far (A15 and A30 in docs/design/agents.md):
 //! the first request the journal cannot answer halts the play, and only the emissions not yet
 //! handed out are returned. The play is deterministic, so every replay asks the same things in
-//! the same order.
+//! the same order; while it replays answers it already had, it counts its emissions instead of
+//! building them (A30).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -207,7 +208,7 @@ pub(crate) struct Io<'j> {
     cursor: usize,
     /// The time of the latest answer consumed (or of the boundary's start).
     pub now: u64,
-    /// Everything emitted by this play, from the boundary's start.
+    /// What this play emitted past the answers it replayed: the emissions not yet handed out.
     pub out: Vec<Emission>,
     /// The boundary's signal aborted.
     pub aborted: bool,
@@ -230,6 +231,30 @@ impl<'j> Io<'j> {
                 Ok(reply.clone())
             }
             None => Err(Halt(request)),
+        }
+    }
+
+    /// Whether this play is still replaying answers it already had: everything it emits now
+    /// was handed out by an earlier play (A30), so it is counted, not built.
+    pub fn replaying(&self) -> bool {
+        self.cursor < self.journal.len()
+    }
+
+    /// Emits `emission`, unless the play is replaying (it was handed out already).
+    pub fn emit(&mut self, emission: Emission) {
+        if !self.replaying() {
+            if self.out.capacity() == 0 {
+                // A Boss turn emits about twenty; growing from empty would move them several times.
+                self.out.reserve(16);
+            }
+            self.out.push(emission);
+        }
+    }
+
+    /// [`Io::emit`] with the emission built only when it leaves.
+    pub fn emit_with(&mut self, emission: impl FnOnce() -> Emission) {
+        if !self.replaying() {
+            self.emit(emission());
         }
     }
 

@@ -25,6 +25,7 @@ mod turn;
 mod wire;
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +34,7 @@ pub use io::{Continuity, Emission, JudgePurpose, PortAnswer, PortCall, Reply, Re
 pub use snapshot::{parse_snapshot, Snapshot, SnapshotError};
 pub use wire::*;
 
-use self::core::{Core, Run, SuspendedCall};
+use self::core::{Core, Derived, Run, SuspendedCall};
 use crate::machine::{Machine, Tag};
 use io::{Halt, Io};
 
@@ -218,7 +219,6 @@ struct Boundary {
     start: Core,
     at: u64,
     journal: Vec<(Reply, u64)>,
-    delivered: usize,
     waiting: Option<Request>,
 }
 
@@ -233,6 +233,8 @@ enum Life {
 #[derive(Debug, Clone)]
 pub struct Runtime {
     machine: Machine,
+    /// Built at the first play, so `new` + `restore` stays as cheap as before (A31).
+    derived: OnceLock<Derived>,
     options: Options,
     session: Option<Session>,
     life: Life,
@@ -252,7 +254,16 @@ impl Runtime {
             return Err(RuntimeError::BadInput("the initial state must be a rest point".into()));
         }
         let core = Core::initial(&machine);
-        Ok(Runtime { machine, options, session: None, life: Life::Unbound, core, boundary: None, sink_failure: None })
+        Ok(Runtime {
+            machine,
+            derived: OnceLock::new(),
+            options,
+            session: None,
+            life: Life::Unbound,
+            core,
+            boundary: None,
+            sink_failure: None,
+        })
     }
 
     /// The machine played.
@@ -479,8 +490,7 @@ impl Runtime {
     }
 
     fn begin(&mut self, kind: Kind, at: u64) -> Step {
-        self.boundary =
-            Some(Boundary { kind, start: self.core.clone(), at, journal: Vec::new(), delivered: 0, waiting: None });
+        self.boundary = Some(Boundary { kind, start: self.core.clone(), at, journal: Vec::new(), waiting: None });
         self.play()
     }
 
@@ -492,6 +502,7 @@ impl Runtime {
         let fallback = Session::root("", "");
         let mut run = Run {
             m: &self.machine,
+            derived: self.derived.get_or_init(|| Derived::new(&self.machine)),
             opts: &self.options,
             session: self.session.as_ref().unwrap_or(&fallback),
             core: b.start.clone(),
@@ -503,12 +514,11 @@ impl Runtime {
         };
         let outcome = play_kind(&mut run, &b.kind);
         let Run { core, io, .. } = run;
-        let emitted = io.out.get(b.delivered..).map(<[_]>::to_vec).unwrap_or_default();
-        let total = io.out.len();
+        // The play emitted only what no earlier play handed out (A30).
+        let emitted = io.out;
         match outcome {
             Err(Halt(request)) => {
                 if let Some(b) = self.boundary.as_mut() {
-                    b.delivered = total;
                     b.waiting = Some(request.clone());
                 }
                 Step { emitted, next: Next::Request { request } }

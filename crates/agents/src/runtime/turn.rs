@@ -72,7 +72,7 @@ impl Run<'_> {
     pub(crate) fn boss_turn(&mut self, text: &str) -> Result<Result<RunResult, NormalizedError>, Halt> {
         self.core.seq.turn += 1;
         self.turn = Some(self.core.seq.turn);
-        self.trace("boss.input.received", None, json!({ "text": text }));
+        self.trace_with("boss.input.received", None, || json!({ "text": text }));
         if !text.trim().is_empty() {
             let event = match self.entry_event(text) {
                 Some(e) if self.can_take(&e) => Some(e),
@@ -129,10 +129,12 @@ impl Run<'_> {
                 question: q.question.clone(),
             })
             .collect();
-        let contracts = contracts(self.m);
+        let contracts = &self.derived.contracts;
         let state = self.state();
         let where_ = state.state_id.clone().unwrap_or_else(|| state.active_state_ids.join(", "));
-        let prompt = classification_prompt(text, &where_, &pending, &contracts);
+        // A replayed call's prompt went out with its start (A30).
+        let prompt =
+            if self.io.replaying() { String::new() } else { classification_prompt(text, &where_, &pending, contracts) };
         let reply = match self.call_judge(JudgePurpose::BossInputClassification, state.state_id.clone(), prompt)? {
             Ok(r) => r,
             Err(Settle::Control(e)) => {
@@ -141,7 +143,7 @@ impl Run<'_> {
             }
             Err(_) => return Ok(None),
         };
-        let event = match validate_classification(&reply, text, &pending, &contracts) {
+        let event = match validate_classification(&reply, text, &pending, contracts) {
             Ok(e) => BossEvent { event_type: e.event_type, fields: e.fields },
             Err(e) => {
                 self.status(&format!("Boss input not understood: {e}"), None);
@@ -161,7 +163,7 @@ impl Run<'_> {
     /// Whether the machine takes `event` now (`snapshot.can`).
     fn can_take(&self, event: &BossEvent) -> bool {
         let c = &self.core;
-        can(self.m, &c.position, c.done, &c.context, &c.pending, event)
+        can(self.m, &|id| self.find(id), &c.position, c.done, &c.context, &c.pending, event)
     }
 
     /// A finished machine starts again, only now that a real event exists (§1.5 step 5).
