@@ -32,12 +32,12 @@ pub struct Notifier {
     origin: String,
 }
 
-/// The commits waiting to be sent, for [`spawn`].
+/// The commits waiting to be sent, for [`start`].
 #[derive(Debug)]
 pub struct Outgoing(mpsc::Receiver<String>);
 
 impl Notifier {
-    /// A notifier and the queue [`spawn`] sends from.
+    /// A notifier and the queue [`start`] sends from.
     pub fn new() -> (Notifier, Outgoing) {
         let (sender, receiver) = mpsc::channel(WAITING);
         (Notifier { sender, origin: crate::secret::random_hex(8) }, Outgoing(receiver))
