@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -20,20 +20,21 @@ export const WAIT = 15_000;
 /**
  * Starts `stagehand serve` with `examples` (names under examples/) copied into a fresh folder.
  * `watch: true` serves that folder with --watch; `watchFolder` serves a folder as it is (no copy:
- * for tests that never write to it). Resolves to { url, folder, documents, stop }.
+ * for tests that never write to it); `args` are more of serve's flags (an agent lineup). Resolves
+ * to { url, folder, documents, stop }.
  */
-export async function startServer({ examples = [], watch = false, watchFolder = undefined } = {}) {
+export async function startServer({ examples = [], watch = false, watchFolder = undefined, args: extra = [] } = {}) {
   if (!existsSync(binary)) throw new Error(`no stagehand binary at ${binary}: cargo build -p stagehand first`);
   const folder = mkdtempSync(join(tmpdir(), 'stagehand-web-'));
   let documents = join(folder, 'documents');
   mkdirSync(documents);
-  for (const name of examples) copyFileSync(join(repo, 'examples', name), join(documents, name));
+  for (const name of examples) copyFileSync(join(repo, 'examples', name), join(documents, basename(name)));
   if (watchFolder) {
     documents = watchFolder;
     watch = true;
   }
   const args = ['serve', '--listen', '127.0.0.1:0', '--database', `sqlite:${join(folder, 'test.db')}`];
-  args.push(watch ? '--watch' : '--documents', documents);
+  args.push(watch ? '--watch' : '--documents', documents, ...extra);
   const child = spawn(binary, args, { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise((resolveUrl, reject) => {
