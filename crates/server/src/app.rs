@@ -78,8 +78,9 @@ pub struct AppState {
     pub live: Live,
     /// Documents opened, by fingerprint.
     pub documents: RwLock<HashMap<String, Arc<Document>>>,
-    /// Uploads compiling now.
-    pub compiling: Semaphore,
+    /// Uploads compiling now: a compile holds its permit until it really ends, even after its
+    /// request timed out (S9), so at most `Limits::compiles` run at once.
+    pub compiling: Arc<Semaphore>,
     /// Bumped after every commit in this process: wakes live trace streams at once (others
     /// poll).
     pub committed: watch::Sender<u64>,
@@ -119,7 +120,7 @@ impl AppState {
             lanes: Lanes::new(limits.session_queue),
             live: Live::for_this_machine(),
             documents: RwLock::new(HashMap::new()),
-            compiling: Semaphore::new(limits.compiles.max(1)),
+            compiling: Arc::new(Semaphore::new(limits.compiles.max(1))),
             committed: watch::channel(0).0,
             shutdown: watch::channel(false).0,
             lineup,

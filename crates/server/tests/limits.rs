@@ -96,3 +96,27 @@ async fn a_request_head_that_never_finishes_loses_its_connection() {
     let _ = stop.send(());
     tokio::time::timeout(Duration::from_secs(60), server).await.expect("the server stops").unwrap();
 }
+
+#[tokio::test]
+async fn a_compile_that_outlives_its_request_keeps_its_permit_until_it_ends() {
+    // One compile at a time, and no time at all to compile in: every upload times out, but its
+    // compile goes on in its thread. Guards against timed-out uploads piling up compiles (each
+    // holding memory in proportion to its document) past `Limits::compiles`.
+    let limits = Limits { compiles: 1, compile_timeout: Duration::ZERO, ..Limits::default() };
+    let local = Local::start(limits).await;
+    let script: String =
+        (0..20_000).map(|i| format!("Alice: Line {i} of a long script, said plainly.\n")).collect::<String>();
+    let answer = local.call(Method::POST, "/v1/documents?name=long.dialogue.md", None, None, script).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", answer.body);
+    assert!(answer.body.contains("did not compile within"), "{}", answer.body);
+    // The request is over; the compile is not, and it still holds the only permit.
+    assert_eq!(local.state.compiling.available_permits(), 0, "a timed-out compile gave its permit back early");
+    // It gives it back when it ends (a bounded wait; the compile is linear in the script).
+    for _ in 0..600 {
+        if local.state.compiling.available_permits() == 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the compile never gave its permit back");
+}

@@ -32,9 +32,14 @@ pub async fn upload(
     let bytes = super::bytes(body)?;
     let name = query.ok().and_then(|Query(q)| q.name).and_then(|asked| file_name(&asked));
     let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let _permit = state.compiling.acquire().await.map_err(Problem::internal)?;
+    // The permit goes with the compile, not the request: a compile that outlives its request
+    // keeps it until it ends, so timed-out uploads cannot pile up compiles (and their memory).
+    let permit = state.compiling.clone().acquire_owned().await.map_err(Problem::internal)?;
     let source = bytes.clone();
-    let compiling = tokio::task::spawn_blocking(move || crate::host::open(&source, name.as_deref(), media.as_deref()));
+    let compiling = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        crate::host::open(&source, name.as_deref(), media.as_deref())
+    });
     let opened = match tokio::time::timeout(state.limits.compile_timeout, compiling).await {
         Err(_) => {
             return Err(Problem::new(
