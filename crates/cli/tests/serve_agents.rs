@@ -30,17 +30,7 @@ fn calls(counter: &Path) -> usize {
 
 /// Sends `text` as the Boss's input under `key`.
 async fn boss(client: &reqwest::Client, server: &Server, session: &Made, key: &str, text: &str) -> Answer {
-    let url = server.url(&format!("/v1/sessions/{}/input", session.id));
-    send(
-        client
-            .post(url)
-            .bearer_auth(&session.token)
-            .header("idempotency-key", key)
-            .header("content-type", "application/json")
-            .body(json!({ "text": text }).to_string()),
-    )
-    .await
-    .unwrap()
+    ask(client, server, session, key, &Ask::Text(text.to_owned())).await.unwrap()
 }
 
 /// Uploads the example machine: `201`, kind `machine`.

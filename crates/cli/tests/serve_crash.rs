@@ -78,10 +78,7 @@ async fn ask_at(
     key: &str,
     what: &Ask,
 ) -> Result<Answer, reqwest::Error> {
-    let (route, body) = match what {
-        Ask::Apply(action) => ("apply", serde_json::json!({"actionId": action}).to_string()),
-        Ask::Input(question, text) => ("input", serde_json::json!({"questionId": question, "text": text}).to_string()),
-    };
+    let (route, body) = (what.route(), what.body());
     send(
         client
             .post(format!("{base}/v1/sessions/{}/{route}", session.id))

@@ -232,20 +232,25 @@ pub enum Ask {
     Apply(String),
     /// `input {questionId, text}`.
     Input(String, String),
+    /// `input {text}`: the answer to the one pending question (an agent playbook's Boss turn).
+    Text(String),
 }
 
 impl Ask {
-    fn route(&self) -> &'static str {
+    /// The route it is sent to.
+    pub fn route(&self) -> &'static str {
         match self {
             Ask::Apply(_) => "apply",
-            Ask::Input(..) => "input",
+            Ask::Input(..) | Ask::Text(_) => "input",
         }
     }
 
-    fn body(&self) -> String {
+    /// Its body.
+    pub fn body(&self) -> String {
         match self {
             Ask::Apply(action) => json!({"actionId": action}).to_string(),
             Ask::Input(question, text) => json!({"questionId": question, "text": text}).to_string(),
+            Ask::Text(text) => json!({ "text": text }).to_string(),
         }
     }
 }
@@ -405,6 +410,10 @@ pub async fn holds_as_replay(
         let receipt = match &item.ask {
             Ask::Apply(action) => local.apply(action, &item.key, 0),
             Ask::Input(question, text) => local.input(question, text, &item.key, 0),
+            Ask::Text(text) => {
+                let question = local.describe().pending_questions.first().map(|q| q.question_id.clone());
+                local.input(&question.unwrap_or_default(), text, &item.key, 0)
+            }
         };
         let sent: Value = serde_json::from_str(&item.body).unwrap();
         assert_eq!(serde_json::to_value(&receipt).unwrap(), sent["receipt"], "the receipt of {}", item.key);
