@@ -611,12 +611,12 @@ impl<E: Engine> Session<E> {
     fn execute(&mut self, act: Act) -> Settled {
         let settled = self.carry_out(act);
         let traced = &mut self.traced;
-        traced.clear();
         self.engine.drain_trace(&mut |kind, payload| traced.push((kind.to_owned(), payload)));
         settled
     }
 
     /// [`execute`](Self::execute) but for the engine's trace.
+    #[inline]
     fn carry_out(&mut self, act: Act) -> Settled {
         self.receipts.begin();
         // The engine's own events are kept only for a host that asked (H44).
