@@ -320,7 +320,7 @@ export class Player {
       h('li', { 'data-sequence': record.sequence }, `${record.sequence} ${record.type}${what ? ' ' + what : ''}`),
     );
     // A move made elsewhere (another tab, another client): catch up with the server.
-    const finished = record.type === 'apply.finished' || record.type === 'input.settled';
+    const finished = !record.engine && (record.type === 'apply.finished' || record.type === 'input.settled');
     if (live && finished && !this.ownKeys.has(String(payload.key ?? ''))) void this.refresh();
   }
 

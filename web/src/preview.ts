@@ -31,6 +31,8 @@ export function movesOf(records: TraceRecord[]): Move[] {
   const moves: Move[] = [];
   const inputs = new Map<string, { questionId: string; text: string }>();
   for (const record of records) {
+    // The engine's own records (an agent runtime's `apply.finished`, H48) are not the session's moves.
+    if (record.engine) continue;
     const p = record.payload as Record<string, unknown>;
     if (record.type === 'input.received' && record.callId) {
       inputs.set(record.callId, { questionId: String(p.questionId ?? ''), text: String(p.text ?? '') });

@@ -123,6 +123,8 @@ export interface TraceRecord {
   timestamp: number;
   type: string;
   callId?: string;
+  /** A record of the engine's own trace (H48): its type is the engine's (an agent's schema-2 types). */
+  engine?: boolean;
   payload: Record<string, unknown>;
 }
 

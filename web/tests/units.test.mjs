@@ -132,6 +132,8 @@ test('the moves a preview replays are the executed applies and answers, in order
     r(6, 'apply.started', 'apply-2', { actionId: 'choose:2', key: 'c' }),
     r(7, 'apply.finished', 'apply-2', { actionId: 'choose:2', key: 'c', disposition: 'rejected' }),
     r(8, 'apply.finished', 'apply-3', { actionId: 'choose:0', key: 'd', disposition: 'executed' }),
+    // An agent runtime's own apply pair, inside the session's (H48): not a move of the session's.
+    { ...r(9, 'apply.finished', undefined, { schemaVersion: 2, type: 'apply.finished', payload: {} }), engine: true },
   ]);
   assert.deepEqual(moves, [{ actionId: 'done' }, { questionId: 'You.HasTicket', text: 'no' }, { actionId: 'choose:0' }]);
 });

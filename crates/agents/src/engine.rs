@@ -79,8 +79,8 @@ pub struct AgentEngine {
     acts: u64,
     now: u64,
     log: Vec<String>,
+    /// The runtime's trace events not yet drained ([`Engine::drain_trace`]).
     trace: Vec<crate::runtime::TraceEvent>,
-    keep_trace: bool,
     fingerprint: String,
 }
 
@@ -100,7 +100,6 @@ impl AgentEngine {
             now: 0,
             log: Vec::new(),
             trace: Vec::new(),
-            keep_trace: false,
             fingerprint,
         })
     }
@@ -129,12 +128,8 @@ impl AgentEngine {
         self.now = now;
     }
 
-    /// From now on, keeps the runtime's schema-2 trace events for [`take_trace`](Self::take_trace).
-    pub fn keep_trace(&mut self) {
-        self.keep_trace = true;
-    }
-
-    /// The runtime's schema-2 trace events since the last call (empty unless kept).
+    /// The runtime's schema-2 trace events since the last call (or the last
+    /// [`drain_trace`](Engine::drain_trace)), in order.
     pub fn take_trace(&mut self) -> Vec<crate::runtime::TraceEvent> {
         std::mem::take(&mut self.trace)
     }
@@ -175,7 +170,7 @@ impl AgentEngine {
     fn emitted(&mut self, emission: Emission) {
         match emission {
             Emission::Status { message } => self.log.push(format!("◇ {message}")),
-            Emission::Trace { event } if self.keep_trace => self.trace.push(event),
+            Emission::Trace { event } => self.trace.push(event),
             _ => {}
         }
     }
@@ -479,5 +474,18 @@ impl Engine for AgentEngine {
 
     fn take_log(&mut self) -> Vec<String> {
         std::mem::take(&mut self.log)
+    }
+
+    /// Each schema-2 event the runtime emitted, typed as the runtime spells it (§1.7's sixteen
+    /// types), its payload the whole event: the runtime's own session, sequence, turn and call
+    /// ids beside its payload (decision A32).
+    fn drain_trace(&mut self, sink: &mut dyn FnMut(&str, Value)) {
+        for event in self.trace.drain(..) {
+            let kind = event.trace_type.clone();
+            match serde_json::to_value(event) {
+                Ok(payload) => sink(&kind, payload),
+                Err(error) => sink(&kind, Value::String(format!("unserialisable: {error}"))),
+            }
+        }
     }
 }

@@ -69,20 +69,44 @@ fn said_text(envelope: &Value) -> String {
 
 /// The trace file's records: sequences contiguous from 1, every `*.received`/`*.started` closed
 /// by its `*.settled`/`*.finished` (same call id) before the next opens, `session.started` once
-/// first. The records' types, in order.
-fn paired_trace(trace: &Path) -> Vec<String> {
+/// first. The runtime's own records (`"engine": true`, H48) stand inside those boundaries after
+/// the opening, their sequence (in the payload) contiguous, each of their `*.started` finished
+/// once by the same call id. The host records' types, in order, and the runtime's.
+fn paired_trace(trace: &Path) -> (Vec<String>, Vec<String>) {
     let text = std::fs::read_to_string(trace).expect("the trace file");
     let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     assert!(!records.is_empty(), "the trace has records");
     let mut open: BTreeMap<String, String> = BTreeMap::new();
+    let mut engine_open: BTreeMap<String, String> = BTreeMap::new();
+    let mut engine_types = Vec::new();
+    let mut opened = false;
     for (i, record) in records.iter().enumerate() {
         assert_eq!(record["sequence"], (i + 1) as u64, "contiguous sequences: {text}");
         let kind = record["type"].as_str().expect("a type");
+        if record["engine"] == true {
+            let event = &record["payload"];
+            assert_eq!(event["type"], kind, "{record}");
+            assert_eq!(event["sequence"], engine_types.len() as u64 + 1, "the runtime's order: {record}");
+            assert!(!opened || !open.is_empty(), "{kind} outside a host boundary: {text}");
+            let call = event["callId"].as_str().unwrap_or("").to_owned();
+            match kind.rsplit_once('.') {
+                Some((start, "started")) if kind != "session.started" => {
+                    assert!(engine_open.insert(call, start.to_owned()).is_none(), "{record}");
+                }
+                Some((finish, "finished")) => {
+                    assert_eq!(engine_open.remove(&call).as_deref(), Some(finish), "{kind} {call} finishes: {text}");
+                }
+                _ => {}
+            }
+            engine_types.push(kind.to_owned());
+            continue;
+        }
         let call = record["callId"].as_str().unwrap_or("").to_owned();
         match kind.rsplit_once('.').map(|(_, end)| end) {
             Some("started" | "received") if kind != "session.started" => {
                 assert!(open.is_empty(), "one boundary at a time: {kind} while {open:?} is open");
                 open.insert(call, kind.to_owned());
+                opened = true;
             }
             Some("finished" | "settled") => {
                 assert!(open.remove(&call).is_some(), "{kind} {call} closes a boundary that was opened: {text}");
@@ -91,10 +115,13 @@ fn paired_trace(trace: &Path) -> Vec<String> {
         }
     }
     assert!(open.is_empty(), "every boundary is closed: {open:?}");
-    let types: Vec<String> = records.iter().map(|r| r["type"].as_str().unwrap().to_owned()).collect();
+    assert!(engine_open.is_empty(), "every call of the runtime's is finished: {engine_open:?}");
+    let types: Vec<String> =
+        records.iter().filter(|r| r["engine"] != true).map(|r| r["type"].as_str().unwrap().to_owned()).collect();
     assert_eq!(types.iter().filter(|t| *t == "session.started").count(), 1, "{types:?}");
     assert_eq!(types[0], "session.started");
-    types
+    assert_eq!(engine_types.iter().filter(|t| *t == "session.started").count(), 1, "{engine_types:?}");
+    (types, engine_types)
 }
 
 #[test]
@@ -112,11 +139,16 @@ fn a_task_plays_to_its_end_with_the_examples_exec_players() {
     assert!(!record(state.path(), id).exists(), "an ended run leaves no record");
     // The status lines of the turn go to standard error.
     assert!(err.contains("◇ ⤷ Reviewer: Reviewing"), "{err}");
-    let types = paired_trace(&trace);
+    let (types, runtime) = paired_trace(&trace);
     assert_eq!(types.last().map(String::as_str), Some("session.disposed"), "{types:?}");
     // The Boss's task, then each port call answered: four players, four judges.
     assert_eq!(types.iter().filter(|t| *t == "input.received").count(), 1, "{types:?}");
     assert_eq!(types.iter().filter(|t| *t == "apply.started").count(), 8, "{types:?}");
+    // The runtime's own records of those calls, started and finished (H48).
+    for kind in ["player.call.started", "player.call.finished", "judge.call.started", "judge.call.finished"] {
+        assert_eq!(runtime.iter().filter(|t| *t == kind).count(), 4, "{kind}: {runtime:?}");
+    }
+    assert_eq!(runtime.iter().filter(|t| *t == "boss.input.received").count(), 1, "{runtime:?}");
 }
 
 #[test]
@@ -147,9 +179,11 @@ fn a_question_parks_the_run_and_resume_continues_it_with_the_same_ports() {
     assert_eq!(ended["receipt"]["disposition"], "executed", "{ended}");
     assert!(said_text(&ended).contains("Draft 2: an essay with a title"), "{ended}");
     assert!(!record(state.path(), &id).exists(), "the ended run's record is gone");
-    // One trace across both turns: contiguous, paired, one session.started, disposed last.
-    let types = paired_trace(&trace);
+    // One trace across both turns: contiguous, paired, one session.started, disposed last; the
+    // runtime's sequence continues across the park and the resume.
+    let (types, runtime) = paired_trace(&trace);
     assert_eq!(types.iter().filter(|t| *t == "input.received").count(), 2, "{types:?}");
+    assert_eq!(runtime.iter().filter(|t| *t == "boss.input.received").count(), 2, "{runtime:?}");
     assert_eq!(types.last().map(String::as_str), Some("session.disposed"), "{types:?}");
 }
 

@@ -167,6 +167,10 @@ fn whole_trace(trace: &[TraceRecord], session_id: &str) -> Result<(), String> {
         if disposed {
             return Err(format!("trace line {line} ({}) comes after session.disposed", record.kind));
         }
+        if record.engine {
+            // The engine's own record (H48): its pairing is the engine's, not the session's.
+            continue;
+        }
         let kind =
             record.trace_type().ok_or_else(|| format!("trace line {line} has an unknown type {:?}", record.kind))?;
         let call = record.call_id.as_deref().unwrap_or("");
@@ -219,6 +223,7 @@ mod tests {
                 timestamp: 0,
                 kind: (*kind).into(),
                 call_id: call.map(str::to_owned),
+                engine: false,
                 payload: serde_json::json!({}),
             })
             .collect()

@@ -92,3 +92,41 @@ fn views_receipts_and_trace_records_fit_their_schemas() {
         fits(&json, &trace_schema, &trace_schema).unwrap_or_else(|e| panic!("{e}: {json}"));
     }
 }
+
+/// An agent session's records, the runtime's among them (H48), fit the trace schema: each host
+/// record one of the six, each engine record one of the sixteen with its schema-2 event.
+#[test]
+fn an_agent_sessions_records_fit_the_trace_schema() {
+    use stagehand_agents::runtime::PlayerResult;
+    use stagehand_documents::{Document, OpenOptions};
+    use stagehand_protocol::{PortAnswer, PortCall};
+    use stagehand_session::host::Pending;
+
+    let trace_schema = schema("trace.schema.json");
+    let machine = include_str!("../../../examples/agents/write-review-revise.toml");
+    let document = Document::open("m.toml", machine.as_bytes(), &OpenOptions::default()).unwrap();
+    let mut session = document.start("s", 0, 1).unwrap();
+    session.input("task", "a poem", "task", 2);
+    for n in 0..50 {
+        let Pending::Call { call } = session.pending().clone() else { break };
+        let answer = match &call {
+            PortCall::Player { player_id, .. } if player_id == "reviewer" => {
+                PortAnswer::Player { result: PlayerResult::ok("VERDICT: approved") }
+            }
+            PortCall::Player { .. } => PortAnswer::Player { result: PlayerResult::ok("a draft") },
+            PortCall::Judge { prompt, .. } if prompt.contains("VERDICT") => {
+                PortAnswer::Judge { text: r#"{"guard": "approved"}"#.into() }
+            }
+            _ => PortAnswer::Judge { text: r#"{"guard": "drafted"}"#.into() },
+        };
+        session.answer(answer, &format!("k{n}"), 3);
+    }
+    assert_eq!(session.pending(), &Pending::Ended);
+    session.dispose(4);
+    let records = session.take_trace();
+    assert!(records.iter().filter(|r| r.engine).count() > 10, "the runtime's records are there");
+    for record in records {
+        let json = serde_json::to_value(&record).unwrap();
+        fits(&json, &trace_schema, &trace_schema).unwrap_or_else(|e| panic!("{e}: {json}"));
+    }
+}

@@ -161,6 +161,15 @@ pub trait Engine {
         let _ = (mark, out);
     }
 
+    /// Lends each record of the engine's own trace made since it was last asked to `sink`, in
+    /// order: the record's type as the engine spells it and its JSON payload (an agent
+    /// playbook's schema-2 events). A host session writes each as a trace record of its own,
+    /// inside the boundary of the move that caused it (decision H48 in
+    /// `docs/design/host-contract.md`). Engines that trace nothing lend nothing.
+    fn drain_trace(&mut self, sink: &mut dyn FnMut(&str, serde_json::Value)) {
+        let _ = sink;
+    }
+
     /// [`anchors`](Self::anchors), lent where the engine keeps them (the same names, in the same
     /// order).
     fn anchor_names(&self) -> Cow<'_, [String]> {

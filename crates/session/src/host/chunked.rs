@@ -27,6 +27,7 @@ impl<T> Chunked<T> {
     }
 
     /// Appends an item.
+    #[inline]
     pub(crate) fn push(&mut self, item: T) {
         let chunk = self.len >> BITS;
         if chunk == self.chunks.len() {

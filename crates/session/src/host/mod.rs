@@ -76,6 +76,9 @@ pub struct Session<E: Engine> {
     fingerprint: Option<String>,
     /// Why the last rejected action was rejected (what its [`Applied`] lends).
     rejected: String,
+    /// The engine's own trace records of the move being settled, drained from the engine and
+    /// not yet written into the trace (H48).
+    traced: Vec<(String, serde_json::Value)>,
 }
 
 /// What one move's events told the session besides what they report.
@@ -119,6 +122,7 @@ impl<E: Engine> Session<E> {
             kept: None,
             fingerprint: None,
             rejected: String::new(),
+            traced: Vec::new(),
         };
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
@@ -127,6 +131,9 @@ impl<E: Engine> Session<E> {
         session.receipts.open();
         session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening));
         session.receipts.discard();
+        // What the engine traced as it started follows `session.started`, in no boundary (H48).
+        let trace = &mut session.trace;
+        session.engine.drain_trace(&mut |kind, payload| trace.engine(now, kind, payload));
         session.opening = opening;
         Ok(session)
     }
@@ -145,6 +152,8 @@ impl<E: Engine> Session<E> {
             return Err(HostError::Mismatch("it was made of another document (its fingerprint differs)".to_owned()));
         }
         engine.restore(&snapshot.engine)?;
+        // A restore traces nothing of the engine's either (H48).
+        engine.drain_trace(&mut |_, _| {});
         let mut receipts = Receipts::new(&snapshot.session_id);
         for (key, recorded) in &snapshot.receipts {
             receipts.record(key, recorded);
@@ -162,6 +171,7 @@ impl<E: Engine> Session<E> {
             kept: None,
             fingerprint: Some(fingerprint),
             rejected: String::new(),
+            traced: Vec::new(),
         })
     }
 
@@ -382,13 +392,16 @@ impl<E: Engine> Session<E> {
     ) -> Option<usize> {
         let (action_id, key) = (id.action_id, id.key);
         match self.settle(id, settled) {
-            Some(index) if self.receipts.retains() => {
+            // The engine traced nothing (every dialogue engine): the pair is one entry (H37).
+            Some(index) if self.receipts.retains() && self.traced.is_empty() => {
                 self.trace.applied(now, call, index, state_id);
                 Some(index)
             }
             Some(index) => {
-                // The receipt will be forgotten at the next action: the records keep their words.
+                // The receipt will be forgotten at the next action, or the engine's records come
+                // between the pair: the records keep their words (H48).
                 self.trace.apply(now, call, action_id, key, state_id);
+                self.write_traced(now);
                 let applied = Applied::recorded(&self.receipts, index);
                 let settling = match (applied.outcome(), applied.error()) {
                     (Some(outcome), _) => trace::Settling::Executed(outcome),
@@ -399,6 +412,7 @@ impl<E: Engine> Session<E> {
             }
             None => {
                 self.trace.apply(now, call, action_id, key, state_id);
+                self.write_traced(now);
                 let reason = trace::Settling::Rejected(&self.rejected);
                 self.trace.finished(now, TraceType::ApplyFinished, call, action_id, key, reason);
                 None
@@ -485,6 +499,10 @@ impl<E: Engine> Session<E> {
             None => (Applied::rejected(&self.receipts, &self.rejected), trace::Settling::Rejected(&self.rejected)),
         };
         let receipt = applied.to_receipt();
+        let trace = &mut self.trace;
+        for (kind, payload) in self.traced.drain(..) {
+            trace.engine(now, &kind, payload);
+        }
         self.trace.finished(now, TraceType::InputSettled, call, question_id, key, settling);
         receipt
     }
@@ -495,6 +513,13 @@ impl<E: Engine> Session<E> {
             self.disposed = true;
             let state_id = self.state_at();
             self.trace.disposed(now, state_id);
+        }
+    }
+
+    /// Writes the engine's records of the move being settled into the trace (H48).
+    fn write_traced(&mut self, now: u64) {
+        for (kind, payload) in self.traced.drain(..) {
+            self.trace.engine(now, &kind, payload);
         }
     }
 
@@ -576,11 +601,23 @@ impl<E: Engine> Session<E> {
             self.receipts.discard();
             last = self.take(step, owned.as_deref_mut());
         }
+        // A replay re-runs history: what the engine traces again is not new (H48).
+        self.engine.drain_trace(&mut |_, _| {});
         Ok(last)
     }
 
-    /// Carries out an action, its events written down since the receipts were opened.
+    /// Carries out an action, its events written down since the receipts were opened; the
+    /// engine's own trace records of it are kept in `traced` until the action settles (H48).
     fn execute(&mut self, act: Act) -> Settled {
+        let settled = self.carry_out(act);
+        let traced = &mut self.traced;
+        self.engine.drain_trace(&mut |kind, payload| traced.push((kind.to_owned(), payload)));
+        settled
+    }
+
+    /// [`execute`](Self::execute) but for the engine's trace.
+    #[inline]
+    fn carry_out(&mut self, act: Act) -> Settled {
         self.receipts.begin();
         // The engine's own events are kept only for a host that asked (H44).
         let mut kept = self.kept.take();

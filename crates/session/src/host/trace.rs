@@ -1,5 +1,6 @@
 //! The trace: ordered records with paired boundaries. This module owns the trace's spelling
-//! (the JSON Schema is `docs/schema/trace.schema.json`; decisions H5 and H6).
+//! (the JSON Schema is `docs/schema/trace.schema.json`; decisions H5, H6 and H48: an engine's own
+//! records, typed as it spells them, stand inside the move that caused them).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -84,6 +85,11 @@ pub struct TraceRecord {
     /// For a boundary, the id its start and finish share (`apply-3`, `input-1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// `true` for a record of the engine's own trace (decision H48): its type is the engine's
+    /// spelling (an agent playbook's schema-2 types, which may share a host type's words) and
+    /// its payload the engine's. Absent for the session's own records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub engine: bool,
     /// What the record carries.
     pub payload: Value,
 }
@@ -94,8 +100,11 @@ impl TraceRecord {
         serde_json::to_string(self).expect("a trace record is plain JSON")
     }
 
-    /// The record's type, if it is one this build knows.
+    /// The record's type, if it is one of the session's own (an engine's record has none).
     pub fn trace_type(&self) -> Option<TraceType> {
+        if self.engine {
+            return None;
+        }
         TraceType::parse(&self.kind)
     }
 }
@@ -122,6 +131,8 @@ pub(crate) struct Trace {
     pub(crate) sequences: Sequences,
     entries: Vec<Entry>,
     text: String,
+    /// The payloads of the engine's records not yet taken (H48).
+    engine: Vec<Value>,
     /// How many records the entries make.
     waiting: usize,
     /// Room for a state id written from a mark while records are taken (kept between takes).
@@ -170,6 +181,8 @@ enum Payload {
     Finished { id: Span, key: Span, settled: Settled },
     /// `session.disposed`.
     Disposed { state_id: StateAt },
+    /// A record of the engine's own trace: its type's spelling and its payload's index (H48).
+    Engine { kind: Span, payload: usize },
     /// `apply.started` then `apply.finished` of an apply whose receipt `receipt` was recorded
     /// (the entry's kind is `apply.started`; the finish is the next sequence number).
     Recorded { receipt: usize, state_id: StateAt },
@@ -233,6 +246,7 @@ enum PayloadJson<'a> {
         #[serde(rename = "stateId")]
         state_id: &'a str,
     },
+    Engine(&'a Value),
 }
 
 #[derive(Serialize)]
@@ -249,9 +263,11 @@ struct RecordJson<'a> {
     sequence: u64,
     timestamp: u64,
     #[serde(rename = "type")]
-    kind: &'static str,
+    kind: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     call_id: Option<CallId>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    engine: bool,
     payload: PayloadJson<'a>,
 }
 
@@ -345,6 +361,15 @@ impl Trace {
         self.push(now, TraceType::SessionDisposed, 0, Payload::Disposed { state_id });
     }
 
+    /// A record of the engine's own trace, typed `kind` as the engine spells it (H48). (The
+    /// entry's [`TraceType`] is a placeholder; the payload says what the record is.)
+    pub(crate) fn engine(&mut self, now: u64, kind: &str, payload: Value) {
+        let kind = self.put(kind);
+        self.engine.push(payload);
+        let payload = self.engine.len() - 1;
+        self.push(now, TraceType::SessionStarted, 0, Payload::Engine { kind, payload });
+    }
+
     /// Lends each record of `entry` to `each`, as JSON borrowed from the trace (`scratch` holds
     /// a state id written from a mark).
     fn each_record(
@@ -378,10 +403,24 @@ impl Trace {
                     timestamp: entry.timestamp,
                     kind: kind.as_str(),
                     call_id,
+                    engine: false,
                     payload,
                 });
             };
         let payload = match &entry.payload {
+            Payload::Engine { kind, payload } => {
+                let Some(payload) = self.engine.get(*payload) else { return };
+                return each(&RecordJson {
+                    schema_version: TRACE_SCHEMA_VERSION,
+                    session_id: session,
+                    sequence: entry.sequence,
+                    timestamp: entry.timestamp,
+                    kind: s(kind),
+                    call_id: None,
+                    engine: true,
+                    payload: PayloadJson::Engine(payload),
+                });
+            }
             Payload::Started { state_id, description } => {
                 PayloadJson::Started { state_id: s(state_id), description: s(description) }
             }
@@ -455,6 +494,7 @@ impl Trace {
                     timestamp: json.timestamp,
                     kind: json.kind.to_owned(),
                     call_id: json.call_id.as_ref().map(ToString::to_string),
+                    engine: json.engine,
                     payload: serde_json::to_value(&json.payload).expect("a payload is plain JSON"),
                 })
             });
@@ -479,10 +519,21 @@ impl Trace {
     }
 
     /// Drops the records not yet taken.
+    #[inline]
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.text.clear();
+        if !self.engine.is_empty() {
+            self.clear_engine();
+        }
         self.waiting = 0;
+    }
+
+    /// Drops the engine's payloads (kept out of [`clear`](Self::clear)'s way, so a trace of an
+    /// engine that reports none clears as cheaply as before H48).
+    #[cold]
+    fn clear_engine(&mut self) {
+        self.engine.clear();
     }
 
     /// How many records wait to be taken.

@@ -1,0 +1,185 @@
+//! An agent session's trace holds the runtime's own schema-2 records (decisions H48, A32): each
+//! a record of its own, typed as the runtime spells it, its payload the runtime's event with the
+//! runtime's ids, in the runtime's order, inside the host boundary (`apply.*`, `input.*`) of the
+//! move that caused it; the host sequence stays contiguous, every start has one finish, and a
+//! restore continues the sequence with no `session.started` of either kind.
+
+use std::collections::BTreeMap;
+
+use stagehand_agents::runtime::{PlayerResult, TRACE_TYPES};
+use stagehand_documents::{Document, OpenOptions};
+use stagehand_protocol::port::CallStatus;
+use stagehand_protocol::{PortAnswer, PortCall, Receipt};
+use stagehand_session::host::{AnySession, Pending, TraceRecord, TraceType};
+
+const MACHINE: &str = include_str!("../../../examples/agents/write-review-revise.toml");
+
+fn open() -> Document {
+    Document::open("write-review-revise.toml", MACHINE.as_bytes(), &OpenOptions::default()).expect("it opens")
+}
+
+/// The example's ports: the writer drafts, the reviewer approves (or fails), the judge reads
+/// the verdict.
+fn ports(call: &PortCall, reviewer_fails: bool) -> PortAnswer {
+    match call {
+        PortCall::Player { player_id, .. } if player_id == "reviewer" && reviewer_fails => PortAnswer::Player {
+            result: PlayerResult {
+                status: CallStatus::Error,
+                resume_token: None,
+                final_text: None,
+                error: Some("away".into()),
+            },
+        },
+        PortCall::Player { player_id, .. } if player_id == "reviewer" => {
+            PortAnswer::Player { result: PlayerResult::ok("VERDICT: approved") }
+        }
+        PortCall::Player { .. } => PortAnswer::Player { result: PlayerResult::ok("a draft") },
+        PortCall::Judge { prompt, .. } if prompt.contains("VERDICT") => {
+            PortAnswer::Judge { text: r#"{"guard": "approved"}"#.into() }
+        }
+        PortCall::Judge { .. } => PortAnswer::Judge { text: r#"{"guard": "drafted"}"#.into() },
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Answers port calls until the session waits on something else.
+fn answer_all(session: &mut dyn AnySession, prefix: &str, reviewer_fails: bool) {
+    for n in 0..50 {
+        let Pending::Call { call } = session.pending().clone() else { return };
+        match session.answer(ports(&call, reviewer_fails), &format!("{prefix}{n}"), 10 + n) {
+            Receipt::Executed { .. } | Receipt::Failed { .. } => {}
+            Receipt::Rejected { reason } => panic!("{reason}"),
+        }
+    }
+    panic!("the ports were still called after 50 answers");
+}
+
+/// Checks a whole trace (from `first`, the sequence its first record must have): contiguous
+/// host sequences; host boundaries properly nested, one at a time, each start finished once by
+/// the same call id; every engine record a schema-2 event of one of the sixteen types, its
+/// payload's `type` its own, the runtime's sequence contiguous from `engine_first`, and, after
+/// the opening, inside a host boundary; every engine `*.started` finished once by the same
+/// runtime call id. The engine records' types, in order.
+fn check(trace: &[TraceRecord], first: u64, engine_first: u64) -> Vec<String> {
+    let mut open: Option<(TraceType, String)> = None;
+    let mut engine_open: BTreeMap<String, String> = BTreeMap::new();
+    let mut engine_sequence = engine_first;
+    let mut boundaries = 0;
+    let mut types = Vec::new();
+    for (i, record) in trace.iter().enumerate() {
+        assert_eq!(record.sequence, first + i as u64, "contiguous host sequences: {record:?}");
+        if record.engine {
+            assert_eq!(record.trace_type(), None, "an engine record is none of the host's types");
+            assert!(TRACE_TYPES.contains(&record.kind.as_str()), "one of the sixteen: {}", record.kind);
+            assert!(record.call_id.is_none(), "the runtime's ids are in the payload: {record:?}");
+            let event = &record.payload;
+            assert_eq!(event["schemaVersion"], 2, "{event}");
+            assert_eq!(event["type"], record.kind.as_str(), "{event}");
+            assert_eq!(event["sessionId"], "s", "{event}");
+            assert_eq!(event["sequence"], engine_sequence, "the runtime's order: {event}");
+            engine_sequence += 1;
+            // After the opening, every engine record stands inside the move that caused it.
+            assert!(open.is_some() || boundaries == 0, "{} outside a host boundary", record.kind);
+            let call = event["callId"].as_str().unwrap_or("").to_owned();
+            if let Some(start) = record.kind.strip_suffix(".started").filter(|_| record.kind != "session.started") {
+                assert!(!call.is_empty(), "a call's start has a call id: {event}");
+                assert!(engine_open.insert(call, start.to_owned()).is_none(), "one start per call id");
+            } else if let Some(finish) = record.kind.strip_suffix(".finished") {
+                assert_eq!(engine_open.remove(&call).as_deref(), Some(finish), "{} finishes its start", record.kind);
+            }
+            types.push(record.kind.clone());
+            continue;
+        }
+        let kind = record.trace_type().expect("a host type");
+        let call = record.call_id.clone().unwrap_or_default();
+        match kind {
+            TraceType::ApplyStarted | TraceType::InputReceived => {
+                assert!(open.is_none(), "one host boundary at a time: {record:?}");
+                open = Some((kind, call));
+                boundaries += 1;
+            }
+            TraceType::ApplyFinished | TraceType::InputSettled => {
+                let (start, started) = open.take().expect("a finish closes an open boundary");
+                assert_eq!((start.finish(), started), (Some(kind), call), "the finish of its start");
+            }
+            TraceType::SessionStarted => assert_eq!(i, 0, "session.started first"),
+            TraceType::SessionDisposed => assert_eq!(i, trace.len() - 1, "session.disposed last"),
+        }
+    }
+    assert!(open.is_none(), "every host boundary finished: {open:?}");
+    assert!(engine_open.is_empty(), "every engine start finished: {engine_open:?}");
+    types
+}
+
+#[test]
+fn an_agent_sessions_trace_holds_the_runtimes_records_inside_their_moves() {
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    let receipt = session.input("task", "a poem", "task", 2);
+    assert!(matches!(receipt, Receipt::Executed { .. }), "{receipt:?}");
+    answer_all(session.as_mut(), "k", false);
+    assert_eq!(session.pending(), &Pending::Ended);
+    session.dispose(99);
+    let trace = session.take_trace();
+    let types = check(&trace, 1, 1);
+
+    // The host's session.started opens; the runtime's init follows it, in no boundary.
+    assert_eq!((trace[0].kind.as_str(), trace[0].engine), ("session.started", false));
+    assert_eq!((trace[1].kind.as_str(), trace[1].engine), ("session.started", true));
+    // The Boss's task: received, the writer called, all inside the input's pair.
+    let input = trace.iter().position(|r| r.kind == "input.received").unwrap();
+    assert!(trace[input + 1].engine && trace[input + 1].kind == "boss.input.received", "{:?}", trace[input + 1]);
+    assert_eq!(trace[input + 1].payload["payload"]["text"], "a poem", "the exact Boss text");
+    let settled = trace.iter().position(|r| r.kind == "input.settled").unwrap();
+    assert!(trace[input + 1..settled].iter().all(|r| r.engine), "only the runtime's records between");
+    assert!(trace[input..settled].iter().any(|r| r.kind == "player.call.started"), "the writer is called");
+    // Each port answer's apply holds the call's finish.
+    let finish = trace.iter().position(|r| r.kind == "player.call.finished").unwrap();
+    let before = trace[..finish].iter().rev().find(|r| !r.engine).unwrap();
+    assert_eq!(before.kind, "apply.started");
+    assert!(before.payload["actionId"].as_str().unwrap().starts_with("answer:player-"), "{before:?}");
+    for kind in ["player.call.started", "player.call.finished", "judge.call.started", "judge.call.finished"] {
+        assert!(types.iter().any(|t| t == kind), "{kind} in {types:?}");
+    }
+    for kind in ["fsm.transition", "status.emitted", "boss.input.received", "boss.input.settled"] {
+        assert!(types.iter().any(|t| t == kind), "{kind} in {types:?}");
+    }
+    // The JSON lines say the same, marked as the engine's.
+    let mut again = document.start("s", 0, 1).unwrap();
+    let first = again.take_trace();
+    assert!(first[1].to_json_line().contains(r#""type":"session.started","engine":true,"payload":{"schemaVersion":2"#));
+}
+
+#[test]
+fn a_restore_continues_the_trace_with_no_session_started() {
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    session.input("task", "a poem", "task", 2);
+    answer_all(session.as_mut(), "k", true);
+    assert_eq!(session.describe().state_id, "failed");
+    let before = session.take_trace();
+    let types = check(&before, 1, 1);
+    let last = before.last().unwrap().sequence;
+    let engine_last = before.iter().rev().find(|r| r.engine).unwrap().payload["sequence"].as_u64().unwrap();
+    assert!(types.iter().any(|t| t == "player.call.finished"));
+
+    let snapshot = session.snapshot_value().unwrap();
+    let mut restored = document.restore(snapshot).unwrap();
+    assert!(restored.take_trace().is_empty(), "a restore traces nothing");
+    // Retry through the engine's own action: the runtime's apply pair inside the host's.
+    let receipt = restored.apply("retry:START", "again", 4);
+    assert!(matches!(receipt, Receipt::Executed { .. }), "{receipt:?}");
+    answer_all(restored.as_mut(), "r", false);
+    assert_eq!(restored.pending(), &Pending::Ended);
+    let after = restored.take_trace();
+    let types = check(&after, last + 1, engine_last + 1);
+    assert!(after.iter().all(|r| r.kind != "session.started"), "no session.started of either kind");
+    assert_eq!((after[0].kind.as_str(), after[0].engine), ("apply.started", false));
+    assert_eq!((after[1].kind.as_str(), after[1].engine), ("apply.started", true), "{:?}", after[1]);
+    assert_eq!(after[1].payload["payload"]["actionId"], "retry:START", "{:?}", after[1]);
+    assert!(types.iter().any(|t| t == "apply.finished"), "{types:?}");
+    assert!(types.iter().any(|t| t == "player.call.started"), "{types:?}");
+    // A replayed key traces nothing, of the host's or the engine's.
+    restored.apply("retry:START", "again", 5);
+    assert!(restored.take_trace().is_empty());
+}
