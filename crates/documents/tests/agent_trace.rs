@@ -4,43 +4,14 @@
 //! move that caused it; the host sequence stays contiguous, every start has one finish, and a
 //! restore continues the sequence with no `session.started` of either kind.
 
+mod agent_support;
+
 use std::collections::BTreeMap;
 
-use stagehand_agents::runtime::{PlayerResult, TRACE_TYPES};
-use stagehand_documents::{Document, OpenOptions};
-use stagehand_protocol::port::CallStatus;
-use stagehand_protocol::{PortAnswer, PortCall, Receipt};
+use agent_support::{open, ports};
+use stagehand_agents::runtime::TRACE_TYPES;
+use stagehand_protocol::Receipt;
 use stagehand_session::host::{AnySession, Pending, TraceRecord, TraceType};
-
-const MACHINE: &str = include_str!("../../../examples/agents/write-review-revise.toml");
-
-fn open() -> Document {
-    Document::open("write-review-revise.toml", MACHINE.as_bytes(), &OpenOptions::default()).expect("it opens")
-}
-
-/// The example's ports: the writer drafts, the reviewer approves (or fails), the judge reads
-/// the verdict.
-fn ports(call: &PortCall, reviewer_fails: bool) -> PortAnswer {
-    match call {
-        PortCall::Player { player_id, .. } if player_id == "reviewer" && reviewer_fails => PortAnswer::Player {
-            result: PlayerResult {
-                status: CallStatus::Error,
-                resume_token: None,
-                final_text: None,
-                error: Some("away".into()),
-            },
-        },
-        PortCall::Player { player_id, .. } if player_id == "reviewer" => {
-            PortAnswer::Player { result: PlayerResult::ok("VERDICT: approved") }
-        }
-        PortCall::Player { .. } => PortAnswer::Player { result: PlayerResult::ok("a draft") },
-        PortCall::Judge { prompt, .. } if prompt.contains("VERDICT") => {
-            PortAnswer::Judge { text: r#"{"guard": "approved"}"#.into() }
-        }
-        PortCall::Judge { .. } => PortAnswer::Judge { text: r#"{"guard": "drafted"}"#.into() },
-        other => panic!("{other:?}"),
-    }
-}
 
 /// Answers port calls until the session waits on something else.
 fn answer_all(session: &mut dyn AnySession, prefix: &str, reviewer_fails: bool) {

@@ -3,24 +3,19 @@
 //! calls answered through `answer` (H45), the `retry:` action in the view (H46), a failure as a
 //! `failed` receipt (H47), snapshots restored through the document — and `check` and `draw`.
 
+mod agent_support;
+
 use std::path::Path;
 
+use agent_support::{open, ports, MACHINE};
 use stagehand_agents::machine::{read_toml, write_toml};
-use stagehand_agents::runtime::PlayerResult;
 use stagehand_documents::check::check_machine;
 use stagehand_documents::{kind, Document, Format, Kind, OpenOptions};
-use stagehand_protocol::port::CallStatus;
 use stagehand_protocol::{PortAnswer, PortCall, Receipt};
 use stagehand_session::host::{AnySession, Pending};
 
-const MACHINE: &str = include_str!("../../../examples/agents/write-review-revise.toml");
-
 fn json_machine() -> String {
     serde_json::to_string(&read_toml(MACHINE).unwrap()).unwrap()
-}
-
-fn open() -> Document {
-    Document::open("write-review-revise.toml", MACHINE.as_bytes(), &OpenOptions::default()).expect("it opens")
 }
 
 /// Answers port calls with `host` until the session waits on something else.
@@ -33,33 +28,6 @@ fn answer_all(session: &mut dyn AnySession, mut host: impl FnMut(&PortCall) -> P
             Receipt::Executed { .. } | Receipt::Failed { .. } => {}
             Receipt::Rejected { reason } => panic!("{reason}"),
         }
-    }
-}
-
-fn judge_of(prompt: &str) -> &'static str {
-    if prompt.contains("VERDICT") {
-        r#"{"guard": "approved"}"#
-    } else {
-        r#"{"guard": "drafted"}"#
-    }
-}
-
-fn ports(call: &PortCall, reviewer_fails: bool) -> PortAnswer {
-    match call {
-        PortCall::Player { player_id, .. } if player_id == "reviewer" && reviewer_fails => PortAnswer::Player {
-            result: PlayerResult {
-                status: CallStatus::Error,
-                resume_token: None,
-                final_text: None,
-                error: Some("away".into()),
-            },
-        },
-        PortCall::Player { player_id, .. } if player_id == "reviewer" => {
-            PortAnswer::Player { result: PlayerResult::ok("VERDICT: approved") }
-        }
-        PortCall::Player { .. } => PortAnswer::Player { result: PlayerResult::ok("a draft") },
-        PortCall::Judge { prompt, .. } => PortAnswer::Judge { text: judge_of(prompt).into() },
-        other => panic!("{other:?}"),
     }
 }
 
