@@ -156,17 +156,7 @@ impl<E: Engine> Host<E> {
         self.turn += 1;
         self.key.clear();
         self.key.push('k');
-        let mut digits = [0u8; 20];
-        let (mut n, mut at) = (self.turn, digits.len());
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.key.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+        self.key.push_str(itoa::Buffer::new().format(self.turn));
     }
 
     /// One turn through `look` and `act`; false when nothing is left to do but undo and restart.

@@ -321,28 +321,12 @@ fn write_parts(situation: &str, node: Option<usize>, segment: Option<usize>, out
     out.push_str(situation);
     if let Some(node) = node {
         out.push(':');
-        push_number(out, node);
+        out.push_str(itoa::Buffer::new().format(node));
     }
     if let Some(segment) = segment {
         out.push('#');
-        push_number(out, segment);
+        out.push_str(itoa::Buffer::new().format(segment));
     }
-}
-
-/// Writes `n` in decimal (what `write!` writes, without the formatting machinery: a state id is
-/// written twice a turn).
-fn push_number(out: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Speech as plain text, queries as their placeholders (`{Key}`): what

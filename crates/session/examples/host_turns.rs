@@ -24,20 +24,10 @@ use stagehand_session::host::Session;
 
 /// Writes `n` in decimal after `prefix` (a host's own key; `write!` would cost more than some of
 /// what is measured).
-fn key_into(key: &mut String, prefix: &str, mut n: u64) {
+fn key_into(key: &mut String, prefix: &str, n: u64) {
     key.clear();
     key.push_str(prefix);
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    key.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    key.push_str(itoa::Buffer::new().format(n));
 }
 
 fn main() {
