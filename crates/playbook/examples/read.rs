@@ -1,8 +1,20 @@
 //! Reads each playbook named on the command line, JSON or binary, and prints the reader's
 //! verdict. Nothing else is loaded, so `/usr/bin/time -v` on it gives the peak memory of a
-//! process that loads one playbook (BENCHMARKS.md).
+//! process that loads one playbook (BENCHMARKS.md). With `--stream` first, a JSON playbook is
+//! read from its file as a stream (`Reader::read_from`) instead of from its whole text.
 fn main() {
-    for path in std::env::args().skip(1) {
+    let stream = std::env::args().nth(1).as_deref() == Some("--stream");
+    for path in std::env::args().skip(1 + usize::from(stream)) {
+        if stream {
+            let read = std::fs::File::open(&path)
+                .map_err(|error| error.to_string())
+                .and_then(|file| stagehand_playbook::Reader::new().read_from(file).map_err(|error| error.to_string()));
+            match read {
+                Ok(playbook) => println!("{path}: accepted ({} nodes)", playbook.nodes.len()),
+                Err(error) => println!("{path}: refused: {error}"),
+            }
+            continue;
+        }
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(error) => {

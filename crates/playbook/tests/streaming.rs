@@ -1,11 +1,15 @@
 //! The streaming reader against the tree reader it replaced: on corpus documents damaged at
 //! random, both accept the same playbook or refuse by the same rule, at the same path, with the
-//! same words; and a syntax error is the same syntax error, at the same place, to both.
+//! same words; and a syntax error is the same syntax error, at the same place, to both. The
+//! stream reader (`Reader::read_from`, which reads a file without holding its text) answers
+//! exactly as the string reader does, to the word.
 
 use std::sync::LazyLock;
 
 use proptest::prelude::*;
-use stagehand_playbook::{read, ReadError};
+use std::io::Cursor;
+
+use stagehand_playbook::{read, ReadError, Reader};
 
 #[path = "support/tree_reader.rs"]
 mod tree_reader;
@@ -19,6 +23,8 @@ static DOCS: LazyLock<Vec<String>> = LazyLock::new(|| {
 });
 
 fn same(text: &str) -> Result<(), TestCaseError> {
+    let from_stream = Reader::new().read_from(Cursor::new(text.as_bytes()));
+    prop_assert_eq!(&from_stream, &read(text), "the stream reader differs from the string reader");
     match (read(text), tree_reader::read(text)) {
         (Ok(streamed), Ok(tree)) => prop_assert_eq!(streamed, tree),
         (Err(ReadError::Refused(streamed)), Err(ReadError::Refused(tree))) => {
@@ -61,5 +67,50 @@ proptest! {
         let start = positions[nth % positions.len()];
         let end = text[start..].find([',', '\n']).map_or(text.len(), |n| start + n);
         same(&format!("{}{}{}", &text[..start], replacement, &text[end..]))?;
+    }
+}
+
+#[test]
+fn the_stream_reader_skips_a_byte_order_mark_and_reads_every_golden_as_the_string_reader() {
+    for text in DOCS.iter() {
+        let marked = format!("\u{feff}{text}");
+        let streamed = Reader::new().read_from(Cursor::new(marked.as_bytes())).expect("a golden reads");
+        assert_eq!(streamed, read(text).expect("a golden reads"));
+    }
+}
+
+#[test]
+fn a_refusal_before_a_syntax_error_is_the_syntax_error_from_a_stream_too() {
+    let text = r#"{"format": {"version": 0}, "nodes": [{"kind": "teleport"}], "speakers": [ oops"#;
+    let streamed = Reader::new().read_from(Cursor::new(text.as_bytes()));
+    assert!(matches!(streamed, Err(ReadError::Syntax { .. })), "{streamed:?}");
+    assert_eq!(streamed, read(text));
+}
+
+/// A stream that fails after its first bytes.
+struct Failing(usize);
+
+impl std::io::Read for Failing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0 == 0 {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        buf[0] = b'{';
+        self.0 -= 1;
+        Ok(1)
+    }
+}
+
+impl std::io::Seek for Failing {
+    fn seek(&mut self, _: std::io::SeekFrom) -> std::io::Result<u64> {
+        Ok(0)
+    }
+}
+
+#[test]
+fn a_stream_that_fails_is_an_error_that_says_so() {
+    match Reader::new().read_from(Failing(1)) {
+        Err(ReadError::Syntax { message, .. }) => assert!(message.contains("the disk went away"), "{message}"),
+        other => panic!("{other:?}"),
     }
 }

@@ -171,6 +171,38 @@ impl Reader {
         }
     }
 
+    /// Reads and checks a document from a stream (a file), as [`read`](Self::read) does from a
+    /// string, without holding the text: the model is built as the bytes go by, so reading a
+    /// file peaks at about the playbook's size rather than the text's plus the playbook's. A
+    /// leading UTF-8 byte-order mark is skipped. Because a syntax error further on outranks a
+    /// refusal found before it, a refused document is read once more from its start (hence
+    /// [`Seek`](std::io::Seek)) to find any syntax error; the first pass is all a valid
+    /// document costs.
+    pub fn read_from<R: std::io::Read + std::io::Seek>(&self, mut input: R) -> Result<Playbook, ReadError> {
+        let start = input.stream_position().map_err(io_error)?;
+        let read = {
+            let ctx = value::Ctx::new(&self.checkers);
+            let mut deserializer = serde_json::Deserializer::from_reader(buffered(&mut input));
+            let read = parse::document(&mut deserializer, value::At { ctx: &ctx, here: &value::Here::Root })
+                .and_then(|document| deserializer.end().map(|()| document));
+            read.map_err(|error| (error, ctx.take()))
+        };
+        match read {
+            Ok((playbook, claimed_ids)) => self.check(playbook, &claimed_ids),
+            Err((error, None)) => Err(syntax(&error)),
+            Err((error, Some(refusal))) => {
+                if error.is_io() {
+                    return Err(syntax(&error));
+                }
+                input.seek(std::io::SeekFrom::Start(start)).map_err(io_error)?;
+                match serde_json::from_reader::<_, value::Skip>(buffered(&mut input)) {
+                    Err(error) => Err(syntax(&error)),
+                    Ok(_) => Err(refusal.into()),
+                }
+            }
+        }
+    }
+
     /// Reads and checks a document already parsed as JSON.
     pub fn read_value(&self, json: &serde_json::Value) -> Result<Playbook, ReadError> {
         let ctx = value::Ctx::new(&self.checkers);
@@ -203,6 +235,57 @@ impl Reader {
             checker.check(&document)?;
         }
         Ok(playbook)
+    }
+}
+
+/// A stream's reading error, reported where a syntax error would be (line 0: no place in the
+/// text).
+fn io_error(error: std::io::Error) -> ReadError {
+    ReadError::Syntax { message: format!("could not read the document: {error}"), line: 0, column: 0 }
+}
+
+/// `input` read through a buffer (serde_json reads a stream a byte at a time), its mark skipped.
+fn buffered<R: std::io::Read>(input: R) -> std::io::BufReader<Unmarked<R>> {
+    std::io::BufReader::with_capacity(1 << 16, Unmarked::new(input))
+}
+
+/// A stream with a leading UTF-8 byte-order mark skipped.
+struct Unmarked<R> {
+    inner: R,
+    /// The first bytes, held back until they are known not to be a mark.
+    head: ([u8; 3], usize, usize),
+    started: bool,
+}
+
+impl<R: std::io::Read> Unmarked<R> {
+    fn new(inner: R) -> Self {
+        Unmarked { inner, head: ([0; 3], 0, 0), started: false }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Unmarked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.started {
+            self.started = true;
+            let (bytes, len, _) = &mut self.head;
+            while *len < 3 {
+                match self.inner.read(&mut bytes[*len..])? {
+                    0 => break,
+                    n => *len += n,
+                }
+            }
+            if *len == 3 && *bytes == [0xEF, 0xBB, 0xBF] {
+                *len = 0;
+            }
+        }
+        let (bytes, len, at) = &mut self.head;
+        if *at < *len {
+            let n = (*len - *at).min(buf.len());
+            buf[..n].copy_from_slice(&bytes[*at..*at + n]);
+            *at += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
     }
 }
 
