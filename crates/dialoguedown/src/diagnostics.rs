@@ -71,6 +71,8 @@ pub enum Code {
     IgnoredMarkdown,
     /// `DLG1901`: blocks or inlines nested deeper than the compiler follows.
     NestingTooDeep,
+    /// `DLG1902`: a script that makes more nodes or speakers than a playbook holds.
+    TooManyNodes,
     /// `DLG2001`: two scenes with the same anchor.
     DuplicateAnchor,
     /// `DLG2002`: a heading with nothing to make an anchor from.
@@ -105,7 +107,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in numeric order.
-    pub const ALL: [Code; 31] = [
+    pub const ALL: [Code; 32] = [
         Code::UnreachableAfterJump,
         Code::TagsWithoutSpeaker,
         Code::NotAGameCall,
@@ -122,6 +124,7 @@ impl Code {
         Code::DanglingArrow,
         Code::IgnoredMarkdown,
         Code::NestingTooDeep,
+        Code::TooManyNodes,
         Code::DuplicateAnchor,
         Code::HeadingWithoutAnchor,
         Code::AmbiguousSpeakerBinding,
@@ -158,6 +161,7 @@ impl Code {
             Code::DanglingArrow => "DLG1113",
             Code::IgnoredMarkdown => "DLG1114",
             Code::NestingTooDeep => "DLG1901",
+            Code::TooManyNodes => "DLG1902",
             Code::DuplicateAnchor => "DLG2001",
             Code::HeadingWithoutAnchor => "DLG2002",
             Code::AmbiguousSpeakerBinding => "DLG2003",
@@ -216,6 +220,7 @@ impl Code {
             Code::DanglingArrow => "dangling jump arrow",
             Code::IgnoredMarkdown => "markdown left out of the script",
             Code::NestingTooDeep => "nesting too deep",
+            Code::TooManyNodes => "too many nodes for a playbook",
             Code::DuplicateAnchor => "duplicate scene anchor",
             Code::HeadingWithoutAnchor => "heading without an anchor",
             Code::AmbiguousSpeakerBinding => "ambiguous speaker binding",

@@ -12,15 +12,19 @@
 use foldhash::HashMap;
 use std::ops::Range;
 
-use stagehand_playbook::{Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
+use stagehand_playbook::{position, reference, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
 use crate::analysis::missing_target;
 use crate::ast::{Block, Cond, Jump, JumpTarget, Spare, WeightSyntax};
-use crate::diagnostics::Sink;
+use crate::diagnostics::{Code, Sink};
 use crate::speakers::{Speakers, LATER_DEFAULT};
 
-/// A target not known yet.
-const OPEN: usize = usize::MAX;
+/// A target not known yet. No node has this position: [`Lowering::reference`] keeps every
+/// node's and speaker's below it.
+const OPEN: u32 = u32::MAX;
+
+/// The speaker of a line bound to the default speaker, who is known only at the end.
+const DEFAULT_LATER: u32 = u32::MAX;
 
 enum Hole {
     /// The node's fall-through.
@@ -58,7 +62,15 @@ pub(crate) struct Lowering {
     offsets: Vec<usize>,
     /// The script's length, from which the node table's final size is projected.
     source_len: usize,
+    /// How many nodes and speakers a playbook may hold: fewer than `u32::MAX` (references are
+    /// `u32`, PB7; `u32::MAX` marks what is not known yet). Lower in tests.
+    limit: usize,
+    /// Whether a node or speaker was past [`Lowering::limit`] (reported as `DLG1902`).
+    too_many: bool,
 }
+
+/// How many nodes and speakers a playbook the compiler makes may hold (see `Lowering::limit`).
+const LIMIT: u32 = u32::MAX;
 
 /// Nodes the table holds before its growth is projected from the script read so far.
 const PROJECT_AFTER: usize = 4096;
@@ -71,7 +83,25 @@ const PROJECT_AT_MOST: usize = 256;
 impl Lowering {
     /// A graph for a script of `source_len` bytes.
     pub fn new(source_len: usize) -> Lowering {
-        Lowering { source_len, ..Lowering::default() }
+        Lowering { source_len, limit: position(LIMIT), ..Lowering::default() }
+    }
+
+    /// The same graph, holding fewer than `limit` nodes and speakers (a test's).
+    #[cfg(test)]
+    pub fn limited(self, limit: usize) -> Lowering {
+        Lowering { limit, ..self }
+    }
+
+    /// The stored reference to node or speaker `index`; past the limit, nothing anyone reads
+    /// (0), and the compile fails with `DLG1902` (see [`Lowering::finish`]): never truncated.
+    fn reference(&mut self, index: usize) -> u32 {
+        match reference(index) {
+            Some(stored) if index < self.limit => stored,
+            _ => {
+                self.too_many = true;
+                0
+            }
+        }
     }
 
     /// Lowers the analyzed blocks of one top-level block, in reading order.
@@ -91,11 +121,13 @@ impl Lowering {
         sink: &mut Sink,
     ) -> (Playbook, Vec<usize>) {
         let mut open = std::mem::take(&mut self.open);
-        let end = self.nodes.len();
+        let end_at = self.nodes.len();
         self.nodes.push(Node::End);
         self.offsets.push(source_len);
-        self.fill(&mut open, end);
-        let Lowering { mut nodes, anchors, late, defaulted, mut offsets, .. } = self;
+        let end = self.reference(end_at);
+        self.fill(&mut open, end_at);
+        let limit = self.limit;
+        let Lowering { mut nodes, anchors, late, defaulted, mut offsets, mut too_many, .. } = self;
         // The table was grown to a projection of its size: give back what it did not use.
         nodes.shrink_to_fit();
         offsets.shrink_to_fit();
@@ -103,7 +135,8 @@ impl Lowering {
             let target = match what {
                 Late::End => end,
                 Late::Anchor(target, span) => match anchors.get(&target[1..]) {
-                    Some(&found) => found,
+                    // An anchor names a node already given a reference, so it fits.
+                    Some(&found) => reference(found).unwrap_or(end),
                     None => {
                         missing_target(&target, &span, sink);
                         end
@@ -112,19 +145,31 @@ impl Lowering {
             };
             retarget(&mut nodes, node, edge, target);
         }
+        // The final place of a line's speaker, or `None` past the limit.
+        let settle = |bound: u32| {
+            let bound = if bound == DEFAULT_LATER { LATER_DEFAULT } else { position(bound) };
+            reference(speakers.settle(bound)).filter(|&settled| position(settled) < limit)
+        };
+        let mut settle_line = |node: &mut Node| {
+            if let Node::Line { speaker, .. } = node {
+                match settle(*speaker) {
+                    Some(settled) => *speaker = settled,
+                    None => too_many = true,
+                }
+            }
+        };
         if speakers.inserted.is_some() {
             // An anonymous default joined the table: every speaker after it moves along.
-            for node in &mut nodes {
-                if let Node::Line { speaker, .. } = node {
-                    *speaker = speakers.settle(*speaker);
-                }
-            }
+            nodes.iter_mut().for_each(&mut settle_line);
         } else {
             for id in defaulted {
-                if let Some(Node::Line { speaker, .. }) = nodes.get_mut(id) {
-                    *speaker = speakers.settle(*speaker);
+                if let Some(node) = nodes.get_mut(id) {
+                    settle_line(node);
                 }
             }
+        }
+        if too_many {
+            too_many_nodes(sink);
         }
         let mut playbook = Playbook::new(script);
         playbook.entry = 0;
@@ -135,8 +180,22 @@ impl Lowering {
     }
 }
 
+/// Reports a script that makes more nodes or speakers than a playbook holds.
+fn too_many_nodes(sink: &mut Sink) {
+    sink.push(
+        Code::TooManyNodes,
+        0..0,
+        format!(
+            "This script makes more nodes or speakers than a playbook holds ({} of each at most), \
+             so it cannot be compiled. Split it into several scripts.",
+            LIMIT - 1
+        ),
+        "too many nodes",
+    );
+}
+
 /// Points edge `edge` of `node` at `to`.
-fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: usize) {
+fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: u32) {
     if let Some(edge) = nodes.get_mut(node).and_then(Node::out_mut).and_then(|out| out.get_mut(edge)) {
         edge.set_target(to);
     }
@@ -187,15 +246,16 @@ impl Lowering {
 
     /// Points every open hole at `id`, leaving `open` empty for reuse.
     fn fill(&mut self, open: &mut Vec<Hole>, id: usize) {
+        let target = self.reference(id);
         for hole in open.drain(..) {
             match hole {
                 Hole::Succession(node) => {
                     if let Some(out) = self.nodes[node].out_mut() {
-                        out.push(Edge::Succession { target: id });
+                        out.push(Edge::Succession { target });
                     }
                 }
                 Hole::Edge(node, edge) => {
-                    retarget(&mut self.nodes, node, edge, id);
+                    retarget(&mut self.nodes, node, edge, target);
                 }
                 Hole::Anchor(anchor) => {
                     self.anchors.entry(anchor).or_insert(id);
@@ -245,9 +305,13 @@ impl Lowering {
             }
             Block::Line(line) => {
                 let conditional = line.condition.is_some();
+                let speaker = match line.speaker_index {
+                    LATER_DEFAULT => DEFAULT_LATER,
+                    bound => self.reference(bound),
+                };
                 let node = Node::Line {
                     // Settled once the speaker table is whole (see `finish`).
-                    speaker: line.speaker_index,
+                    speaker,
                     speech: line.speech.into(),
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
                     // Room for one edge inline; a jump that may not be taken adds a second.
@@ -301,7 +365,7 @@ impl Lowering {
                     let edge = if random {
                         let weight = match &option.weight {
                             Some((WeightSyntax::Number(value), _)) => Weight::Number { percentage: *value },
-                            Some((WeightSyntax::Query(key), _)) => Weight::Query { key: key.clone() },
+                            Some((WeightSyntax::Query(key), _)) => Weight::Query { key: key.as_str().into() },
                             _ => Weight::Auto,
                         };
                         Edge::RandomOption { target: OPEN, weight, condition: condition(&option.condition) }

@@ -10,10 +10,10 @@ static HEAP: dhat::Alloc = dhat::Alloc;
 
 /// A playbook of `lines` lines, each with words long enough to live on the heap, every tenth
 /// conditional; built at its exact size, so building leaves no peak of its own behind.
-fn playbook(lines: usize) -> Playbook {
+fn playbook(lines: u32) -> Playbook {
     let mut playbook = Playbook::new("memory.dialogue.md");
     playbook.speakers.push(Speaker::named("Alice"));
-    playbook.nodes = Vec::with_capacity(lines + 1);
+    playbook.nodes = Vec::with_capacity(stagehand_playbook::position(lines) + 1);
     for i in 0..lines {
         let condition = (i % 10 == 0).then(|| Condition::key("asked"));
         let mut out = smallvec![Edge::Succession { target: i + 1 }];
