@@ -175,7 +175,7 @@ mod tests {
         use std::mem::size_of;
         assert_eq!(size_of::<Speech>(), 16, "speech");
         assert_eq!(size_of::<Option<Condition>>(), 16, "an optional condition");
-        assert!(size_of::<Fragment>() <= 40, "a fragment is {} bytes", size_of::<Fragment>());
+        assert!(size_of::<Fragment>() <= 32, "a fragment is {} bytes", size_of::<Fragment>());
         assert_eq!(size_of::<Weight>(), 16, "a weight");
         assert!(size_of::<Edge>() <= 40, "an edge is {} bytes", size_of::<Edge>());
         assert!(size_of::<Node>() <= 88, "a node is {} bytes", size_of::<Node>());

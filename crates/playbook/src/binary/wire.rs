@@ -227,12 +227,12 @@ enum FragmentDef {
         children: Speech,
     },
     Link {
-        target: Box<str>,
+        target: ThinStr,
         #[serde(with = "speech")]
         label: Speech,
     },
     Image {
-        source: Box<str>,
+        source: ThinStr,
         #[serde(with = "speech")]
         alt: Speech,
     },
@@ -244,11 +244,11 @@ enum FragmentDef {
         action: CompactString,
     },
     CustomCommand {
-        name: Box<str>,
+        name: ThinStr,
         args: Box<[CompactString]>,
     },
     Tag {
-        name: Box<str>,
+        name: ThinStr,
         value: Option<Box<str>>,
         reserved: bool,
     },

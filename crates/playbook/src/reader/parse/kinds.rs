@@ -457,13 +457,21 @@ impl Object for FragmentB {
                 style: require(self.style, "style", at)?,
                 children: require(nested, "children", at)?,
             },
-            K::Link => Fragment::Link { target: require(boxed, "target", at)?, label: require(nested, "label", at)? },
-            K::Image => Fragment::Image { source: require(boxed, "source", at)?, alt: require(nested, "alt", at)? },
+            K::Link => {
+                Fragment::Link { target: require(boxed, "target", at)?.into(), label: require(nested, "label", at)? }
+            }
+            K::Image => {
+                Fragment::Image { source: require(boxed, "source", at)?.into(), alt: require(nested, "alt", at)? }
+            }
             K::Break => Fragment::Break,
             K::Query => Fragment::Query { key: require(words, "key", at)? },
             K::DefaultCommand => Fragment::DefaultCommand { action: require(words, "action", at)? },
-            K::CustomCommand => Fragment::CustomCommand { name: require(self.name, "name", at)?, args: self.args },
-            K::Tag => Fragment::Tag { name: require(self.name, "name", at)?, value: boxed, reserved: self.reserved },
+            K::CustomCommand => {
+                Fragment::CustomCommand { name: require(self.name, "name", at)?.into(), args: self.args }
+            }
+            K::Tag => {
+                Fragment::Tag { name: require(self.name, "name", at)?.into(), value: boxed, reserved: self.reserved }
+            }
         })
     }
 }
