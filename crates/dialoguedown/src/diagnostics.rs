@@ -381,12 +381,12 @@ pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
 /// byte offset of `source`, in the order given; one pass over the source however many there are.
 /// Each is a pair of `u32` (8 bytes, not 16: a big script's playbook has hundreds of thousands
 /// of nodes to place); a line or column past `u32::MAX` reads as `u32::MAX`.
-pub fn line_columns(source: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
+pub fn line_columns(source: &str, offsets: &[u32]) -> Vec<(u32, u32)> {
     let mut places = vec![(1, 1); offsets.len()];
     let mut cursor = Cursor::start(source);
     let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let mut place = |i: usize| {
-        cursor.advance(source, clamp(source, offsets[i]));
+        cursor.advance(source, clamp(source, stagehand_playbook::position(offsets[i])));
         places[i] = (narrow(cursor.line), narrow(cursor.column));
     };
     // A compile's offsets come in reading order: no order of them is built then.

@@ -10,7 +10,6 @@
 //! to an anchor no scene has is reported then. Speakers are settled last too.
 
 use foldhash::HashMap;
-use std::ops::Range;
 
 use stagehand_playbook::{position, reference, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
@@ -38,8 +37,17 @@ enum Hole {
 /// Where a jump leads, known only once the whole script is.
 enum Late {
     End,
-    /// A scene: the jump's target (`#anchor`) and span, for the report if there is no such scene.
-    Anchor(Box<str>, Range<usize>),
+    /// A scene: the jump's target (`#anchor`) and span (start and end, as `u32`: the script is
+    /// under 4 GiB, or the compile fails with `DLG1902`), for the report if there is no such scene.
+    Anchor(Box<str>, u32, u32),
+}
+
+/// A jump's divert waiting for its target: the node, the edge's place in it, and where it leads.
+/// 32 bytes (48 with `usize` places and a `Range` span): a big script has tens of thousands.
+struct Waiting {
+    node: u32,
+    edge: u32,
+    what: Late,
 }
 
 /// The graph of a script being lowered, one top-level block at a time.
@@ -50,16 +58,17 @@ pub(crate) struct Lowering {
     anchors: HashMap<String, usize>,
     /// The lines bound to the default speaker, who is known only at the end.
     defaulted: Vec<usize>,
-    /// Edges whose target is the end node or an anchor: (node, edge, what).
-    late: Vec<(usize, usize, Late)>,
+    /// Edges whose target is the end node or an anchor.
+    late: Vec<Waiting>,
     /// What is waiting for the next node.
     open: Vec<Hole>,
     /// Emptied hole lists, kept for the next option or arm body.
     spare: Vec<Vec<Hole>>,
     /// Containers emptied by lowering, for the transpiler to fill again.
     pub emptied: Spare,
-    /// Where in the source each node was written (a byte offset), by node.
-    offsets: Vec<usize>,
+    /// Where in the source each node was written (a byte offset, as a `u32`: the script is under
+    /// 4 GiB, or the compile fails with `DLG1902`), by node.
+    offsets: Vec<u32>,
     /// The script's length, from which the node table's final size is projected.
     source_len: usize,
     /// How many nodes and speakers a playbook may hold: fewer than `u32::MAX` (references are
@@ -83,7 +92,17 @@ const PROJECT_AT_MOST: usize = 256;
 impl Lowering {
     /// A graph for a script of `source_len` bytes.
     pub fn new(source_len: usize) -> Lowering {
-        Lowering { source_len, limit: position(LIMIT), ..Lowering::default() }
+        // Offsets and spans are kept as `u32`: a script of 4 GiB or more is refused whole.
+        let too_many = u32::try_from(source_len).is_err();
+        Lowering { source_len, limit: position(LIMIT), too_many, ..Lowering::default() }
+    }
+
+    /// Byte `at` of the script, as kept: below 4 GiB, or the compile fails (see [`Lowering::new`]).
+    fn offset(&mut self, at: usize) -> u32 {
+        u32::try_from(at).unwrap_or_else(|_| {
+            self.too_many = true;
+            u32::MAX
+        })
     }
 
     /// The same graph, holding fewer than `limit` nodes and speakers (a test's).
@@ -119,11 +138,12 @@ impl Lowering {
         source_len: usize,
         speakers: Speakers,
         sink: &mut Sink,
-    ) -> (Playbook, Vec<usize>) {
+    ) -> (Playbook, Vec<u32>) {
         let mut open = std::mem::take(&mut self.open);
         let end_at = self.nodes.len();
         self.nodes.push(Node::End);
-        self.offsets.push(source_len);
+        let end_offset = self.offset(source_len);
+        self.offsets.push(end_offset);
         let end = self.reference(end_at);
         self.fill(&mut open, end_at);
         let limit = self.limit;
@@ -131,19 +151,19 @@ impl Lowering {
         // The table was grown to a projection of its size: give back what it did not use.
         nodes.shrink_to_fit();
         offsets.shrink_to_fit();
-        for (node, edge, what) in late {
+        for Waiting { node, edge, what } in late {
             let target = match what {
                 Late::End => end,
-                Late::Anchor(target, span) => match anchors.get(&target[1..]) {
+                Late::Anchor(target, start, end_at) => match anchors.get(&target[1..]) {
                     // An anchor names a node already given a reference, so it fits.
                     Some(&found) => reference(found).unwrap_or(end),
                     None => {
-                        missing_target(&target, &span, sink);
+                        missing_target(&target, &(position(start)..position(end_at)), sink);
                         end
                     }
                 },
             };
-            retarget(&mut nodes, node, edge, target);
+            retarget(&mut nodes, position(node), position(edge), target);
         }
         // The final place of a line's speaker, or `None` past the limit.
         let settle = |bound: u32| {
@@ -212,6 +232,7 @@ impl Lowering {
             self.grow(at);
         }
         self.nodes.push(node);
+        let at = self.offset(at);
         self.offsets.push(at);
         self.fill(open, id);
         id
@@ -268,12 +289,18 @@ impl Lowering {
     fn divert(&mut self, node: usize, jump: Jump, cond: Option<Condition>) -> bool {
         let late = match jump.resolved {
             JumpTarget::End => Late::End,
-            JumpTarget::Anchor => Late::Anchor(jump.target, jump.span),
+            JumpTarget::Anchor => {
+                let (start, end) = (self.offset(jump.span.start), self.offset(jump.span.end));
+                Late::Anchor(jump.target, start, end)
+            }
             JumpTarget::Outside | JumpTarget::Unresolved => return false,
         };
         let unconditional = cond.is_none();
+        let node_ref = self.reference(node);
+        // A node has a handful of edges; past the limit the compile fails (DLG1902).
+        let edge = self.reference(self.nodes[node].out().len());
         if let Some(out) = self.nodes[node].out_mut() {
-            self.late.push((node, out.len(), late));
+            self.late.push(Waiting { node: node_ref, edge, what: late });
             out.push(Edge::Divert { target: OPEN, label: jump.label.into(), condition: cond });
         }
         unconditional

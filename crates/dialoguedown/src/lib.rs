@@ -95,8 +95,9 @@ pub struct Compilation {
     /// Where in the source each node of the playbook was written, by node: a byte offset (the
     /// start of its line, list or `if`; the source's length for the shared end node). Empty
     /// when there is no playbook. The playbook format carries no positions; this is how a tool
-    /// over the compiled graph (`stagehand check`'s lints) points at source lines.
-    pub node_offsets: Vec<usize>,
+    /// over the compiled graph (`stagehand check`'s lints) points at source lines. A `u32` each
+    /// (4 bytes a node): a script of 4 GiB or more is refused (`DLG1902`).
+    pub node_offsets: Vec<u32>,
 }
 
 impl Compilation {
