@@ -11,9 +11,9 @@ use crate::thin::ThinStr;
 pub enum Condition {
     /// Holds when the world answers the key with `true`.
     Key {
-        /// The game-state key the world is asked about, as a truth. A boxed string (16 bytes), so
-        /// an optional condition costs 16 bytes in every node and edge that may carry one.
-        key: Box<str>,
+        /// The game-state key the world is asked about, as a truth. A thin string (8 bytes), so
+        /// an optional condition costs 8 bytes in every node and edge that may carry one (PB7).
+        key: ThinStr,
     },
 }
 

@@ -55,8 +55,8 @@ pub use binary::{is_binary, read_binary, write_binary, BinaryReadError, BINARY_E
 /// query's key, a default command's phrase, a custom command's arguments): a
 /// `String` that keeps up to 24 bytes inline, so the many short pieces of a playbook cost no
 /// allocation of their own. The rarer strings that would make a [`Fragment`], an [`Edge`] or an
-/// optional [`Condition`] larger are [`ThinStr`] (a weight's key) or `Box<str>` (tag values,
-/// condition keys); speaker names, ids and tags, anchors and `script` are
+/// optional [`Condition`] larger are [`ThinStr`] (condition and weight keys, link targets, image
+/// sources, command and tag names) or `Box<str>` (tag values); speaker names, ids and tags, anchors and `script` are
 /// `String`. It dereferences to `str` and converts from `&str` and `String` with `into()`.
 pub use compact_str::CompactString;
 pub use condition::{Condition, Weight};

@@ -174,10 +174,10 @@ mod tests {
     fn the_model_types_stay_small() {
         use std::mem::size_of;
         assert_eq!(size_of::<Speech>(), 16, "speech");
-        assert_eq!(size_of::<Option<Condition>>(), 16, "an optional condition");
+        assert_eq!(size_of::<Option<Condition>>(), 8, "an optional condition");
         assert!(size_of::<Fragment>() <= 32, "a fragment is {} bytes", size_of::<Fragment>());
         assert_eq!(size_of::<Weight>(), 16, "a weight");
-        assert!(size_of::<Edge>() <= 40, "an edge is {} bytes", size_of::<Edge>());
-        assert!(size_of::<Node>() <= 88, "a node is {} bytes", size_of::<Node>());
+        assert!(size_of::<Edge>() <= 32, "an edge is {} bytes", size_of::<Edge>());
+        assert!(size_of::<Node>() <= 72, "a node is {} bytes", size_of::<Node>());
     }
 }

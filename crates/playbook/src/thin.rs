@@ -5,10 +5,10 @@ use std::fmt;
 use std::ops::Deref;
 
 /// An immutable string that costs one pointer (8 bytes) where it sits, for the strings the model
-/// holds rarely (a link's target, an image's source, a custom command's or tag's name, a weight's
-/// key): they would otherwise make every [`Fragment`](crate::Fragment) and
-/// [`Edge`](crate::Edge) as large as their 16- or 24-byte string (PB7 in
-/// `docs/design/playbook.md`).
+/// holds rarely (a condition's or a weight's key, a link's target, an image's source, a custom
+/// command's or tag's name): they would otherwise make every [`Fragment`](crate::Fragment),
+/// [`Edge`](crate::Edge) and [`Node`](crate::Node) as large as their 16- or 24-byte string (PB7
+/// in `docs/design/playbook.md`).
 ///
 /// It is a `Box<Box<str>>`: the string's bytes in one allocation, its pointer and length in a
 /// second, small one. That costs an extra allocation and an extra step to read, which is why

@@ -203,7 +203,7 @@ enum EdgeDef {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Condition")]
 enum ConditionDef {
-    Key { key: Box<str> },
+    Key { key: ThinStr },
 }
 
 #[derive(Serialize, Deserialize)]

@@ -273,7 +273,7 @@ impl Object for ConditionB {
     type Out = Condition;
     fn finish(self, at: At<'_>) -> Result<Condition, Refusal> {
         require(self.kind, "kind", at)?;
-        Ok(Condition::Key { key: require(self.key, "key", at)? })
+        Ok(Condition::Key { key: require(self.key, "key", at)?.into() })
     }
 }
 
