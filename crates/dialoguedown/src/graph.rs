@@ -207,8 +207,8 @@ fn too_many_nodes(sink: &mut Sink) {
         0..0,
         format!(
             "This script makes more nodes or speakers than a playbook holds ({} of each at most), \
-             so it cannot be compiled. Split it into several scripts.",
-            LIMIT - 1
+             or is 4 GiB or more, so it cannot be compiled. Split it into several scripts.",
+            LIMIT
         ),
         "too many nodes",
     );
