@@ -71,6 +71,8 @@ pub enum Code {
     IgnoredMarkdown,
     /// `DLG1901`: blocks or inlines nested deeper than the compiler follows.
     NestingTooDeep,
+    /// `DLG1902`: a script that makes more nodes or speakers than a playbook holds.
+    TooManyNodes,
     /// `DLG2001`: two scenes with the same anchor.
     DuplicateAnchor,
     /// `DLG2002`: a heading with nothing to make an anchor from.
@@ -105,7 +107,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in numeric order.
-    pub const ALL: [Code; 31] = [
+    pub const ALL: [Code; 32] = [
         Code::UnreachableAfterJump,
         Code::TagsWithoutSpeaker,
         Code::NotAGameCall,
@@ -122,6 +124,7 @@ impl Code {
         Code::DanglingArrow,
         Code::IgnoredMarkdown,
         Code::NestingTooDeep,
+        Code::TooManyNodes,
         Code::DuplicateAnchor,
         Code::HeadingWithoutAnchor,
         Code::AmbiguousSpeakerBinding,
@@ -158,6 +161,7 @@ impl Code {
             Code::DanglingArrow => "DLG1113",
             Code::IgnoredMarkdown => "DLG1114",
             Code::NestingTooDeep => "DLG1901",
+            Code::TooManyNodes => "DLG1902",
             Code::DuplicateAnchor => "DLG2001",
             Code::HeadingWithoutAnchor => "DLG2002",
             Code::AmbiguousSpeakerBinding => "DLG2003",
@@ -216,6 +220,7 @@ impl Code {
             Code::DanglingArrow => "dangling jump arrow",
             Code::IgnoredMarkdown => "markdown left out of the script",
             Code::NestingTooDeep => "nesting too deep",
+            Code::TooManyNodes => "too many nodes for a playbook",
             Code::DuplicateAnchor => "duplicate scene anchor",
             Code::HeadingWithoutAnchor => "heading without an anchor",
             Code::AmbiguousSpeakerBinding => "ambiguous speaker binding",
@@ -376,12 +381,12 @@ pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
 /// byte offset of `source`, in the order given; one pass over the source however many there are.
 /// Each is a pair of `u32` (8 bytes, not 16: a big script's playbook has hundreds of thousands
 /// of nodes to place); a line or column past `u32::MAX` reads as `u32::MAX`.
-pub fn line_columns(source: &str, offsets: &[usize]) -> Vec<(u32, u32)> {
+pub fn line_columns(source: &str, offsets: &[u32]) -> Vec<(u32, u32)> {
     let mut places = vec![(1, 1); offsets.len()];
     let mut cursor = Cursor::start(source);
     let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let mut place = |i: usize| {
-        cursor.advance(source, clamp(source, offsets[i]));
+        cursor.advance(source, clamp(source, stagehand_playbook::position(offsets[i])));
         places[i] = (narrow(cursor.line), narrow(cursor.column));
     };
     // A compile's offsets come in reading order: no order of them is built then.

@@ -10,17 +10,20 @@
 //! to an anchor no scene has is reported then. Speakers are settled last too.
 
 use foldhash::HashMap;
-use std::ops::Range;
 
-use stagehand_playbook::{Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
+use stagehand_playbook::{position, reference, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
 use crate::analysis::missing_target;
 use crate::ast::{Block, Cond, Jump, JumpTarget, Spare, WeightSyntax};
-use crate::diagnostics::Sink;
+use crate::diagnostics::{Code, Sink};
 use crate::speakers::{Speakers, LATER_DEFAULT};
 
-/// A target not known yet.
-const OPEN: usize = usize::MAX;
+/// A target not known yet. No node has this position: [`Lowering::reference`] keeps every
+/// node's and speaker's below it.
+const OPEN: u32 = u32::MAX;
+
+/// The speaker of a line bound to the default speaker, who is known only at the end.
+const DEFAULT_LATER: u32 = u32::MAX;
 
 enum Hole {
     /// The node's fall-through.
@@ -34,8 +37,17 @@ enum Hole {
 /// Where a jump leads, known only once the whole script is.
 enum Late {
     End,
-    /// A scene: the jump's target (`#anchor`) and span, for the report if there is no such scene.
-    Anchor(Box<str>, Range<usize>),
+    /// A scene: the jump's target (`#anchor`) and span (start and end, as `u32`: the script is
+    /// under 4 GiB, or the compile fails with `DLG1902`), for the report if there is no such scene.
+    Anchor(Box<str>, u32, u32),
+}
+
+/// A jump's divert waiting for its target: the node, the edge's place in it, and where it leads.
+/// 32 bytes (48 with `usize` places and a `Range` span): a big script has tens of thousands.
+struct Waiting {
+    node: u32,
+    edge: u32,
+    what: Late,
 }
 
 /// The graph of a script being lowered, one top-level block at a time.
@@ -46,19 +58,28 @@ pub(crate) struct Lowering {
     anchors: HashMap<String, usize>,
     /// The lines bound to the default speaker, who is known only at the end.
     defaulted: Vec<usize>,
-    /// Edges whose target is the end node or an anchor: (node, edge, what).
-    late: Vec<(usize, usize, Late)>,
+    /// Edges whose target is the end node or an anchor.
+    late: Vec<Waiting>,
     /// What is waiting for the next node.
     open: Vec<Hole>,
     /// Emptied hole lists, kept for the next option or arm body.
     spare: Vec<Vec<Hole>>,
     /// Containers emptied by lowering, for the transpiler to fill again.
     pub emptied: Spare,
-    /// Where in the source each node was written (a byte offset), by node.
-    offsets: Vec<usize>,
+    /// Where in the source each node was written (a byte offset, as a `u32`: the script is under
+    /// 4 GiB, or the compile fails with `DLG1902`), by node.
+    offsets: Vec<u32>,
     /// The script's length, from which the node table's final size is projected.
     source_len: usize,
+    /// How many nodes and speakers a playbook may hold: fewer than `u32::MAX` (references are
+    /// `u32`, PB7; `u32::MAX` marks what is not known yet). Lower in tests.
+    limit: usize,
+    /// Whether a node or speaker was past [`Lowering::limit`] (reported as `DLG1902`).
+    too_many: bool,
 }
+
+/// How many nodes and speakers a playbook the compiler makes may hold (see `Lowering::limit`).
+const LIMIT: u32 = u32::MAX;
 
 /// Nodes the table holds before its growth is projected from the script read so far.
 const PROJECT_AFTER: usize = 4096;
@@ -71,7 +92,35 @@ const PROJECT_AT_MOST: usize = 256;
 impl Lowering {
     /// A graph for a script of `source_len` bytes.
     pub fn new(source_len: usize) -> Lowering {
-        Lowering { source_len, ..Lowering::default() }
+        // Offsets and spans are kept as `u32`: a script of 4 GiB or more is refused whole.
+        let too_many = u32::try_from(source_len).is_err();
+        Lowering { source_len, limit: position(LIMIT), too_many, ..Lowering::default() }
+    }
+
+    /// Byte `at` of the script, as kept: below 4 GiB, or the compile fails (see [`Lowering::new`]).
+    fn offset(&mut self, at: usize) -> u32 {
+        u32::try_from(at).unwrap_or_else(|_| {
+            self.too_many = true;
+            u32::MAX
+        })
+    }
+
+    /// The same graph, holding fewer than `limit` nodes and speakers (a test's).
+    #[cfg(test)]
+    pub fn limited(self, limit: usize) -> Lowering {
+        Lowering { limit, ..self }
+    }
+
+    /// The stored reference to node or speaker `index`; past the limit, nothing anyone reads
+    /// (0), and the compile fails with `DLG1902` (see [`Lowering::finish`]): never truncated.
+    fn reference(&mut self, index: usize) -> u32 {
+        match reference(index) {
+            Some(stored) if index < self.limit => stored,
+            _ => {
+                self.too_many = true;
+                0
+            }
+        }
     }
 
     /// Lowers the analyzed blocks of one top-level block, in reading order.
@@ -89,42 +138,58 @@ impl Lowering {
         source_len: usize,
         speakers: Speakers,
         sink: &mut Sink,
-    ) -> (Playbook, Vec<usize>) {
+    ) -> (Playbook, Vec<u32>) {
         let mut open = std::mem::take(&mut self.open);
-        let end = self.nodes.len();
+        let end_at = self.nodes.len();
         self.nodes.push(Node::End);
-        self.offsets.push(source_len);
-        self.fill(&mut open, end);
-        let Lowering { mut nodes, anchors, late, defaulted, mut offsets, .. } = self;
+        let end_offset = self.offset(source_len);
+        self.offsets.push(end_offset);
+        let end = self.reference(end_at);
+        self.fill(&mut open, end_at);
+        let limit = self.limit;
+        let Lowering { mut nodes, anchors, late, defaulted, mut offsets, mut too_many, .. } = self;
         // The table was grown to a projection of its size: give back what it did not use.
         nodes.shrink_to_fit();
         offsets.shrink_to_fit();
-        for (node, edge, what) in late {
+        for Waiting { node, edge, what } in late {
             let target = match what {
                 Late::End => end,
-                Late::Anchor(target, span) => match anchors.get(&target[1..]) {
-                    Some(&found) => found,
+                Late::Anchor(target, start, end_at) => match anchors.get(&target[1..]) {
+                    // An anchor names a node already given a reference, so it fits.
+                    Some(&found) => reference(found).unwrap_or(end),
                     None => {
-                        missing_target(&target, &span, sink);
+                        missing_target(&target, &(position(start)..position(end_at)), sink);
                         end
                     }
                 },
             };
-            retarget(&mut nodes, node, edge, target);
+            retarget(&mut nodes, position(node), position(edge), target);
         }
+        // The final place of a line's speaker, or `None` past the limit.
+        let settle = |bound: u32| {
+            let bound = if bound == DEFAULT_LATER { LATER_DEFAULT } else { position(bound) };
+            reference(speakers.settle(bound)).filter(|&settled| position(settled) < limit)
+        };
+        let mut settle_line = |node: &mut Node| {
+            if let Node::Line { speaker, .. } = node {
+                match settle(*speaker) {
+                    Some(settled) => *speaker = settled,
+                    None => too_many = true,
+                }
+            }
+        };
         if speakers.inserted.is_some() {
             // An anonymous default joined the table: every speaker after it moves along.
-            for node in &mut nodes {
-                if let Node::Line { speaker, .. } = node {
-                    *speaker = speakers.settle(*speaker);
-                }
-            }
+            nodes.iter_mut().for_each(&mut settle_line);
         } else {
             for id in defaulted {
-                if let Some(Node::Line { speaker, .. }) = nodes.get_mut(id) {
-                    *speaker = speakers.settle(*speaker);
+                if let Some(node) = nodes.get_mut(id) {
+                    settle_line(node);
                 }
             }
+        }
+        if too_many {
+            too_many_nodes(sink);
         }
         let mut playbook = Playbook::new(script);
         playbook.entry = 0;
@@ -135,8 +200,22 @@ impl Lowering {
     }
 }
 
+/// Reports a script that makes more nodes or speakers than a playbook holds.
+fn too_many_nodes(sink: &mut Sink) {
+    sink.push(
+        Code::TooManyNodes,
+        0..0,
+        format!(
+            "This script makes more nodes or speakers than a playbook holds ({} of each at most), \
+             or is 4 GiB or more, so it cannot be compiled. Split it into several scripts.",
+            LIMIT
+        ),
+        "too many nodes",
+    );
+}
+
 /// Points edge `edge` of `node` at `to`.
-fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: usize) {
+fn retarget(nodes: &mut [Node], node: usize, edge: usize, to: u32) {
     if let Some(edge) = nodes.get_mut(node).and_then(Node::out_mut).and_then(|out| out.get_mut(edge)) {
         edge.set_target(to);
     }
@@ -153,6 +232,7 @@ impl Lowering {
             self.grow(at);
         }
         self.nodes.push(node);
+        let at = self.offset(at);
         self.offsets.push(at);
         self.fill(open, id);
         id
@@ -187,15 +267,16 @@ impl Lowering {
 
     /// Points every open hole at `id`, leaving `open` empty for reuse.
     fn fill(&mut self, open: &mut Vec<Hole>, id: usize) {
+        let target = self.reference(id);
         for hole in open.drain(..) {
             match hole {
                 Hole::Succession(node) => {
                     if let Some(out) = self.nodes[node].out_mut() {
-                        out.push(Edge::Succession { target: id });
+                        out.push(Edge::Succession { target });
                     }
                 }
                 Hole::Edge(node, edge) => {
-                    retarget(&mut self.nodes, node, edge, id);
+                    retarget(&mut self.nodes, node, edge, target);
                 }
                 Hole::Anchor(anchor) => {
                     self.anchors.entry(anchor).or_insert(id);
@@ -208,12 +289,18 @@ impl Lowering {
     fn divert(&mut self, node: usize, jump: Jump, cond: Option<Condition>) -> bool {
         let late = match jump.resolved {
             JumpTarget::End => Late::End,
-            JumpTarget::Anchor => Late::Anchor(jump.target, jump.span),
+            JumpTarget::Anchor => {
+                let (start, end) = (self.offset(jump.span.start), self.offset(jump.span.end));
+                Late::Anchor(jump.target, start, end)
+            }
             JumpTarget::Outside | JumpTarget::Unresolved => return false,
         };
         let unconditional = cond.is_none();
+        let node_ref = self.reference(node);
+        // A node has a handful of edges; past the limit the compile fails (DLG1902).
+        let edge = self.reference(self.nodes[node].out().len());
         if let Some(out) = self.nodes[node].out_mut() {
-            self.late.push((node, out.len(), late));
+            self.late.push(Waiting { node: node_ref, edge, what: late });
             out.push(Edge::Divert { target: OPEN, label: jump.label.into(), condition: cond });
         }
         unconditional
@@ -245,9 +332,13 @@ impl Lowering {
             }
             Block::Line(line) => {
                 let conditional = line.condition.is_some();
+                let speaker = match line.speaker_index {
+                    LATER_DEFAULT => DEFAULT_LATER,
+                    bound => self.reference(bound),
+                };
                 let node = Node::Line {
                     // Settled once the speaker table is whole (see `finish`).
-                    speaker: line.speaker_index,
+                    speaker,
                     speech: line.speech.into(),
                     condition: line.condition.map(|cond| Condition::key(cond.key)),
                     // Room for one edge inline; a jump that may not be taken adds a second.
@@ -301,7 +392,7 @@ impl Lowering {
                     let edge = if random {
                         let weight = match &option.weight {
                             Some((WeightSyntax::Number(value), _)) => Weight::Number { percentage: *value },
-                            Some((WeightSyntax::Query(key), _)) => Weight::Query { key: key.clone() },
+                            Some((WeightSyntax::Query(key), _)) => Weight::Query { key: key.as_str().into() },
                             _ => Weight::Auto,
                         };
                         Edge::RandomOption { target: OPEN, weight, condition: condition(&option.condition) }

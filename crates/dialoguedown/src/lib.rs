@@ -95,8 +95,9 @@ pub struct Compilation {
     /// Where in the source each node of the playbook was written, by node: a byte offset (the
     /// start of its line, list or `if`; the source's length for the shared end node). Empty
     /// when there is no playbook. The playbook format carries no positions; this is how a tool
-    /// over the compiled graph (`stagehand check`'s lints) points at source lines.
-    pub node_offsets: Vec<usize>,
+    /// over the compiled graph (`stagehand check`'s lints) points at source lines. A `u32` each
+    /// (4 bytes a node): a script of 4 GiB or more is refused (`DLG1902`).
+    pub node_offsets: Vec<u32>,
 }
 
 impl Compilation {
@@ -110,11 +111,15 @@ impl Compilation {
 /// [`Options::script`] as its `script`, else the last component of `file_name`. A UTF-8
 /// byte-order mark at the start of `source` is skipped.
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
+    compile_into(source, file_name, options, graph::Lowering::new(source.len()))
+}
+
+/// Compiles a script into `lowering` (a test lowers the number of nodes a playbook may hold).
+fn compile_into(source: &str, file_name: &str, options: &Options, mut lowering: graph::Lowering) -> Compilation {
     // Each top-level Markdown block goes through every later stage as soon as its piece is
     // parsed, so no stage holds more than a few pieces of the script, besides the playbook.
     let mut sink = diagnostics::Sink::default();
     let mut analyzer = analysis::Analyzer::new(options);
-    let mut lowering = graph::Lowering::new(source.len());
     let mut blocks = Vec::new();
     let mut room = line::LineRoom::default();
     pipeline::parse_script(source, &options.unmodeled, !options.one_thread, &mut sink, |tree, block, sink| {
@@ -134,4 +139,25 @@ pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation 
     }
     let (playbook, node_offsets) = if sink.has_errors() { (None, Vec::new()) } else { (Some(playbook), offsets) };
     Compilation { playbook, diagnostics: sink.finish(source, file_name), node_offsets }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `DLG1902`: no script in a test can make 2^32 nodes, so the limit is lowered to three.
+    #[test]
+    fn a_script_with_more_nodes_than_a_playbook_holds_is_refused() {
+        let compile_with = |source: &str| {
+            compile_into(source, "many.dialogue.md", &Options::default(), graph::Lowering::new(source.len()).limited(3))
+        };
+        let many = compile_with("Alice: One.\n\nAlice: Two.\n\nAlice: Three.\n");
+        let found: Vec<_> = many.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(found, [Code::TooManyNodes]);
+        assert!(many.playbook.is_none());
+        assert!(many.diagnostics[0].message.contains("more nodes or speakers than a playbook holds"));
+        let few = compile_with("Alice: One.\n");
+        assert!(few.diagnostics.is_empty(), "{:?}", few.diagnostics);
+        assert_eq!(few.playbook.map(|playbook| playbook.nodes.len()), Some(2));
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use stagehand_playbook::{CompactString, Fragment};
+use stagehand_playbook::{CompactString, Fragment, ThinStr};
 
 use crate::ast::{
     Block, Cond, ControlLine, Declaration, Jump, JumpTarget, Line, Partial, SpeakerSyntax, TagSyntax, WeightSyntax,
@@ -323,12 +323,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     return None;
                 }
                 let label = self.label(self.tree.inlines(children));
-                Some(Fragment::Link { target: Box::from(&**target), label: label.into() })
+                Some(Fragment::Link { target: ThinStr::from(&**target), label: label.into() })
             }
             MdInline::Image { span, .. } if label => Some(self.written(span)),
             MdInline::Image { source, children, .. } => {
                 let alt = self.label(self.tree.inlines(children));
-                Some(Fragment::Image { source: Box::from(&**source), alt: alt.into() })
+                Some(Fragment::Image { source: ThinStr::from(&**source), alt: alt.into() })
             }
             MdInline::SoftBreak { span } | MdInline::HardBreak { span } => {
                 if label {
@@ -423,7 +423,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             let leading = leading.take().filter(|_| opens);
             match piece {
                 Piece::Fragment(fragment, _) => speech.push(fragment),
-                Piece::Link { target, label, .. } => speech.push(Fragment::Link { target, label: label.into() }),
+                Piece::Link { target, label, .. } => {
+                    speech.push(Fragment::Link { target: target.into(), label: label.into() })
+                }
                 Piece::Condition(condition) => {
                     let blanks = speech.len();
                     take_blanks(&mut pieces, speech);

@@ -147,7 +147,9 @@ fn a_mistake_in_the_opening_marker_is_reported_once() {
 fn every_code_has_a_test() {
     let mut listed: Vec<&str> = TESTED.to_vec();
     listed.sort_unstable();
-    let mut all: Vec<&str> = Code::ALL.iter().map(|code| code.as_str()).collect();
+    // DLG1902 needs a script of more than 2^32 nodes: its test lowers the limit, inside the
+    // crate (`lib.rs`).
+    let mut all: Vec<&str> = Code::ALL.iter().map(|code| code.as_str()).filter(|code| *code != "DLG1902").collect();
     all.sort_unstable();
     assert_eq!(listed, all);
 }

@@ -64,9 +64,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-const LINES: usize = 100_000;
+const LINES: u32 = 100_000;
 
-fn linear(lines: usize) -> Playbook {
+fn linear(lines: u32) -> Playbook {
     let mut playbook = Playbook::new("bench.dialogue.md");
     playbook.speakers.push(Speaker::named("Alice"));
     playbook.nodes = (0..lines)

@@ -59,7 +59,7 @@ fn node_label(playbook: &Playbook, index: usize, node: &Node) -> String {
     let body = match node {
         Node::Line { speaker, speech, condition, .. } => {
             let words = shorten(&plain_text(speech));
-            let said = match playbook.speaker(*speaker).and_then(|s| s.name.as_deref()) {
+            let said = match playbook.speaker(stagehand_playbook::position(*speaker)).and_then(|s| s.name.as_deref()) {
                 Some(name) => format!("{name}: {words}"),
                 None => words,
             };

@@ -87,7 +87,10 @@ pub fn describe_node(playbook: &Playbook, places: Places<'_>, index: usize) -> S
     let Some(node) = playbook.nodes.get(index) else { return format!("node {index}") };
     let words = match node {
         Node::Line { speaker, speech, .. } => {
-            let who = playbook.speaker(*speaker).and_then(|s| s.name.as_deref()).unwrap_or("the narrator");
+            let who = playbook
+                .speaker(stagehand_playbook::position(*speaker))
+                .and_then(|s| s.name.as_deref())
+                .unwrap_or("the narrator");
             Some(format!("{who}: {}", plain_text(speech)))
         }
         Node::Choice { out, .. } => out.iter().find_map(|edge| match edge {
@@ -465,7 +468,7 @@ mod tests {
         playbook
     }
 
-    fn jump(target: usize) -> Node {
+    fn jump(target: u32) -> Node {
         Node::Control {
             effects: vec![].into(),
             condition: None,

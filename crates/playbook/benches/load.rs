@@ -9,7 +9,7 @@ use stagehand_playbook::{
     Node, Playbook, Speaker,
 };
 
-fn playbook(lines: usize) -> Playbook {
+fn playbook(lines: u32) -> Playbook {
     let mut playbook = Playbook::new("load.dialogue.md");
     playbook.speakers.push(Speaker::named("Alice"));
     for i in 0..lines {

@@ -1,7 +1,7 @@
 //! Conditions and weights: both objects with a `kind`, never bare scalars, so new kinds stay
 //! additive.
 
-use compact_str::CompactString;
+use crate::thin::ThinStr;
 
 /// What must hold for a node to play or a way out to be taken.
 ///
@@ -11,9 +11,9 @@ use compact_str::CompactString;
 pub enum Condition {
     /// Holds when the world answers the key with `true`.
     Key {
-        /// The game-state key the world is asked about, as a truth. A boxed string (16 bytes), so
-        /// an optional condition costs 16 bytes in every node and edge that may carry one.
-        key: Box<str>,
+        /// The game-state key the world is asked about, as a truth. A thin string (8 bytes), so
+        /// an optional condition costs 8 bytes in every node and edge that may carry one (PB7).
+        key: ThinStr,
     },
 }
 
@@ -43,7 +43,8 @@ pub enum Weight {
     },
     /// A share the game decides when asked: the world answers the key with a number.
     Query {
-        /// The key the world is asked about, as a number.
-        key: CompactString,
+        /// The key the world is asked about, as a number. A thin string (8 bytes), so a weight
+        /// is 16 bytes and an edge 40 (PB7).
+        key: ThinStr,
     },
 }

@@ -3,6 +3,7 @@
 use smallvec::SmallVec;
 
 use crate::condition::{Condition, Weight};
+use crate::reference::position;
 use crate::speech::Speech;
 
 /// A node's ways out, in order. Most nodes have exactly one — the succession — which is kept
@@ -11,18 +12,20 @@ use crate::speech::Speech;
 /// dereferences to `[Edge]`.
 pub type Edges = SmallVec<[Edge; 1]>;
 
-/// A way out of a node.
+/// A way out of a node. Its target is the node's position as a `u32` (PB7: a playbook holds at
+/// most `u32::MAX + 1` nodes; the readers refuse a reference beyond that, the compiler never
+/// makes one); [`Edge::target`] gives it as a `usize` to index with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Edge {
     /// Reading order: what follows when nothing says otherwise (the fall-through).
     Succession {
         /// The node it leads to.
-        target: usize,
+        target: u32,
     },
     /// One arm a player may pick, with its label compiled in.
     Option {
         /// The node it leads to.
-        target: usize,
+        target: u32,
         /// What the player reads to decide.
         label: Speech,
         /// What must hold for the option to be available.
@@ -31,7 +34,7 @@ pub enum Edge {
     /// One arm the engine may pick. No label: nothing is shown.
     RandomOption {
         /// The node it leads to.
-        target: usize,
+        target: u32,
         /// How often it is taken.
         weight: Weight,
         /// What must hold for the arm to be drawn at all.
@@ -40,14 +43,14 @@ pub enum Edge {
     /// One arm of a conditional block, or its else when it has no condition.
     Branch {
         /// The node it leads to.
-        target: usize,
+        target: u32,
         /// What must hold for the arm to be taken; none for the else.
         condition: Option<Condition>,
     },
     /// A jump that does not return.
     Divert {
         /// The node it leads to.
-        target: usize,
+        target: u32,
         /// What the writer called the jump.
         label: Speech,
         /// What must hold for the jump to be taken.
@@ -110,8 +113,13 @@ impl Edge {
         }
     }
 
-    /// The node the edge leads to.
+    /// The node the edge leads to, as a position to index the node table with.
     pub fn target(&self) -> usize {
+        position(self.target_u32())
+    }
+
+    /// The node the edge leads to, as stored.
+    pub fn target_u32(&self) -> u32 {
         match self {
             Edge::Succession { target }
             | Edge::Option { target, .. }
@@ -122,7 +130,7 @@ impl Edge {
     }
 
     /// Points the edge at another node.
-    pub fn set_target(&mut self, to: usize) {
+    pub fn set_target(&mut self, to: u32) {
         match self {
             Edge::Succession { target }
             | Edge::Option { target, .. }

@@ -43,18 +43,20 @@ mod edge;
 mod fingerprint;
 mod node;
 mod reader;
+mod reference;
 mod speech;
 mod template;
 mod text;
+mod thin;
 mod writer;
 
 pub use binary::{is_binary, read_binary, write_binary, BinaryReadError, BINARY_ENCODING, BINARY_MAGIC};
 /// The string type of the playbook's common short strings (the words of a `text` fragment, a
-/// query's key, a default command's phrase, a custom command's arguments, a weight's key): a
+/// query's key, a default command's phrase, a custom command's arguments): a
 /// `String` that keeps up to 24 bytes inline, so the many short pieces of a playbook cost no
-/// allocation of their own. The rarer strings that would make a [`Fragment`] or an optional
-/// [`Condition`] larger (link targets, image sources, command and tag names, tag values,
-/// condition keys) are `Box<str>`; speaker names, ids and tags, anchors and `script` are
+/// allocation of their own. The rarer strings that would make a [`Fragment`], an [`Edge`] or an
+/// optional [`Condition`] larger are [`ThinStr`] (condition and weight keys, link targets, image
+/// sources, command and tag names) or `Box<str>` (tag values); speaker names, ids and tags, anchors and `script` are
 /// `String`. It dereferences to `str` and converts from `&str` and `String` with `into()`.
 pub use compact_str::CompactString;
 pub use condition::{Condition, Weight};
@@ -66,9 +68,11 @@ pub use reader::{
     read, speech_from_json, BranchArmOrderChecker, CapabilityChecker, Checker, Document, JsonPath, NodePositionChecker,
     OutwardShapeChecker, ReadError, Reader, ReferenceChecker, Refusal, Rule, VersionChecker,
 };
+pub use reference::{position, reference};
 /// Builds [`Edges`] like `vec!` builds a vector.
 pub use smallvec::smallvec;
 pub use speech::{Fragment, Speech, Style};
 pub use template::{for_each_key, has_keys, segments, Segment, Segments};
 pub use text::{placeholder_for, plain_text, plain_text_with};
+pub use thin::ThinStr;
 pub use writer::{speech_to_json, to_json, write, write_compact, write_to};

@@ -2,6 +2,7 @@
 
 use crate::condition::Condition;
 use crate::edge::{Edge, Edges};
+use crate::reference::position;
 use crate::speech::Speech;
 
 /// One step of a playthrough. Every kind but [`Node::End`] holds its ways out in `out`, in the
@@ -10,8 +11,9 @@ use crate::speech::Speech;
 pub enum Node {
     /// A line somebody says.
     Line {
-        /// The speaker's position in the speaker table.
-        speaker: usize,
+        /// The speaker's position in the speaker table (a `u32`, as every reference in the model:
+        /// PB7; [`Node::speaker`] gives it as a `usize`).
+        speaker: u32,
         /// What is said, including any commands written inside it.
         speech: Speech,
         /// What must hold for the line to play; a line the world withholds is stepped over.
@@ -134,6 +136,14 @@ impl Node {
         }
     }
 
+    /// The speaker's position in the speaker table, for a line.
+    pub fn speaker(&self) -> Option<usize> {
+        match self {
+            Node::Line { speaker, .. } => Some(position(*speaker)),
+            _ => None,
+        }
+    }
+
     /// The node's own condition, for the kinds that may carry one.
     pub fn condition(&self) -> Option<&Condition> {
         match self {
@@ -146,7 +156,7 @@ impl Node {
     /// node has several).
     pub fn succession(&self) -> Option<usize> {
         self.out().iter().find_map(|edge| match edge {
-            Edge::Succession { target } => Some(*target),
+            Edge::Succession { target } => Some(position(*target)),
             _ => None,
         })
     }
@@ -155,7 +165,7 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Condition, Fragment, Speech};
+    use crate::{Condition, Fragment, Speech, Weight};
 
     /// The in-memory sizes the playbook's memory figures rest on (BENCHMARKS.md): a compiled
     /// script's playbook is mostly nodes, edges and fragments, so growing one of these grows
@@ -164,9 +174,10 @@ mod tests {
     fn the_model_types_stay_small() {
         use std::mem::size_of;
         assert_eq!(size_of::<Speech>(), 16, "speech");
-        assert_eq!(size_of::<Option<Condition>>(), 16, "an optional condition");
-        assert!(size_of::<Fragment>() <= 40, "a fragment is {} bytes", size_of::<Fragment>());
-        assert!(size_of::<Edge>() <= 48, "an edge is {} bytes", size_of::<Edge>());
-        assert!(size_of::<Node>() <= 104, "a node is {} bytes", size_of::<Node>());
+        assert_eq!(size_of::<Option<Condition>>(), 8, "an optional condition");
+        assert!(size_of::<Fragment>() <= 32, "a fragment is {} bytes", size_of::<Fragment>());
+        assert_eq!(size_of::<Weight>(), 16, "a weight");
+        assert!(size_of::<Edge>() <= 32, "an edge is {} bytes", size_of::<Edge>());
+        assert!(size_of::<Node>() <= 72, "a node is {} bytes", size_of::<Node>());
     }
 }

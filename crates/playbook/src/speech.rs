@@ -2,6 +2,8 @@
 
 use compact_str::CompactString;
 
+use crate::thin::ThinStr;
+
 /// What is said, in order. Nothing is flattened to a string, because a host re-renders it.
 ///
 /// A boxed slice, not a `Vec`: speech is built once and never grows, so it holds no spare room
@@ -12,9 +14,9 @@ pub type Speech = Box<[Fragment]>;
 
 /// One piece of what a line says, or one effect it runs.
 ///
-/// 40 bytes: the words of the common kinds (`text`, `query`, `default-command`) keep up to 24
-/// bytes inline; the rarer kinds' names and targets are boxed strings, so no kind is larger
-/// than the words of a `text` beside a boxed speech.
+/// 32 bytes: the words of the common kinds (`text`, `query`, `default-command`) keep up to 24
+/// bytes inline; the rarer kinds' names and targets are thin strings (8 bytes, PB7), so no kind
+/// is larger than a thin string beside a boxed speech.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Fragment {
     /// Plain words, as written.
@@ -32,14 +34,14 @@ pub enum Fragment {
     /// A link the writer wrote. It shows text; it does not move control.
     Link {
         /// Where the link points.
-        target: Box<str>,
+        target: ThinStr,
         /// What the link shows.
         label: Speech,
     },
     /// An image, with its alt text as speech.
     Image {
         /// Where the image comes from.
-        source: Box<str>,
+        source: ThinStr,
         /// What stands in for it in words.
         alt: Speech,
     },
@@ -58,14 +60,14 @@ pub enum Fragment {
     /// A call into the game by name.
     CustomCommand {
         /// The command's name, as the host binds it.
-        name: Box<str>,
+        name: ThinStr,
         /// The arguments the writer supplied.
         args: Box<[CompactString]>,
     },
     /// An annotation, kept where in the line it attached.
     Tag {
         /// The tag's name.
-        name: Box<str>,
+        name: ThinStr,
         /// What the tag was given, when it was given anything.
         value: Option<Box<str>>,
         /// Whether the name is one the language reserves.

@@ -238,3 +238,33 @@ proptest! {
         }
     }
 }
+
+/// A reference is a `u32` in the model (PB7) and a varint on the wire: one past `u32::MAX` is
+/// refused as malformed, naming the reference, never truncated to a node that exists.
+#[test]
+fn a_reference_past_u32_is_refused_not_truncated() {
+    let mut playbook = Playbook::new("far.dialogue.md");
+    playbook.speakers.push(Speaker::named("Alice"));
+    playbook.nodes = vec![
+        Node::Line {
+            speaker: 0,
+            speech: vec![Fragment::text("Hi.")].into(),
+            condition: None,
+            out: smallvec![Edge::Succession { target: u32::MAX }],
+        },
+        Node::End,
+    ];
+    let bytes = write_binary(&playbook);
+    // u32::MAX is the varint ff ff ff ff 0f; 2^32 is 80 80 80 80 10, as long.
+    let at = bytes.windows(5).position(|w| w == [0xff, 0xff, 0xff, 0xff, 0x0f]).expect("the target's varint");
+    let mut far = bytes.clone();
+    far[at..at + 5].copy_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x10]);
+    match read_binary(&far) {
+        Err(BinaryReadError::Malformed { message, .. }) => {
+            assert!(message.contains("reference 4294967296 lands nowhere"), "{message}")
+        }
+        other => panic!("expected the reference refused, got {other:?}"),
+    }
+    // As written, the target is in range for the type and refused by the reference rule.
+    assert!(matches!(read_binary(&bytes), Err(BinaryReadError::Refused(refusal)) if refusal.rule == Rule::Reference));
+}

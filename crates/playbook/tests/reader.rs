@@ -217,3 +217,19 @@ fn deep_nesting_after_a_refusal_is_still_a_syntax_error() {
         format!(r#"{{"format":{{"version":9,"requires":[]}},"nodes":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
     assert!(matches!(read(&text), Err(ReadError::Syntax { .. })), "{:?}", read(&text));
 }
+
+/// References are stored as `u32` (PB7): one past `u32::MAX` is refused under the reference
+/// rule at its path, as one past the table is, never truncated to a node that exists.
+#[test]
+fn a_reference_past_u32_is_refused_not_truncated() {
+    let end = json!({ "kind": "end", "id": 1, "out": [] });
+    let far = document(json!([hello(json!([{ "kind": "succession", "target": 4_294_967_296u64 }])), end.clone()]));
+    let (rule, path, message) = refusal(far);
+    assert_eq!((rule, path.as_str()), (Rule::Reference, "$.nodes[0].out[0].target"));
+    assert!(message.contains("4294967296 lands nowhere"), "{message}");
+
+    let mut far_speaker = document(json!([hello(json!([{ "kind": "succession", "target": 1 }])), end]));
+    far_speaker["nodes"][0]["speaker"] = json!(4_294_967_297u64);
+    let (rule, path, _) = refusal(far_speaker);
+    assert_eq!((rule, path.as_str()), (Rule::Reference, "$.nodes[0].speaker"));
+}

@@ -56,7 +56,7 @@ fn speaker_book(nodes: Vec<Node>) -> Playbook {
     playbook
 }
 
-fn linear(lines: usize) -> Playbook {
+fn linear(lines: u32) -> Playbook {
     let mut nodes: Vec<Node> = (0..lines)
         .map(|i| Node::Line {
             speaker: 0,
@@ -69,7 +69,7 @@ fn linear(lines: usize) -> Playbook {
     speaker_book(nodes)
 }
 
-fn menus(count: usize) -> Playbook {
+fn menus(count: u32) -> Playbook {
     let mut nodes: Vec<Node> = (0..count)
         .map(|i| Node::Choice {
             ordered: false,
@@ -86,7 +86,7 @@ fn menus(count: usize) -> Playbook {
     speaker_book(nodes)
 }
 
-fn conditional(lines: usize) -> Playbook {
+fn conditional(lines: u32) -> Playbook {
     let mut nodes: Vec<Node> = (0..lines)
         .map(|i| Node::Line {
             speaker: 0,

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use stagehand_playbook::{smallvec, Condition, Edge, Fragment, Node, Playbook, Speaker};
 use stagehand_runner::{step_into, Answer, Answers, Command, Entry, Event, PlayContext, PlayState};
 
-fn book(kind: &str, n: usize) -> Playbook {
+fn book(kind: &str, n: u32) -> Playbook {
     let mut playbook = Playbook::new("walk.dialogue.md");
     playbook.speakers.push(Speaker::named("Alice"));
     playbook.nodes = (0..n)

@@ -199,9 +199,10 @@ impl<'p> PlayContext<'p> {
         let onward = crate::stepping::departure::way_out(node, None).map_or(NONE, index);
         let succession = node.succession().map_or(NONE, index);
         let said = match node {
-            Node::Line { speaker, speech, condition: None, .. } if quiet => {
-                Some((self.playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), &speech[..]))
-            }
+            Node::Line { speaker, speech, condition: None, .. } if quiet => Some((
+                self.playbook.speaker(stagehand_playbook::position(*speaker)).and_then(|s| s.name.as_deref()),
+                &speech[..],
+            )),
             _ => None,
         };
         NodePlan { conflict, to_play, to_leave, onward, succession, quiet, said, offer }

@@ -77,7 +77,7 @@ pub fn describe(context: &PlayContext<'_>, state: &PlayState, answers: Option<&A
     };
     let (speaker, text) = match node {
         stagehand_playbook::Node::Line { speaker, speech, .. } => {
-            (playbook.speaker(*speaker).and_then(|s| s.name.clone()), Some(words(speech)))
+            (playbook.speaker(stagehand_playbook::position(*speaker)).and_then(|s| s.name.clone()), Some(words(speech)))
         }
         stagehand_playbook::Node::Control { effects, .. } => (None, Some(plain_text(effects))),
         _ => (None, None),

@@ -262,9 +262,10 @@ impl<'p> Engine for RunnerEngine<'p> {
         let situation = &self.state.situation;
         let node = situation.node().and_then(|index| playbook.nodes.get(index));
         let (speaker, text) = match node {
-            Some(Node::Line { speaker, speech, .. }) => {
-                (playbook.speaker(*speaker).and_then(|s| s.name.as_deref()), Some(&speech[..]))
-            }
+            Some(Node::Line { speaker, speech, .. }) => (
+                playbook.speaker(stagehand_playbook::position(*speaker)).and_then(|s| s.name.as_deref()),
+                Some(&speech[..]),
+            ),
             Some(Node::Control { effects, .. }) => (None, Some(&effects[..])),
             _ => (None, None),
         };

@@ -134,6 +134,13 @@ impl<'de> serde::Deserialize<'de> for HeaderOwned {
 }
 
 fn malformed(error: &postcard::Error, part: &'static str) -> BinaryReadError {
+    if let Some(reference) = wire::stopped_too_far() {
+        let message = format!(
+            "a node or speaker reference {reference} lands nowhere: a playbook's tables hold at most {} entries",
+            u64::from(u32::MAX) + 1
+        );
+        return BinaryReadError::Malformed { message, part };
+    }
     let message = match error {
         _ if wire::stopped_too_deep() => format!("speech nested deeper than {} levels", wire::MAX_SPEECH_DEPTH),
         postcard::Error::DeserializeUnexpectedEnd => "it ends early".to_owned(),

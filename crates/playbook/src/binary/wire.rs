@@ -17,6 +17,7 @@ use crate::document::{Format, Speaker, SpeakerTag};
 use crate::edge::{Edge, Edges};
 use crate::node::Node;
 use crate::speech::{Fragment, Speech, Style};
+use crate::thin::ThinStr;
 
 /// How deep speech may nest (a styled run inside a link inside …) in a binary playbook. The JSON
 /// reader's nesting limit stops a JSON playbook at about 60 levels, so every JSON playbook fits.
@@ -33,17 +34,44 @@ thread_local! {
     /// Whether the read on this thread stopped at the nesting limit (postcard's errors carry no
     /// message of their own).
     static TOO_DEEP: Cell<bool> = const { Cell::new(false) };
+    /// The reference the read on this thread stopped at because no playbook's table reaches it.
+    static TOO_FAR: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
 /// Sets up [`READING`] for one read of `input_len` bytes.
 pub(super) fn begin(input_len: usize) {
     READING.with(|reading| reading.set((0, input_len.saturating_mul(RESERVE_PER_INPUT_BYTE))));
     TOO_DEEP.with(|too_deep| too_deep.set(false));
+    TOO_FAR.with(|too_far| too_far.set(None));
 }
 
 /// Whether the last read on this thread stopped at [`MAX_SPEECH_DEPTH`].
 pub(super) fn stopped_too_deep() -> bool {
     TOO_DEEP.with(Cell::get)
+}
+
+/// The node or speaker reference beyond `u32::MAX` the last read on this thread stopped at.
+pub(super) fn stopped_too_far() -> Option<u64> {
+    TOO_FAR.with(Cell::get)
+}
+
+/// A node or speaker reference: stored as a `u32` (PB7), spelled as postcard spells any unsigned
+/// integer (a varint, the same bytes for a `u32` as for the `usize` it was before). One that
+/// does not fit a `u32` is refused, never truncated.
+mod reference {
+    use super::*;
+
+    pub(super) fn serialize<S: Serializer>(reference: &u32, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(u64::from(*reference))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+        let wide = u64::deserialize(deserializer)?;
+        u32::try_from(wide).map_err(|_| {
+            TOO_FAR.with(|too_far| too_far.set(Some(wide)));
+            de::Error::custom("a reference beyond u32")
+        })
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -100,7 +128,8 @@ struct SpeakerTagDef {
 #[serde(remote = "Node")]
 enum NodeDef {
     Line {
-        speaker: usize,
+        #[serde(with = "reference")]
+        speaker: u32,
         #[serde(with = "speech")]
         speech: Speech,
         #[serde(with = "condition")]
@@ -136,29 +165,34 @@ enum NodeDef {
 #[serde(remote = "Edge")]
 enum EdgeDef {
     Succession {
-        target: usize,
+        #[serde(with = "reference")]
+        target: u32,
     },
     Option {
-        target: usize,
+        #[serde(with = "reference")]
+        target: u32,
         #[serde(with = "speech")]
         label: Speech,
         #[serde(with = "condition")]
         condition: Option<Condition>,
     },
     RandomOption {
-        target: usize,
+        #[serde(with = "reference")]
+        target: u32,
         #[serde(with = "WeightDef")]
         weight: Weight,
         #[serde(with = "condition")]
         condition: Option<Condition>,
     },
     Branch {
-        target: usize,
+        #[serde(with = "reference")]
+        target: u32,
         #[serde(with = "condition")]
         condition: Option<Condition>,
     },
     Divert {
-        target: usize,
+        #[serde(with = "reference")]
+        target: u32,
         #[serde(with = "speech")]
         label: Speech,
         #[serde(with = "condition")]
@@ -169,7 +203,7 @@ enum EdgeDef {
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Condition")]
 enum ConditionDef {
-    Key { key: Box<str> },
+    Key { key: ThinStr },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -177,7 +211,7 @@ enum ConditionDef {
 enum WeightDef {
     Auto,
     Number { percentage: f64 },
-    Query { key: CompactString },
+    Query { key: ThinStr },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -193,12 +227,12 @@ enum FragmentDef {
         children: Speech,
     },
     Link {
-        target: Box<str>,
+        target: ThinStr,
         #[serde(with = "speech")]
         label: Speech,
     },
     Image {
-        source: Box<str>,
+        source: ThinStr,
         #[serde(with = "speech")]
         alt: Speech,
     },
@@ -210,11 +244,11 @@ enum FragmentDef {
         action: CompactString,
     },
     CustomCommand {
-        name: Box<str>,
+        name: ThinStr,
         args: Box<[CompactString]>,
     },
     Tag {
-        name: Box<str>,
+        name: ThinStr,
         value: Option<Box<str>>,
         reserved: bool,
     },

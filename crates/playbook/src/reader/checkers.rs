@@ -114,8 +114,8 @@ impl Checker for ReferenceChecker {
         }
         for (position, node) in playbook.nodes.iter().enumerate() {
             let node_path = || JsonPath::root().key("nodes").index(position);
-            if let Node::Line { speaker, .. } = node {
-                if *speaker >= playbook.speakers.len() {
+            if let Some(speaker) = node.speaker() {
+                if speaker >= playbook.speakers.len() {
                     return Err(Refusal::new(
                         Rule::Reference,
                         node_path().key("speaker"),

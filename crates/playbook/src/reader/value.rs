@@ -250,6 +250,19 @@ pub(super) fn index<'de, D: Deserializer<'de>>(d: D, at: At<'_>, what: &'static 
     usize::try_from(n).map_err(|_| Whole(at, what).mismatch(Found::Number(n.to_string())))
 }
 
+/// A node or speaker reference, described as `what`: stored as a `u32` (PB7). One beyond
+/// `u32::MAX` is refused under the reference rule, as one beyond the table is, never truncated.
+pub(super) fn reference<'de, D: Deserializer<'de>>(d: D, at: At<'_>, what: &'static str) -> Result<u32, D::Error> {
+    let n = read(d, Whole(at, what))?;
+    u32::try_from(n).map_err(|_| {
+        at.ctx.refuse(Refusal::new(
+            Rule::Reference,
+            at.here.path(),
+            format!("{what} {n} lands nowhere: a playbook's tables hold at most {} entries", u64::from(u32::MAX) + 1),
+        ))
+    })
+}
+
 /// Any number, as `f64`.
 pub(super) struct Number<'a>(pub(super) At<'a>);
 

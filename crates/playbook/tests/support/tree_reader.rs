@@ -72,6 +72,18 @@ fn index(value: &Value, here: &Here<'_>, what: &str) -> Read<usize> {
     }
 }
 
+/// A node or speaker reference: one beyond `u32::MAX` lands nowhere (the reference rule).
+fn reference(value: &Value, here: &Here<'_>, what: &str) -> Read<u32> {
+    let n = index(value, here, what)?;
+    u32::try_from(n).map_err(|_| {
+        Refusal::new(
+            Rule::Reference,
+            here.path(),
+            format!("{what} {n} lands nowhere: a playbook's tables hold at most {} entries", u64::from(u32::MAX) + 1),
+        )
+    })
+}
+
 fn required<'v>(map: &'v Map<String, Value>, key: &'static str, here: &Here<'_>) -> Read<&'v Value> {
     map.get(key).ok_or_else(|| here.refuse(format!("the required property `{key}` is missing")))
 }
@@ -200,7 +212,7 @@ fn node(value: &Value, here: &Here<'_>) -> Read<(u64, Node)> {
     };
     let node = match kind {
         NodeKind::Line => Node::Line {
-            speaker: index(required(map, "speaker", here)?, &Here::Key(here, "speaker"), "a speaker reference")?,
+            speaker: reference(required(map, "speaker", here)?, &Here::Key(here, "speaker"), "a speaker reference")?,
             speech: speech(required(map, "speech", here)?, &Here::Key(here, "speech"))?,
             condition: optional_condition(map, here)?,
             out: out()?,
@@ -247,7 +259,9 @@ fn weight(value: &Value, here: &Here<'_>) -> Read<Weight> {
             })?;
             Ok(Weight::Number { percentage })
         }
-        "query" => Ok(Weight::Query { key: string(required(map, "key", here)?, &Here::Key(here, "key"))? }),
+        "query" => {
+            Ok(Weight::Query { key: string::<String>(required(map, "key", here)?, &Here::Key(here, "key"))?.into() })
+        }
         other => Err(Here::Key(here, "kind").refuse(format!(
             "unknown weight kind {}; expected auto, number or query",
             Value::String(other.to_owned())
@@ -264,7 +278,7 @@ fn edge(value: &Value, here: &Here<'_>) -> Read<Edge> {
             Value::String(name.to_owned())
         ))
     })?;
-    let target = index(required(map, "target", here)?, &Here::Key(here, "target"), "a node reference")?;
+    let target = reference(required(map, "target", here)?, &Here::Key(here, "target"), "a node reference")?;
     let label = || speech(required(map, "label", here)?, &Here::Key(here, "label"));
     Ok(match kind {
         EdgeKind::Succession => Edge::Succession { target },

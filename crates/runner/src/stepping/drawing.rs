@@ -79,7 +79,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
         let mut written = node.out().iter().filter(|edge| matches!(edge, Edge::RandomOption { .. }));
         if let (Some(Edge::RandomOption { target, condition, .. }), None) = (written.next(), written.next()) {
             return match guard_holds(condition.as_ref(), answers) {
-                true => Arrived::WalkOn(*target),
+                true => Arrived::WalkOn(stagehand_playbook::position(*target)),
                 false => self.step_over(index, "is a random choice whose one option is closed"),
             };
         }
@@ -106,9 +106,9 @@ mod tests {
         Node::RandomChoice {
             out: arms
                 .into_iter()
-                .enumerate()
-                .map(|(i, (weight, key))| Edge::RandomOption {
-                    target: i + 1,
+                .zip(1..)
+                .map(|((weight, key), target)| Edge::RandomOption {
+                    target,
                     weight,
                     condition: key.map(Condition::key),
                 })

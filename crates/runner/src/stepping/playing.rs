@@ -54,7 +54,7 @@ impl<'c, 'p: 'c, 'e> Stepper<'c, 'p, 'e> {
     fn play_line(&mut self, index: usize, node: &'p Node, from: usize, answers: &Answers<'_>) -> Situation {
         let Node::Line { speaker, speech, .. } = node else { return Situation::AtNode(index) };
         let playbook = self.context.playbook();
-        let name = playbook.speaker(*speaker).and_then(|s| s.name.as_deref());
+        let name = playbook.speaker(stagehand_playbook::position(*speaker)).and_then(|s| s.name.as_deref());
         if from == 0 && self.context.quiet(index) {
             // Neither commands nor queries: said exactly as written, without reading the words.
             self.passed = 0;

@@ -76,7 +76,7 @@ fn weight() -> impl Strategy<Value = Weight> {
 
 /// The ways out of a line or control node: at most one divert, and the succession the reader
 /// needs when the node is conditional or has no open divert.
-fn line_out(n: usize, conditional: bool) -> impl Strategy<Value = Vec<Edge>> {
+fn line_out(n: u32, conditional: bool) -> impl Strategy<Value = Vec<Edge>> {
     (prop::option::of((0..n, condition(), speech())), 0..n, any::<bool>()).prop_map(
         move |(divert, succession, extra)| {
             let mut out = Vec::new();
@@ -93,7 +93,7 @@ fn line_out(n: usize, conditional: bool) -> impl Strategy<Value = Vec<Edge>> {
 }
 
 /// Arms of one kind plus the succession the reader needs when every arm is gated.
-fn with_fall_through(arms: Vec<Edge>, n_target: usize, extra: bool) -> Edges {
+fn with_fall_through(arms: Vec<Edge>, n_target: u32, extra: bool) -> Edges {
     let mut out = Edges::from_vec(arms);
     if out.iter().all(|edge| edge.condition().is_some()) || extra {
         out.push(Edge::Succession { target: n_target });
@@ -101,7 +101,7 @@ fn with_fall_through(arms: Vec<Edge>, n_target: usize, extra: bool) -> Edges {
     out
 }
 
-fn node(n: usize, speakers: usize, kind: NodeKind) -> BoxedStrategy<Node> {
+fn node(n: u32, speakers: u32, kind: NodeKind) -> BoxedStrategy<Node> {
     match kind {
         NodeKind::Line => (0..speakers, speech(), condition())
             .prop_flat_map(move |(speaker, speech, condition)| {
@@ -187,8 +187,9 @@ pub fn playbook(max_nodes: usize) -> impl Strategy<Value = Playbook> {
             (Just(n), prop::collection::vec(speaker(), speakers), kinds)
         })
         .prop_flat_map(|(n, speakers, kinds)| {
-            let count = speakers.len();
-            let nodes: Vec<BoxedStrategy<Node>> = kinds.into_iter().map(|kind| node(n, count, kind)).collect();
+            let count = u32::try_from(speakers.len()).expect("a few speakers");
+            let small = u32::try_from(n).expect("a few nodes");
+            let nodes: Vec<BoxedStrategy<Node>> = kinds.into_iter().map(|kind| node(small, count, kind)).collect();
             (Just(speakers), nodes, 0..n, prop::collection::btree_map(plain_words(), 0..n, 0..3))
         })
         .prop_map(|(speakers, nodes, entry, anchors)| {

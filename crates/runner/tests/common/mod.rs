@@ -18,31 +18,31 @@ pub fn call(name: &str) -> Fragment {
     Fragment::CustomCommand { name: name.into(), args: vec![].into() }
 }
 
-pub fn next(target: usize) -> Edge {
+pub fn next(target: u32) -> Edge {
     Edge::Succession { target }
 }
 
-pub fn divert(target: usize, key: Option<&str>) -> Edge {
+pub fn divert(target: u32, key: Option<&str>) -> Edge {
     Edge::Divert { target, label: vec![].into(), condition: key.map(Condition::key) }
 }
 
-pub fn option(target: usize, label: &str, key: Option<&str>) -> Edge {
+pub fn option(target: u32, label: &str, key: Option<&str>) -> Edge {
     Edge::Option { target, label: text(label).into(), condition: key.map(Condition::key) }
 }
 
-pub fn arm(target: usize, key: Option<&str>) -> Edge {
+pub fn arm(target: u32, key: Option<&str>) -> Edge {
     Edge::Branch { target, condition: key.map(Condition::key) }
 }
 
-pub fn random_arm(target: usize, weight: Weight, key: Option<&str>) -> Edge {
+pub fn random_arm(target: u32, weight: Weight, key: Option<&str>) -> Edge {
     Edge::RandomOption { target, weight, condition: key.map(Condition::key) }
 }
 
-pub fn line(speaker: usize, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
+pub fn line(speaker: u32, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
     Node::Line { speaker, speech: speech.into(), condition: None, out: out.into() }
 }
 
-pub fn guarded_line(speaker: usize, key: &str, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
+pub fn guarded_line(speaker: u32, key: &str, speech: Vec<Fragment>, out: Vec<Edge>) -> Node {
     Node::Line { speaker, speech: speech.into(), condition: Some(Condition::key(key)), out: out.into() }
 }
 

@@ -3,7 +3,7 @@
 use compact_str::CompactString;
 use serde::de::{Deserializer, SeqAccess};
 
-use super::super::value::{index, read, skip, At, Builder, Expect, Flag, Here, List, TextItem, Whole};
+use super::super::value::{read, reference, skip, At, Builder, Expect, Flag, Here, List, TextItem, Whole};
 use super::{child, kind, object, quoted, require, speech, text, Object};
 use crate::condition::{Condition, Weight};
 use crate::document::{Speaker, SpeakerTag};
@@ -121,7 +121,7 @@ struct NodeB {
     kind: Option<NodeKind>,
     id: Option<u64>,
     out: Option<Edges>,
-    speaker: Option<usize>,
+    speaker: Option<u32>,
     speech: Option<Speech>,
     condition: Option<Condition>,
     ordered: bool,
@@ -145,7 +145,7 @@ impl Builder for NodeB {
             ("id", _) => self.id = Some(child(at, key, d, |d, at| read(d, Whole(at, "a node id")))?),
             ("out", _) => self.out = Some(child(at, key, d, |d, at| read(d, List::<EdgeB, Edges>::new(at)))?),
             ("speaker", Some(Line)) => {
-                self.speaker = Some(child(at, key, d, |d, at| index(d, at, "a speaker reference"))?)
+                self.speaker = Some(child(at, key, d, |d, at| reference(d, at, "a speaker reference"))?)
             }
             ("speech", Some(Line)) | ("effects", Some(Control)) => self.speech = Some(child(at, key, d, speech)?),
             ("condition", Some(Line | Control)) => self.condition = condition(d, at)?,
@@ -193,7 +193,7 @@ impl Object for NodeB {
 #[derive(Default)]
 struct EdgeB {
     kind: Option<EdgeKind>,
-    target: Option<usize>,
+    target: Option<u32>,
     label: Option<Speech>,
     weight: Option<Weight>,
     condition: Option<Condition>,
@@ -214,7 +214,7 @@ impl Builder for EdgeB {
                     )
                 })?)
             }
-            ("target", _) => self.target = Some(child(at, key, d, |d, at| index(d, at, "a node reference"))?),
+            ("target", _) => self.target = Some(child(at, key, d, |d, at| reference(d, at, "a node reference"))?),
             ("label", Some(Option | Divert)) => self.label = Some(child(at, key, d, speech)?),
             ("weight", Some(RandomOption)) => self.weight = Some(child(at, key, d, object::<WeightB, D>)?),
             ("condition", Some(Option | RandomOption | Branch | Divert)) => self.condition = condition(d, at)?,
@@ -273,7 +273,7 @@ impl Object for ConditionB {
     type Out = Condition;
     fn finish(self, at: At<'_>) -> Result<Condition, Refusal> {
         require(self.kind, "kind", at)?;
-        Ok(Condition::Key { key: require(self.key, "key", at)? })
+        Ok(Condition::Key { key: require(self.key, "key", at)?.into() })
     }
 }
 
@@ -324,7 +324,7 @@ impl Object for WeightB {
         Ok(match require(self.kind, "kind", at)? {
             WeightKind::Auto => Weight::Auto,
             WeightKind::Number => Weight::Number { percentage: require(self.percentage, "percentage", at)? },
-            WeightKind::Query => Weight::Query { key: require(self.key, "key", at)? },
+            WeightKind::Query => Weight::Query { key: require(self.key, "key", at)?.into() },
         })
     }
 }
@@ -457,13 +457,21 @@ impl Object for FragmentB {
                 style: require(self.style, "style", at)?,
                 children: require(nested, "children", at)?,
             },
-            K::Link => Fragment::Link { target: require(boxed, "target", at)?, label: require(nested, "label", at)? },
-            K::Image => Fragment::Image { source: require(boxed, "source", at)?, alt: require(nested, "alt", at)? },
+            K::Link => {
+                Fragment::Link { target: require(boxed, "target", at)?.into(), label: require(nested, "label", at)? }
+            }
+            K::Image => {
+                Fragment::Image { source: require(boxed, "source", at)?.into(), alt: require(nested, "alt", at)? }
+            }
             K::Break => Fragment::Break,
             K::Query => Fragment::Query { key: require(words, "key", at)? },
             K::DefaultCommand => Fragment::DefaultCommand { action: require(words, "action", at)? },
-            K::CustomCommand => Fragment::CustomCommand { name: require(self.name, "name", at)?, args: self.args },
-            K::Tag => Fragment::Tag { name: require(self.name, "name", at)?, value: boxed, reserved: self.reserved },
+            K::CustomCommand => {
+                Fragment::CustomCommand { name: require(self.name, "name", at)?.into(), args: self.args }
+            }
+            K::Tag => {
+                Fragment::Tag { name: require(self.name, "name", at)?.into(), value: boxed, reserved: self.reserved }
+            }
         })
     }
 }
