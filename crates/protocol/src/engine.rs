@@ -236,11 +236,10 @@ pub trait Engine {
         false
     }
 
-    /// The event at `index` of those the last take lent, read where the engine keeps it, when it
+    /// The events the last take lent, read where the engine keeps them, when every one of them
     /// is a [`PlainEvent`] (and the engine keeps them, as for [`last_lent`](Self::last_lent)); by
     /// default none.
-    fn last_plain(&self, index: usize) -> Option<PlainEvent<'_>> {
-        let _ = index;
+    fn last_plain(&self) -> Option<&[PlainEvent<'_>]> {
         None
     }
 

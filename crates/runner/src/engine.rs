@@ -97,6 +97,11 @@ pub struct RunnerEngine<'p> {
     /// An emptied event buffer, for an engine sharing its prepared playbook (the events borrow
     /// the engine itself then, so they cannot be kept in it).
     spare: Vec<Event<'static>>,
+    /// The events of the last step as plain ones, when the prepared playbook is lent and every
+    /// one of them is (H49): a line's words borrowed from the playbook.
+    plain: Vec<PlainEvent<'p>>,
+    /// Whether every event of the last step went into `plain`.
+    all_plain: bool,
 }
 
 /// An empty event buffer with another lifetime, keeping its room (collecting an emptied vector
@@ -124,6 +129,8 @@ impl<'p> RunnerEngine<'p> {
             state: PlayState::seeded(seed),
             buffer: Vec::new(),
             spare: Vec::new(),
+            plain: Vec::new(),
+            all_plain: false,
         }
     }
 
@@ -135,6 +142,8 @@ impl<'p> RunnerEngine<'p> {
             state: PlayState::seeded(seed),
             buffer: Vec::new(),
             spare: Vec::new(),
+            plain: Vec::new(),
+            all_plain: false,
         }
     }
 
@@ -168,8 +177,14 @@ impl<'p> Engine for RunnerEngine<'p> {
                 let context: &'p PlayContext<'p> = prepared.context();
                 self.buffer.clear();
                 self.state = crate::step_into(context, &self.state, command, &mut self.buffer);
+                self.plain.clear();
+                self.all_plain = true;
                 for event in &self.buffer {
                     sink(event);
+                    match plain_of(event) {
+                        Some(event) => self.plain.push(event),
+                        None => self.all_plain = false,
+                    }
                 }
             }
             Held::Shared(prepared) => {
@@ -277,11 +292,9 @@ impl<'p> Engine for RunnerEngine<'p> {
     }
 
     #[inline]
-    fn last_plain(&self, index: usize) -> Option<PlainEvent<'_>> {
-        match self.held {
-            Held::Lent(_) => self.buffer.get(index).and_then(PlainEvent::of),
-            Held::Shared(_) => None,
-        }
+    fn last_plain(&self) -> Option<&[PlainEvent<'_>]> {
+        // Only an engine lending its prepared playbook fills `plain`.
+        self.all_plain.then_some(&self.plain[..])
     }
 
     fn write_state_mark(&self, mark: StateMark, out: &mut String) {
@@ -348,6 +361,26 @@ impl<'p> Engine for RunnerEngine<'p> {
 
     fn anchor_names(&self) -> Cow<'_, [String]> {
         Cow::Borrowed(self.held.get().anchors())
+    }
+}
+
+/// A step's event as a plain one (H49), its words borrowed from the playbook: a line whose
+/// speech is the playbook's own single plain text, or the end.
+#[inline]
+fn plain_of<'p>(event: &Event<'p>) -> Option<PlainEvent<'p>> {
+    let text = |speech: &'p [Fragment]| match speech {
+        [Fragment::Text { text }] => Some(text.as_str()),
+        _ => None,
+    };
+    match event {
+        Event::Said { speaker, speech: Cow::Borrowed(speech) } => {
+            Some(PlainEvent { kind: "said", speaker: *speaker, text: Some(text(speech)?) })
+        }
+        Event::Continued { speech: Cow::Borrowed(speech) } => {
+            Some(PlainEvent { kind: "continued", speaker: None, text: Some(text(speech)?) })
+        }
+        Event::Ended => Some(PlainEvent { kind: "ended", speaker: None, text: None }),
+        _ => None,
     }
 }
 
@@ -697,6 +730,7 @@ mod tests {
         let mut engine = RunnerEngine::with(&prepared, 4);
         let supply = Command::Supply([("Name", Answer::Text("Sam".into()))].into_iter().collect::<Answers<'_>>());
         let commands = [Command::start(), supply, Command::Next, Command::Next, Command::Done, Command::Next];
+        let mut plained = 0;
         for command in commands {
             let mark = engine.replay_mark().expect("every state here is marked whole");
             assert_eq!(Some(mark.state), engine.state_mark());
@@ -708,10 +742,15 @@ mod tests {
             let mut last: Vec<OwnedEvent> = Vec::new();
             assert!(engine.last_lent(&mut |e: &Event<'_>| last.push(e.clone().into_owned())));
             assert_eq!(last, taken, "the last events kept");
-            for (i, event) in taken.iter().enumerate() {
-                assert_eq!(engine.last_plain(i), PlainEvent::of(&event.lend()), "event {i} read as plain");
+            let words = |e: &PlainEvent<'_>| (e.kind, e.speaker.map(str::to_owned), e.text.map(str::to_owned));
+            let read: Option<Vec<_>> = engine.last_plain().map(|events| events.iter().map(words).collect());
+            if let Some(read) = read {
+                let plain: Vec<_> = taken.iter().map(|e| PlainEvent::of(&e.lend()).as_ref().map(words)).collect();
+                assert_eq!(plain, read.into_iter().map(Some).collect::<Vec<_>>(), "the events read as plain");
+                plained += 1;
             }
         }
+        assert!(plained >= 2, "the plain lines and the end are read where they are kept");
         let shared = RunnerEngine::new(&playbook, 4);
         assert_eq!(shared.replay_mark(), None);
         assert!(!shared.last_lent(&mut |_| {}));

@@ -1,7 +1,6 @@
 //! The actions a session advertises, and what applying one does (decisions H3 and H4).
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -207,36 +206,23 @@ impl ActionId {
 /// [`Session::describe`] gives (it is this, written out).
 pub struct Look<'s, E: Engine> {
     session: &'s Session<E>,
-    /// What the engine lists besides the move it waits for, asked for when first needed (a
-    /// line's `next` needs none of it).
-    listed: OnceCell<Listed<'s>>,
-}
-
-/// The engine's anchors, and its own actions (H46; none for the dialogue engines).
-struct Listed<'s> {
-    anchors: Cow<'s, [String]>,
-    engine: Vec<Action>,
 }
 
 impl<'s, E: Engine> Look<'s, E> {
     #[inline]
     pub(crate) fn of(session: &'s Session<E>) -> Self {
-        Look { session, listed: OnceCell::new() }
+        Look { session }
     }
 
-    fn listed(&self) -> &Listed<'s> {
-        self.listed.get_or_init(|| Listed {
-            anchors: self.session.engine.anchor_names(),
-            engine: self.session.engine.actions(),
-        })
+    /// The engine's anchors (lent by the runner; no engine lists many of its own).
+    fn anchors(&self) -> Cow<'s, [String]> {
+        self.session.engine.anchor_names()
     }
 
-    fn anchors(&self) -> &[String] {
-        &self.listed().anchors
-    }
-
-    fn engine_actions(&self) -> &[Action] {
-        &self.listed().engine
+    /// The engine's own actions (H46; none for the dialogue engines), asked of the engine once
+    /// per move: the session keeps them until its next.
+    fn engine_actions(&self) -> &'s [Action] {
+        self.session.engine_actions.get_or_init(|| self.session.engine.actions())
     }
 
     /// The session's status (decision H1).

@@ -22,6 +22,10 @@
 //!   demand (its description, state id and labels written only when asked for), and
 //!   [`Session::act`] returns the receipt as the session recorded it ([`Applied`]), rendered as
 //!   a [`Receipt`] only when asked; `describe` and `apply` are those, rendered.
+//! - A turn does only what the contract needs each turn (H49-H51): a plain turn's words stay
+//!   with the engine, which gives them again from a replay mark when an old key is replayed or a
+//!   snapshot is written (each receipt's words written once); keys are found in a small table of
+//!   the session's own.
 
 mod actions;
 mod any;
@@ -33,7 +37,7 @@ mod snapshot;
 mod trace;
 
 use stagehand_protocol::{
-    Engine, EngineError, Event, OwnedEvent, PlainEvent, PortAnswer, Receipt, ReplayMark, Reported, View, Waiting,
+    Engine, EngineError, Event, OwnedEvent, PortAnswer, Receipt, ReplayMark, Reported, View, Waiting,
 };
 
 pub use actions::{ActionId, Actions, Look};
@@ -44,7 +48,7 @@ pub use snapshot::{Recorded, SessionSnapshot, SESSION_SNAPSHOT_VERSION};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
-use receipts::{Identity, Lender, Receipts, Retake};
+use receipts::{Identity, Receipts, Retake};
 use snapshot::{ReceiptsJson, SnapshotJson};
 use trace::{Render, StateAt, Trace};
 
@@ -84,7 +88,9 @@ pub struct Session<E: Engine> {
     traced: Vec<(String, serde_json::Value)>,
     /// The action under way left its events with the engine, which gives them again when this
     /// retake is taken from this mark (H49).
-    lent: Option<(ReplayMark, Retake, u32)>,
+    lent: Option<(ReplayMark, Retake)>,
+    /// The engine's own actions (H46) since its last move, once a look asked for them.
+    engine_actions: std::cell::OnceCell<Vec<stagehand_protocol::Action>>,
 }
 
 /// What the session does with each event a move reports, as the engine lends it.
@@ -94,10 +100,6 @@ struct Hearing<'a> {
     owned: Option<&'a mut Vec<OwnedEvent>>,
     /// Whether the events are left with the engine rather than written down (H49).
     lending: bool,
-    /// Whether every event so far is one a receipt reads where the engine keeps it.
-    plain: bool,
-    /// How many events there were.
-    count: u32,
     heard: &'a mut Heard,
 }
 
@@ -106,9 +108,6 @@ impl Hearing<'_> {
     fn hear(&mut self, event: &Event<'_>) {
         if self.owned.is_some() || !self.lending {
             self.write(event);
-        } else {
-            self.count += 1;
-            self.plain &= PlainEvent::of(event).is_some();
         }
         if !matches!(event, Event::Said { .. } | Event::Continued { .. } | Event::Ended) {
             self.heard.hear(event);
@@ -122,10 +121,7 @@ impl Hearing<'_> {
         if let Some(owned) = self.owned.as_deref_mut() {
             owned.push(event.clone().into_owned());
         }
-        if self.lending {
-            self.count += 1;
-            self.plain &= PlainEvent::of(event).is_some();
-        } else {
+        if !self.lending {
             self.receipts.report(event);
         }
     }
@@ -192,13 +188,14 @@ impl<E: Engine> Session<E> {
             rejected: String::new(),
             traced: Vec::new(),
             lent: None,
+            engine_actions: std::cell::OnceCell::new(),
         };
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
         session.trace.started(now, state_id, description);
         let mut opening = Vec::new();
         session.receipts.open();
-        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening), None);
+        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening), false);
         session.receipts.discard();
         // What the engine traced as it started follows `session.started`, in no boundary (H48).
         let trace = &mut session.trace;
@@ -243,6 +240,7 @@ impl<E: Engine> Session<E> {
             rejected: String::new(),
             traced: Vec::new(),
             lent: None,
+            engine_actions: std::cell::OnceCell::new(),
         })
     }
 
@@ -483,7 +481,7 @@ impl<E: Engine> Session<E> {
         };
         let id = Identity { key, hash, action_id, text: None };
         match self.conclude(now, call, id, settled, state_id) {
-            Some(index) => Applied::recorded(&self.receipts, index, Some(Lender(&self.engine))),
+            Some(index) => Applied::recorded(&self.receipts, index, self.engine.last_plain()),
             None => Applied::rejected(&self.receipts, &self.rejected),
         }
     }
@@ -564,7 +562,7 @@ impl<E: Engine> Session<E> {
         };
         let id = Identity { key, hash, action_id: &action_id, text: None };
         match self.conclude(now, call, id, settled, state_id) {
-            Some(index) => Applied::recorded(&self.receipts, index, Some(Lender(&self.engine))).to_receipt(),
+            Some(index) => Applied::recorded(&self.receipts, index, self.engine.last_plain()).to_receipt(),
             None => Receipt::Rejected { reason: self.rejected.clone() },
         }
     }
@@ -599,7 +597,7 @@ impl<E: Engine> Session<E> {
         let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
         let (applied, settling) = match self.settle(id, settled) {
             Some(index) => {
-                let applied = Applied::recorded(&self.receipts, index, Some(Lender(&self.engine)));
+                let applied = Applied::recorded(&self.receipts, index, self.engine.last_plain());
                 let settling = match (applied.outcome(), applied.error()) {
                     (Some(outcome), _) => trace::Settling::Executed(outcome),
                     (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
@@ -661,28 +659,19 @@ impl<E: Engine> Session<E> {
 
     /// Gives the engine one move, journals it and settles what the session waits on. What the
     /// engine reported is written down as the receipt's events (and, when asked, kept in
-    /// `owned`); what else the events said. With a `replay` mark of the engine's state before
-    /// the move and the move's retake, events a receipt can read where the engine keeps them are
-    /// left there (`lent` is set: H49).
+    /// `owned`); what else the events said. To `lend` (with `lent` holding the mark of the
+    /// engine's state before the move and the move's retake), events a receipt can read where
+    /// the engine keeps them are left there, and `lent` stays set (H49); else it is cleared.
     /// The first refusal the move met, spelled `reason: explanation`.
-    fn take(
-        &mut self,
-        step: Move,
-        owned: Option<&mut Vec<OwnedEvent>>,
-        replay: Option<(ReplayMark, Retake)>,
-    ) -> Option<String> {
+    fn take(&mut self, step: Move, owned: Option<&mut Vec<OwnedEvent>>, lend: bool) -> Option<String> {
         let mut heard = Heard::default();
         // Left with the engine while every event is one a receipt reads there.
-        let mut hearing = Hearing {
-            receipts: &mut self.receipts,
-            owned,
-            lending: replay.is_some(),
-            plain: true,
-            count: 0,
-            heard: &mut heard,
-        };
+        let lending = lend && self.lent.is_some();
+        let mut hearing = Hearing { receipts: &mut self.receipts, owned, lending, heard: &mut heard };
         self.engine.take_lent(step.command(), &mut |event: &Event<'_>| hearing.hear(event));
-        let Hearing { mut lending, plain, count, .. } = hearing;
+        if self.engine_actions.get().is_some() {
+            self.engine_actions = std::cell::OnceCell::new();
+        }
         let waiting = self.engine.waiting();
         // The common case (a line after a line) changes nothing.
         if !(waiting == Waiting::Next && heard.last_refusal.is_none() && self.pending == Pending::Line) {
@@ -692,14 +681,12 @@ impl<E: Engine> Session<E> {
         if let (Move::Failed { explanation }, Pending::Perform { failed, .. }) = (&step, &mut self.pending) {
             *failed = Some(explanation.clone());
         }
-        if lending && !plain {
-            lending = false;
-            self.write_lent(replay);
+        if lending && self.engine.last_plain().is_none() {
+            // Some event needs its words written.
+            self.write_lent();
+        } else if !lending {
+            self.lent = None;
         }
-        self.lent = match replay {
-            Some((mark, retake)) if lending => Some((mark, retake, count)),
-            _ => None,
-        };
         self.journal.push(step);
         heard.first_refusal
     }
@@ -708,8 +695,9 @@ impl<E: Engine> Session<E> {
     /// engine lends them again (or, if it does not keep them, takes the move again from
     /// `replay`): some event needs its words written (H49).
     #[cold]
-    fn write_lent(&mut self, replay: Option<(ReplayMark, Retake)>) {
+    fn write_lent(&mut self) {
         let receipts = &mut self.receipts;
+        let replay = self.lent.take();
         if !self.engine.last_lent(&mut |event| receipts.report(event)) {
             if let Some((mark, retake)) = replay {
                 self.engine.retake_lent(mark, retake.command(), &mut |event| receipts.report(event));
@@ -734,7 +722,7 @@ impl<E: Engine> Session<E> {
                 owned.clear();
             }
             self.receipts.discard();
-            last = self.take(step, owned.as_deref_mut(), None);
+            last = self.take(step, owned.as_deref_mut(), false);
         }
         // A replay re-runs history: what the engine traces again is not new (H48).
         self.engine.drain_trace(&mut |_, _| {});
@@ -763,13 +751,13 @@ impl<E: Engine> Session<E> {
             Act::Take(step) => {
                 // With the engine's mark before a move it can take again, its events stay with
                 // it (H49).
-                let replay = replay.and_then(|mark| Some((mark, Retake::of(&step)?)));
-                Ok(self.take(step, kept.as_mut(), replay))
+                self.lent = replay.and_then(|mark| Some((mark, Retake::of(&step)?)));
+                Ok(self.take(step, kept.as_mut(), true))
             }
             Act::Begin(step) => {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
-                let refusal = self.take(step, kept.as_mut(), None);
+                let refusal = self.take(step, kept.as_mut(), false);
                 if let Some(reason) = refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped)) {
                     self.journal.pop();
                     self.pending = previous;

@@ -11,7 +11,7 @@ use std::hash::BuildHasher;
 use std::ops::Range;
 
 use foldhash::fast::FixedState;
-use stagehand_protocol::{Command, Engine, Event, Outcome, PlainEvent, Receipt, ReplayMark, Reported};
+use stagehand_protocol::{Command, Event, Outcome, PlainEvent, Receipt, ReplayMark, Reported};
 
 use super::chunked::Chunked;
 use super::keys::KeyIndex;
@@ -72,7 +72,6 @@ enum Settled {
         outcome: Outcome,
         mark: ReplayMark,
         retake: Retake,
-        count: u32,
     },
     Failed {
         error: Span,
@@ -111,29 +110,6 @@ impl Retake {
             Retake::Failed => Command::failed(super::actions::FAILED_EXPLANATION),
             Retake::Choose(position) => Command::Choose(position),
         }
-    }
-}
-
-/// Where a receipt that left its events with the engine reads them (H49): the engine, which
-/// keeps the events of its last take.
-pub(crate) trait LastPlain {
-    fn last_plain(&self, index: usize) -> Option<PlainEvent<'_>>;
-}
-
-impl<E: Engine> LastPlain for E {
-    #[inline]
-    fn last_plain(&self, index: usize) -> Option<PlainEvent<'_>> {
-        Engine::last_plain(self, index)
-    }
-}
-
-/// The engine a receipt reads its events from, when it left them there.
-#[derive(Clone, Copy)]
-pub(crate) struct Lender<'s>(pub(crate) &'s dyn LastPlain);
-
-impl std::fmt::Debug for Lender<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Lender")
     }
 }
 
@@ -209,8 +185,9 @@ impl ReportedRef<'_> {
 pub struct Applied<'s> {
     receipts: &'s Receipts,
     what: What<'s>,
-    /// The engine, for a receipt of the action just taken that left its events there (H49).
-    lent: Option<Lender<'s>>,
+    /// The events of the action just taken, where the engine keeps them, for a receipt that
+    /// left them there (H49).
+    lent: Option<&'s [PlainEvent<'s>]>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -223,7 +200,7 @@ impl<'s> Applied<'s> {
     /// The receipt recorded as `index`, whose events are written down or, when it left them
     /// with the engine, are read from `lent`, the engine that took the action just now.
     #[inline]
-    pub(crate) fn recorded(receipts: &'s Receipts, index: usize, lent: Option<Lender<'s>>) -> Self {
+    pub(crate) fn recorded(receipts: &'s Receipts, index: usize, lent: Option<&'s [PlainEvent<'s>]>) -> Self {
         match receipts.entries.get(index) {
             Some(entry) => Applied { receipts, what: What::Recorded(entry), lent },
             None => Applied { receipts, what: What::Rejected("no receipt is recorded there"), lent: None },
@@ -276,10 +253,9 @@ impl<'s> Applied<'s> {
             What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => {
                 Events { receipts, from: Source::Written(receipts.words.range(events.clone())) }
             }
-            What::Recorded(Entry { settled: Settled::Lent { count, .. }, .. }) => match self.lent {
-                Some(engine) => Events { receipts, from: Source::Lent { engine, next: 0, count: *count as usize } },
-                None => Events { receipts, from: Source::Written(receipts.words.range(0..0)) },
-            },
+            What::Recorded(Entry { settled: Settled::Lent { .. }, .. }) => {
+                Events { receipts, from: Source::Lent(self.lent.unwrap_or_default().iter()) }
+            }
             _ => Events { receipts, from: Source::Written(receipts.words.range(0..0)) },
         }
     }
@@ -352,7 +328,7 @@ pub struct Events<'s> {
 #[derive(Debug, Clone)]
 enum Source<'s> {
     Written(super::chunked::Span<'s, Word>),
-    Lent { engine: Lender<'s>, next: usize, count: usize },
+    Lent(std::slice::Iter<'s, PlainEvent<'s>>),
 }
 
 impl<'s> Iterator for Events<'s> {
@@ -362,13 +338,8 @@ impl<'s> Iterator for Events<'s> {
     fn next(&mut self) -> Option<ReportedRef<'s>> {
         match &mut self.from {
             Source::Written(words) => words.next().map(|word| self.receipts.reported(word)),
-            Source::Lent { engine, next, count } => {
-                if *next >= *count {
-                    return None;
-                }
-                *next += 1;
-                let event = engine.0.last_plain(*next - 1)?;
-                Some(ReportedRef { kind: event.kind, speaker: event.speaker, text: event.text, speech: None })
+            Source::Lent(events) => {
+                events.next().map(|e| ReportedRef { kind: e.kind, speaker: e.speaker, text: e.text, speech: None })
             }
         }
     }
@@ -376,7 +347,7 @@ impl<'s> Iterator for Events<'s> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.from {
             Source::Written(words) => words.size_hint(),
-            Source::Lent { next, count, .. } => (count - next, Some(count - next)),
+            Source::Lent(events) => events.size_hint(),
         }
     }
 }
@@ -594,9 +565,9 @@ impl Receipts {
     /// Records an executed receipt under a key not recorded yet, its events left with the
     /// engine: it gives them again when `retake` is taken from `mark` (H49). Its index.
     #[inline]
-    pub(crate) fn lent(&mut self, id: Identity<'_>, outcome: Outcome, lent: (ReplayMark, Retake, u32)) -> usize {
-        let (mark, retake, count) = lent;
-        self.insert(id, Settled::Lent { outcome, mark, retake, count })
+    pub(crate) fn lent(&mut self, id: Identity<'_>, outcome: Outcome, lent: (ReplayMark, Retake)) -> usize {
+        let (mark, retake) = lent;
+        self.insert(id, Settled::Lent { outcome, mark, retake })
     }
 
     /// The receipts whose events may still be lent, from the first: each one's index, mark and
