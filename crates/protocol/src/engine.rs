@@ -236,9 +236,9 @@ pub trait Engine {
         false
     }
 
-    /// The events the last take lent, read where the engine keeps them, when every one of them
-    /// is a [`PlainEvent`] (and the engine keeps them, as for [`last_lent`](Self::last_lent)); by
-    /// default none.
+    /// The events the last take lent, read where the engine keeps them, when it keeps every one
+    /// of them as a [`PlainEvent`] (each what [`PlainEvent::of`] reads of it; an engine may keep
+    /// fewer kinds, the runner only words borrowed from its playbook); by default none.
     fn last_plain(&self) -> Option<&[PlainEvent<'_>]> {
         None
     }
