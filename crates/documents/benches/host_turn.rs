@@ -2,7 +2,7 @@
 //! The seam's and the host session's costs, side by side in one run (issue 12 item 9):
 //!
 //! - on a 100,000-line linear playbook, one `next` from a run standing at a line: `step_into`
-//!   called directly; the same step through the `Engine` trait (`take_lent`, and the owned
+//!   called directly, and `step` (the pure function the issue names, its events owned); the same step through the `Engine` trait (`take_lent`, and the owned
 //!   `take`); a whole host-session turn as a host takes it (`look` at the view, the first
 //!   action's id, `act` under a fresh key, the receipt's outcome and said words read, the trace
 //!   recorded and dropped), with the trace also written as JSON lines; the same turn with the
@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use stagehand_chatmapper::{load, ChatMapperEngine, Options, Project};
 use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
 use stagehand_protocol::{Command, Engine, Receipt, View};
-use stagehand_runner::{step_into, PlayContext, PlayState, PreparedPlaybook, RunnerEngine, Situation};
+use stagehand_runner::{step, step_into, PlayContext, PlayState, PreparedPlaybook, RunnerEngine, Situation};
 use stagehand_session::host::{ActionId, Session, SessionSnapshot};
 
 /// Counts allocations, delegating the work to the system allocator.
@@ -295,6 +295,16 @@ fn turns(c: &mut Criterion) {
             let command =
                 if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
             state = step_into(&context, &state, command, &mut events);
+        })
+    });
+
+    let mut state = PlayState::new();
+    group.bench_function("step, directly (owned events, allocated each step)", |b| {
+        b.iter(|| {
+            let command =
+                if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
+            let result = step(&context, &state, command);
+            state = black_box(result).state;
         })
     });
 

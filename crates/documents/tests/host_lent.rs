@@ -174,3 +174,63 @@ fn a_session_keeping_only_its_last_receipt_plays_alike_on_both_engines() {
     let forgetting = Session::new(crossing_engine(&project), "f2", 1).unwrap();
     forgetful(keeping, forgetting, 60);
 }
+
+/// Receipts whose events stay with the engine (H49: a runner lent its prepared playbook) give
+/// the bytes of receipts written down at once (a runner sharing its playbook writes them down):
+/// each key replayed long after it was used, before and after a snapshot and restore, and the
+/// snapshots themselves, written after every apply (each receipt's events written down once).
+#[test]
+fn receipts_left_with_the_engine_replay_and_save_as_written_ones() {
+    let playbook = fair();
+    let prepared = PreparedPlaybook::new(&playbook);
+    let mut eager = Session::new(RunnerEngine::new(&playbook, 9), "l1", 1).unwrap();
+    let mut lazy = Session::new(RunnerEngine::with(&prepared, 9), "l1", 1).unwrap();
+    let mut used: Vec<(String, String)> = Vec::new();
+    for turn in 0..80 {
+        let view = eager.describe();
+        assert_eq!(lazy.describe(), view, "turn {turn}: the view");
+        // Mostly the move the run waits for (`next`, `choose:N`, `done`, an answer), now and
+        // then another.
+        let pick = if turn % 6 == 5 { turn } else { turn % 2 * (view.actions.len() / 3) };
+        let pick = if view.pending_questions.is_empty() { pick } else { view.actions.len() };
+        let key = format!("k{turn}");
+        let id = match choose(&view, pick) {
+            Some(Choice::Apply(id)) => id,
+            Some(Choice::Input(q, text)) => {
+                let (now, given) = (turn as u64, lazy.input(&q, &text, &key, turn as u64));
+                assert_eq!(given, eager.input(&q, &text, &key, now), "turn {turn}: the answer");
+                continue;
+            }
+            None => break,
+        };
+        let applied = lazy.act(&id, &key, turn as u64);
+        let events: Vec<_> = applied.events().map(|e| e.to_owned()).collect();
+        let receipt = applied.to_receipt();
+        assert_eq!(receipt, eager.apply(&id, &key, turn as u64), "turn {turn}: the receipt");
+        if let Receipt::Executed { events: rendered, .. } = &receipt {
+            assert_eq!(&events, rendered, "turn {turn}: the events read where they are kept");
+        }
+        used.push((id, key));
+        // An old key, replayed: the same bytes, nothing executed.
+        let (old_id, old_key) = &used[turn * 7 % used.len()];
+        let journal = lazy.journal().len();
+        assert_eq!(lazy.apply(old_id, old_key, 0), eager.apply(old_id, old_key, 0), "turn {turn}: {old_key} replayed");
+        assert_eq!(lazy.journal().len(), journal, "turn {turn}: a replay executes nothing");
+        if turn % 3 == 0 {
+            let mut bytes = Vec::new();
+            lazy.write_snapshot(&mut bytes).unwrap();
+            assert_eq!(bytes, serde_json::to_vec(&eager.snapshot().unwrap()).unwrap(), "turn {turn}: the snapshot");
+        }
+    }
+    assert!(used.len() > 20, "the run was long enough");
+    let mut bytes = Vec::new();
+    lazy.write_snapshot(&mut bytes).unwrap();
+    let restored = Session::restore(RunnerEngine::with(&prepared, 9), serde_json::from_slice(&bytes).unwrap());
+    let mut restored = restored.unwrap();
+    for (id, key) in &used {
+        assert_eq!(restored.apply(id, key, 0), eager.apply(id, key, 0), "{key} replayed after a restore");
+    }
+    let mut again = Vec::new();
+    restored.write_snapshot(&mut again).unwrap();
+    assert_eq!(again, bytes, "a restored session saves the same bytes");
+}

@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use std::borrow::Cow;
 
+use stagehand_playbook::Fragment;
+
 use crate::vocabulary::{Command, Event, OwnedEvent};
 
 /// What an engine waits for now: the one thing that moves it on.
@@ -35,6 +37,52 @@ pub enum Waiting {
 /// numbers mean is the engine's own; a mark is only ever given back to the engine that made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StateMark(pub [u64; 2]);
+
+/// A small, copyable mark of an engine's whole state, from which the engine takes a command
+/// again without changing ([`Engine::retake_lent`]): a session keeps one per receipt instead of
+/// the receipt's words, and writes the words only when they are read again (decision H49 in
+/// `docs/design/host-contract.md`). What the numbers mean is the engine's own; a mark is only
+/// ever given back to the engine that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReplayMark {
+    /// The state's [`StateMark`]: what [`Engine::state_mark`] gives of the same state.
+    pub state: StateMark,
+    /// The rest of the state.
+    pub more: [u64; 2],
+}
+
+/// An event as a receipt reports it, when that needs no words written (decision H49): a line
+/// or its continuation whose speech is one plain text (its words are that text), or the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainEvent<'a> {
+    /// The event's name: `said`, `continued` or `ended`.
+    pub kind: &'static str,
+    /// Who spoke, for `said` (`None` for the anonymous default speaker).
+    pub speaker: Option<&'a str>,
+    /// The words, for `said` and `continued`.
+    pub text: Option<&'a str>,
+}
+
+impl<'a> PlainEvent<'a> {
+    /// The event as a plain one, if it is one.
+    #[inline]
+    pub fn of(event: &'a Event<'_>) -> Option<PlainEvent<'a>> {
+        let text = |speech: &'a [Fragment]| match speech {
+            [Fragment::Text { text }] => Some(text.as_str()),
+            _ => None,
+        };
+        match event {
+            Event::Said { speaker, speech } => {
+                Some(PlainEvent { kind: "said", speaker: *speaker, text: Some(text(speech)?) })
+            }
+            Event::Continued { speech } => {
+                Some(PlainEvent { kind: "continued", speaker: None, text: Some(text(speech)?) })
+            }
+            Event::Ended => Some(PlainEvent { kind: "ended", speaker: None, text: None }),
+            _ => None,
+        }
+    }
+}
 
 /// Why an engine could not take a snapshot or restore one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,6 +207,40 @@ pub trait Engine {
     /// engine that makes no marks writes nothing.
     fn write_state_mark(&self, mark: StateMark, out: &mut String) {
         let _ = (mark, out);
+    }
+
+    /// A mark of the whole state now, when the engine can take a command again from it later
+    /// ([`retake_lent`](Self::retake_lent)) **and** keeps the events of its next take for
+    /// [`last_lent`](Self::last_lent) and [`last_plain`](Self::last_plain); its
+    /// [`state`](ReplayMark::state) is what [`state_mark`](Self::state_mark) gives now. By
+    /// default none, and a host writes down what it needs of the events as they are lent
+    /// (decision H49).
+    fn replay_mark(&self) -> Option<ReplayMark> {
+        None
+    }
+
+    /// Takes `command` again from the state `mark` was made of (by
+    /// [`replay_mark`](Self::replay_mark) on this engine), lending `sink` the same events, in
+    /// the same order, as the take made from that state lent then; the engine itself does not
+    /// change. False (and nothing lent) when the engine cannot; by default it cannot.
+    fn retake_lent(&self, mark: ReplayMark, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) -> bool {
+        let _ = (mark, command, sink);
+        false
+    }
+
+    /// Lends `sink` the events the last take lent, again, in order, when the engine keeps them
+    /// until its next take (an engine that gave a [`replay_mark`](Self::replay_mark) before the
+    /// take does); false (and nothing lent) when it does not. By default it does not.
+    fn last_lent(&self, sink: &mut dyn FnMut(&Event<'_>)) -> bool {
+        let _ = sink;
+        false
+    }
+
+    /// The events the last take lent, read where the engine keeps them, when it keeps every one
+    /// of them as a [`PlainEvent`] (each what [`PlainEvent::of`] reads of it; an engine may keep
+    /// fewer kinds, the runner only words borrowed from its playbook); by default none.
+    fn last_plain(&self) -> Option<&[PlainEvent<'_>]> {
+        None
     }
 
     /// Lends each record of the engine's own trace made since it was last asked to `sink`, in

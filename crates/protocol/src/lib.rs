@@ -24,7 +24,7 @@ pub mod port;
 pub mod view;
 pub mod vocabulary;
 
-pub use engine::{Engine, EngineError, StateMark, Waiting};
+pub use engine::{Engine, EngineError, PlainEvent, ReplayMark, StateMark, Waiting};
 pub use port::{PortAnswer, PortCall};
 pub use view::{
     effect_text, styled_speech, Action, Outcome, PendingQuestion, Receipt, Reported, Status, UnavailableOption, View,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stagehand_playbook::{fingerprint, Fragment, Node, Playbook};
-use stagehand_protocol::{Command, Engine, EngineError, Event, OwnedEvent, StateMark, Waiting};
+use stagehand_protocol::{Command, Engine, EngineError, Event, OwnedEvent, PlainEvent, ReplayMark, StateMark, Waiting};
 
 use crate::context::PlayContext;
 use crate::state::{Availability, Entropy, Moment, PlayState, Resume, Situation};
@@ -97,6 +97,11 @@ pub struct RunnerEngine<'p> {
     /// An emptied event buffer, for an engine sharing its prepared playbook (the events borrow
     /// the engine itself then, so they cannot be kept in it).
     spare: Vec<Event<'static>>,
+    /// The events of the last step as plain ones, when the prepared playbook is lent and every
+    /// one of them is (H49): a line's words borrowed from the playbook.
+    plain: Vec<PlainEvent<'p>>,
+    /// Whether every event of the last step went into `plain`.
+    all_plain: bool,
 }
 
 /// An empty event buffer with another lifetime, keeping its room (collecting an emptied vector
@@ -124,6 +129,8 @@ impl<'p> RunnerEngine<'p> {
             state: PlayState::seeded(seed),
             buffer: Vec::new(),
             spare: Vec::new(),
+            plain: Vec::new(),
+            all_plain: false,
         }
     }
 
@@ -135,6 +142,8 @@ impl<'p> RunnerEngine<'p> {
             state: PlayState::seeded(seed),
             buffer: Vec::new(),
             spare: Vec::new(),
+            plain: Vec::new(),
+            all_plain: false,
         }
     }
 
@@ -168,8 +177,14 @@ impl<'p> Engine for RunnerEngine<'p> {
                 let context: &'p PlayContext<'p> = prepared.context();
                 self.buffer.clear();
                 self.state = crate::step_into(context, &self.state, command, &mut self.buffer);
+                self.plain.clear();
+                self.all_plain = true;
                 for event in &self.buffer {
                     sink(event);
+                    match plain_of(event) {
+                        Some(event) => self.plain.push(event),
+                        None => self.all_plain = false,
+                    }
                 }
             }
             Held::Shared(prepared) => {
@@ -183,6 +198,7 @@ impl<'p> Engine for RunnerEngine<'p> {
         }
     }
 
+    #[inline]
     fn waiting(&self) -> Waiting {
         match self.state.situation {
             Situation::NotStarted => Waiting::Start,
@@ -218,6 +234,7 @@ impl<'p> Engine for RunnerEngine<'p> {
         write_parts(situation, node, segment, out);
     }
 
+    #[inline]
     fn state_mark(&self) -> Option<StateMark> {
         let (name, node, segment) = match &self.state.situation {
             Situation::NotStarted => (0, None, None),
@@ -242,6 +259,42 @@ impl<'p> Engine for RunnerEngine<'p> {
         };
         let node_flag = u64::from(node.is_some()) << 4;
         Some(StateMark([name | node_flag | segment_word, node.unwrap_or(0) as u64]))
+    }
+
+    #[inline]
+    fn replay_mark(&self) -> Option<ReplayMark> {
+        // Only an engine lending its prepared playbook keeps its events (a shared one cannot
+        // keep events that borrow itself).
+        match self.held {
+            Held::Lent(_) => replay_mark(&self.state),
+            Held::Shared(_) => None,
+        }
+    }
+
+    fn retake_lent(&self, mark: ReplayMark, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) -> bool {
+        let Some(state) = replayed_state(mark) else { return false };
+        let mut events = Vec::new();
+        crate::step_into(self.context(), &state, command, &mut events);
+        for event in &events {
+            sink(event);
+        }
+        true
+    }
+
+    fn last_lent(&self, sink: &mut dyn FnMut(&Event<'_>)) -> bool {
+        match self.held {
+            Held::Lent(_) => {
+                self.buffer.iter().for_each(sink);
+                true
+            }
+            Held::Shared(_) => false,
+        }
+    }
+
+    #[inline]
+    fn last_plain(&self) -> Option<&[PlainEvent<'_>]> {
+        // Only an engine lending its prepared playbook fills `plain`.
+        self.all_plain.then_some(&self.plain[..])
     }
 
     fn write_state_mark(&self, mark: StateMark, out: &mut String) {
@@ -310,6 +363,96 @@ impl<'p> Engine for RunnerEngine<'p> {
     fn anchor_names(&self) -> Cow<'_, [String]> {
         Cow::Borrowed(self.held.get().anchors())
     }
+}
+
+/// A step's event as a plain one (H49), its words borrowed from the playbook: a line whose
+/// speech is the playbook's own single plain text, or the end.
+#[inline]
+fn plain_of<'p>(event: &Event<'p>) -> Option<PlainEvent<'p>> {
+    let text = |speech: &'p [Fragment]| match speech {
+        [Fragment::Text { text }] => Some(text.as_str()),
+        _ => None,
+    };
+    match event {
+        Event::Said { speaker, speech: Cow::Borrowed(speech) } => {
+            Some(PlainEvent { kind: "said", speaker: *speaker, text: Some(text(speech)?) })
+        }
+        Event::Continued { speech: Cow::Borrowed(speech) } => {
+            Some(PlainEvent { kind: "continued", speaker: None, text: Some(text(speech)?) })
+        }
+        Event::Ended => Some(PlainEvent { kind: "ended", speaker: None, text: None }),
+        _ => None,
+    }
+}
+
+/// The whole state as a [`ReplayMark`] (decision H49): its state mark as
+/// [`Engine::state_mark`] makes it (the situation's position in [`SITUATIONS`], flags and
+/// segment in the first word, the node in the second; a menu's flag of limited availability
+/// besides, which writing a state id ignores), then the nodes passed (or a menu's
+/// availability) and the generator's state. `None` for a
+/// state that does not fit (a menu of more than 64 options with some unavailable; a segment of
+/// 2^56 or more): never so in a real playbook.
+#[inline]
+fn replay_mark(state: &PlayState) -> Option<ReplayMark> {
+    const NODE: u64 = 1 << 4;
+    const SEGMENT: u64 = 1 << 5;
+    const ONLY: u64 = 1 << 6;
+    let segment = |s: usize| u64::try_from(s).ok().filter(|s| *s < 1 << 56).map(|s| s << 8 | SEGMENT);
+    let (word, node, third) = match &state.situation {
+        Situation::NotStarted => (0, 0, 0),
+        Situation::AtNode(node) => (1 | NODE, u64::try_from(*node).ok()?, 0),
+        Situation::AwaitingDone { node, resume, passed } => {
+            let resume = match resume {
+                Resume::From(s) => segment(*s)?,
+                Resume::FromNodeEnd => 0,
+            };
+            (2 | NODE | resume, u64::try_from(*node).ok()?, u64::try_from(*passed).ok()?)
+        }
+        Situation::AwaitingSupply { node, moment, passed } => {
+            let moment = match moment {
+                Moment::ToPlay(s) => segment(*s)?,
+                Moment::ToLeave => 0,
+            };
+            (3 | NODE | moment, u64::try_from(*node).ok()?, u64::try_from(*passed).ok()?)
+        }
+        Situation::AwaitingChoice { node, available } => {
+            let (only, words) = match available {
+                Availability::All => (0, 0),
+                Availability::Only(words) if words.len() == 1 => (ONLY, words[0]),
+                Availability::Only(_) => return None,
+            };
+            (4 | NODE | only, u64::try_from(*node).ok()?, words)
+        }
+        Situation::AtEnd => (5, 0, 0),
+    };
+    Some(ReplayMark { state: StateMark([word, node]), more: [third, state.entropy.state] })
+}
+
+/// The state a [`replay_mark`] was made of.
+fn replayed_state(mark: ReplayMark) -> Option<PlayState> {
+    let ([word, node], [third, entropy]) = (mark.state.0, mark.more);
+    let segment = (word & 1 << 5 != 0).then(|| usize::try_from(word >> 8).ok()).flatten();
+    let situation = match word & 0xf {
+        0 => Situation::NotStarted,
+        1 => Situation::AtNode(node.try_into().ok()?),
+        2 => Situation::AwaitingDone {
+            node: node.try_into().ok()?,
+            resume: segment.map_or(Resume::FromNodeEnd, Resume::From),
+            passed: third.try_into().ok()?,
+        },
+        3 => Situation::AwaitingSupply {
+            node: node.try_into().ok()?,
+            moment: segment.map_or(Moment::ToLeave, Moment::ToPlay),
+            passed: third.try_into().ok()?,
+        },
+        4 => Situation::AwaitingChoice {
+            node: node.try_into().ok()?,
+            available: if word & 1 << 6 != 0 { Availability::Only(Box::new([third])) } else { Availability::All },
+        },
+        5 => Situation::AtEnd,
+        _ => return None,
+    };
+    Some(PlayState { situation, entropy: Entropy { state: entropy } })
 }
 
 /// The situations' names, as state ids and snapshots spell them; a [`StateMark`] holds a
@@ -557,5 +700,60 @@ mod tests {
             })
             .collect();
         assert_eq!(later, ids);
+    }
+
+    /// An engine lending its prepared playbook marks each state whole (H49): taking a command
+    /// again from the mark lends what the take lent, the mark's state part is the state mark,
+    /// and the engine keeps its last events; one sharing its playbook marks nothing.
+    #[test]
+    fn a_replay_mark_takes_a_command_again_as_it_was_taken() {
+        use stagehand_protocol::{Event, OwnedEvent, PlainEvent};
+        let mut playbook = Playbook::new("t.dialogue.md");
+        playbook.speakers.push(Speaker::named("Alice"));
+        let line = |speech: Vec<Fragment>, target| Node::Line {
+            speaker: 0,
+            speech: speech.into(),
+            condition: None,
+            out: smallvec![Edge::Succession { target }],
+        };
+        playbook.nodes = vec![
+            line(vec![Fragment::text("Hello, "), Fragment::query("Name")], 1),
+            line(vec![Fragment::text("Plain words.")], 2),
+            Node::Control {
+                effects: vec![Fragment::DefaultCommand { action: "wave".into() }].into(),
+                condition: None,
+                out: smallvec![Edge::Succession { target: 3 }],
+            },
+            line(vec![Fragment::text("After the wave.")], 4),
+            Node::End,
+        ];
+        let prepared = PreparedPlaybook::new(&playbook);
+        let mut engine = RunnerEngine::with(&prepared, 4);
+        let supply = Command::Supply([("Name", Answer::Text("Sam".into()))].into_iter().collect::<Answers<'_>>());
+        let commands = [Command::start(), supply, Command::Next, Command::Next, Command::Done, Command::Next];
+        let mut plained = 0;
+        for command in commands {
+            let mark = engine.replay_mark().expect("every state here is marked whole");
+            assert_eq!(Some(mark.state), engine.state_mark());
+            let mut taken: Vec<OwnedEvent> = Vec::new();
+            engine.take(command.clone(), &mut taken);
+            let mut again: Vec<OwnedEvent> = Vec::new();
+            assert!(engine.retake_lent(mark, command, &mut |e: &Event<'_>| again.push(e.clone().into_owned())));
+            assert_eq!(again, taken, "taken again from the mark");
+            let mut last: Vec<OwnedEvent> = Vec::new();
+            assert!(engine.last_lent(&mut |e: &Event<'_>| last.push(e.clone().into_owned())));
+            assert_eq!(last, taken, "the last events kept");
+            let words = |e: &PlainEvent<'_>| (e.kind, e.speaker.map(str::to_owned), e.text.map(str::to_owned));
+            let read: Option<Vec<_>> = engine.last_plain().map(|events| events.iter().map(words).collect());
+            if let Some(read) = read {
+                let plain: Vec<_> = taken.iter().map(|e| PlainEvent::of(&e.lend()).as_ref().map(words)).collect();
+                assert_eq!(plain, read.into_iter().map(Some).collect::<Vec<_>>(), "the events read as plain");
+                plained += 1;
+            }
+        }
+        assert!(plained >= 2, "the plain lines and the end are read where they are kept");
+        let shared = RunnerEngine::new(&playbook, 4);
+        assert_eq!(shared.replay_mark(), None);
+        assert!(!shared.last_lent(&mut |_| {}));
     }
 }

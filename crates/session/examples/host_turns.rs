@@ -1,7 +1,12 @@
 //! Plays TURNS turns on a 100,000-line linear playbook, for instruction counts under callgrind,
-//! in one of three ways (MODE):
+//! in one of six ways (MODE):
 //!
-//! - `step`: `step_into` called directly, the baseline;
+//! - `step`: `step_into` called directly, into a buffer kept between steps: the stricter
+//!   baseline;
+//! - `owned`: `step` called directly, its events in a vector of their own each time (what the
+//!   issue names as the baseline: the pure function, which allocates a step's events);
+//! - `seam`: the runner's step through the `Engine` trait (`take_lent`, each event lent to a
+//!   sink that counts it);
 //! - `look` (the default): a host-session turn as a host takes it: `look` at the view, the first
 //!   action's id, `act` under a fresh key, the receipt's outcome and said words read, the trace
 //!   records dropped;
@@ -18,8 +23,8 @@
 use std::hint::black_box;
 
 use stagehand_playbook::{smallvec, Edge, Fragment, Node, Playbook, Speaker};
-use stagehand_protocol::{Command, Receipt, View};
-use stagehand_runner::{step_into, PlayState, PreparedPlaybook, RunnerEngine, Situation};
+use stagehand_protocol::{Command, Engine, Receipt, View};
+use stagehand_runner::{step, step_into, PlayState, PreparedPlaybook, RunnerEngine, Situation};
 use stagehand_session::host::Session;
 
 /// Writes `n` in decimal after `prefix` (a host's own key; `write!` would cost more than some of
@@ -55,6 +60,30 @@ fn main() {
             state = step_into(context, &state, command, &mut events);
         }
         println!("{turns} steps, {} events in the last", black_box(events.len()));
+        return;
+    }
+    if mode == "owned" {
+        let context = prepared.context();
+        let (mut state, mut said) = (PlayState::new(), 0usize);
+        for _ in 0..turns {
+            let command =
+                if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
+            let result = step(context, &state, command);
+            said += black_box(&result.events).len();
+            state = result.state;
+        }
+        println!("{turns} steps, {said} events");
+        return;
+    }
+    if mode == "seam" {
+        let mut engine = RunnerEngine::with(&prepared, 0);
+        let mut said = 0usize;
+        for _ in 0..turns {
+            let command =
+                if matches!(engine.state().situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
+            engine.take_lent(command, &mut |event| said += black_box(event).is_request() as usize + 1);
+        }
+        println!("{turns} steps, {said} events");
         return;
     }
     let mut session = Session::new(RunnerEngine::with(&prepared, 0), "turns", 0).expect("a session");

@@ -37,7 +37,17 @@ fn undo_point(journal: &[Move]) -> Option<usize> {
 
 /// What an action id does now, or why it cannot be applied. The id is read without building
 /// the list of actions: only a refusal lists them (H31).
+#[inline]
 pub(crate) fn parse<E: Engine>(session: &Session<E>, action_id: &str) -> Result<Act, String> {
+    // A line's `next`, the common case, first.
+    if action_id == "next" && matches!(session.pending, Pending::Line) {
+        return Ok(Act::Take(Move::Next));
+    }
+    parse_any(session, action_id)
+}
+
+/// [`parse`], every case.
+fn parse_any<E: Engine>(session: &Session<E>, action_id: &str) -> Result<Act, String> {
     if let Some(act) = lookup(session, action_id) {
         return Ok(act);
     }
@@ -196,14 +206,23 @@ impl ActionId {
 /// [`Session::describe`] gives (it is this, written out).
 pub struct Look<'s, E: Engine> {
     session: &'s Session<E>,
-    anchors: Cow<'s, [String]>,
-    /// The engine's own actions (H46; none for the dialogue engines, and no allocation then).
-    engine: Vec<Action>,
 }
 
 impl<'s, E: Engine> Look<'s, E> {
+    #[inline]
     pub(crate) fn of(session: &'s Session<E>) -> Self {
-        Look { session, anchors: session.engine.anchor_names(), engine: session.engine.actions() }
+        Look { session }
+    }
+
+    /// The engine's anchors (lent by the runner; no engine lists many of its own).
+    fn anchors(&self) -> Cow<'s, [String]> {
+        self.session.engine.anchor_names()
+    }
+
+    /// The engine's own actions (H46; none for the dialogue engines), asked of the engine once
+    /// per move: the session keeps them until its next.
+    fn engine_actions(&self) -> &'s [Action] {
+        self.session.engine_actions.get_or_init(|| self.session.engine.actions())
     }
 
     /// The session's status (decision H1).
@@ -225,16 +244,9 @@ impl<'s, E: Engine> Look<'s, E> {
     }
 
     /// The actions that may be applied, in the order the view lists them.
+    #[inline]
     pub fn actions(&self) -> Actions<'_> {
-        Actions {
-            pending: &self.session.pending,
-            stage: Stage::Moves,
-            position: 0,
-            undo: undo_point(&self.session.journal).is_some(),
-            restart: self.session.journal.len() > 1,
-            anchors: self.anchors.len(),
-            engine: self.engine.len(),
-        }
+        Actions { look: Counted(self), pending: &self.session.pending, stage: Stage::Moves, position: 0 }
     }
 
     /// Appends an action's id (what `apply` takes).
@@ -246,9 +258,9 @@ impl<'s, E: Engine> Look<'s, E> {
             }
             ActionId::Jump(index) => {
                 out.push_str("jump:");
-                out.push_str(self.anchors.get(index).map_or("", String::as_str));
+                out.push_str(self.anchors().get(index).map_or("", String::as_str));
             }
-            ActionId::Engine(index) => out.push_str(self.engine.get(index).map_or("", |a| a.id.as_str())),
+            ActionId::Engine(index) => out.push_str(self.engine_actions().get(index).map_or("", |a| a.id.as_str())),
             other => out.push_str(other.as_static().unwrap_or_default()),
         }
     }
@@ -284,9 +296,9 @@ impl<'s, E: Engine> Look<'s, E> {
             ActionId::Undo => out.push_str("Undo the last move"),
             ActionId::Restart => out.push_str("Restart from the beginning"),
             ActionId::Jump(index) => {
-                let _ = write!(out, "Jump to {}", self.anchors.get(index).map_or("", String::as_str));
+                let _ = write!(out, "Jump to {}", self.anchors().get(index).map_or("", String::as_str));
             }
-            ActionId::Engine(index) => out.push_str(self.engine.get(index).map_or("", |a| a.label.as_str())),
+            ActionId::Engine(index) => out.push_str(self.engine_actions().get(index).map_or("", |a| a.label.as_str())),
         }
     }
 
@@ -373,18 +385,52 @@ enum Stage {
 /// actions (H46), then `undo`, `restart` and the jumps.
 #[derive(Debug, Clone)]
 pub struct Actions<'l> {
+    look: Counted<'l>,
     pending: &'l Pending,
     stage: Stage,
     position: usize,
-    undo: bool,
-    restart: bool,
-    anchors: usize,
-    engine: usize,
+}
+
+/// What an [`Actions`] asks its [`Look`] past the move the run waits for, when it gets there.
+trait Counts {
+    fn engine_actions(&self) -> usize;
+    fn undo(&self) -> bool;
+    fn restart(&self) -> bool;
+    fn anchors(&self) -> usize;
+}
+
+impl<E: Engine> Counts for Look<'_, E> {
+    fn engine_actions(&self) -> usize {
+        Look::engine_actions(self).len()
+    }
+
+    fn undo(&self) -> bool {
+        undo_point(&self.session.journal).is_some()
+    }
+
+    fn restart(&self) -> bool {
+        self.session.journal.len() > 1
+    }
+
+    fn anchors(&self) -> usize {
+        Look::anchors(self).len()
+    }
+}
+
+/// The look an [`Actions`] counts the rest of its actions on.
+#[derive(Clone, Copy)]
+struct Counted<'l>(&'l dyn Counts);
+
+impl std::fmt::Debug for Counted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Look")
+    }
 }
 
 impl Iterator for Actions<'_> {
     type Item = ActionId;
 
+    #[inline]
     fn next(&mut self) -> Option<ActionId> {
         loop {
             match self.stage {
@@ -408,7 +454,7 @@ impl Iterator for Actions<'_> {
                     self.position = 0;
                 }
                 Stage::Engine => {
-                    if self.position < self.engine {
+                    if self.position < self.look.0.engine_actions() {
                         self.position += 1;
                         return Some(ActionId::Engine(self.position - 1));
                     }
@@ -416,19 +462,19 @@ impl Iterator for Actions<'_> {
                 }
                 Stage::Undo => {
                     self.stage = Stage::Restart;
-                    if self.undo {
+                    if self.look.0.undo() {
                         return Some(ActionId::Undo);
                     }
                 }
                 Stage::Restart => {
                     self.stage = Stage::Jumps;
                     self.position = 0;
-                    if self.restart {
+                    if self.look.0.restart() {
                         return Some(ActionId::Restart);
                     }
                 }
                 Stage::Jumps => {
-                    if self.position < self.anchors {
+                    if self.position < self.look.0.anchors() {
                         self.position += 1;
                         return Some(ActionId::Jump(self.position - 1));
                     }

@@ -42,6 +42,11 @@ impl<T> Chunked<T> {
         self.chunks.get(index >> BITS)?.get(index & MASK)
     }
 
+    /// The item at `index`, to change it.
+    pub(crate) fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        self.chunks.get_mut(index >> BITS)?.get_mut(index & MASK)
+    }
+
     /// Keeps the first `len` items (the chunks keep their room).
     pub(crate) fn truncate(&mut self, len: usize) {
         if len >= self.len {

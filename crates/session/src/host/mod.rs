@@ -22,26 +22,33 @@
 //!   demand (its description, state id and labels written only when asked for), and
 //!   [`Session::act`] returns the receipt as the session recorded it ([`Applied`]), rendered as
 //!   a [`Receipt`] only when asked; `describe` and `apply` are those, rendered.
+//! - A turn does only what the contract needs each turn (H49-H51): a plain turn's words stay
+//!   with the engine, which gives them again from a replay mark when an old key is replayed or a
+//!   snapshot is written (each receipt's words written once); keys are found in a small table of
+//!   the session's own.
 
 mod actions;
 mod any;
 mod chunked;
+mod keys;
 mod pending;
 mod receipts;
 mod snapshot;
 mod trace;
 
-use stagehand_protocol::{Engine, EngineError, Event, OwnedEvent, PortAnswer, Receipt, Reported, View, Waiting};
+use stagehand_protocol::{
+    Engine, EngineError, Event, OwnedEvent, PortAnswer, Receipt, ReplayMark, Reported, View, Waiting,
+};
 
 pub use actions::{ActionId, Actions, Look};
 pub use any::{snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
-pub use receipts::{Applied, ReportedRef};
+pub use receipts::{Applied, Events, ReportedRef};
 pub use snapshot::{Recorded, SessionSnapshot, SESSION_SNAPSHOT_VERSION};
 pub use trace::{Sequences, TraceRecord, TraceType, TRACE_SCHEMA_VERSION};
 
 use actions::Act;
-use receipts::{Identity, Receipts};
+use receipts::{Identity, Receipts, Retake};
 use snapshot::{ReceiptsJson, SnapshotJson};
 use trace::{Render, StateAt, Trace};
 
@@ -79,6 +86,63 @@ pub struct Session<E: Engine> {
     /// The engine's own trace records of the move being settled, drained from the engine and
     /// not yet written into the trace (H48).
     traced: Vec<(String, serde_json::Value)>,
+    /// The action under way left its events with the engine, which gives them again when this
+    /// retake is taken from this mark (H49).
+    lent: Option<(ReplayMark, Retake)>,
+    /// The engine's own actions (H46) since its last move, once a look asked for them.
+    engine_actions: std::cell::OnceCell<Vec<stagehand_protocol::Action>>,
+}
+
+/// What the session does with each event a move reports, as the engine lends it.
+struct Hearing<'a> {
+    receipts: &'a mut Receipts,
+    /// Where the events are kept as the engine's own, when a host asked (H44).
+    owned: Option<&'a mut Vec<OwnedEvent>>,
+    /// Whether the events are left with the engine rather than written down (H49).
+    lending: bool,
+    heard: &'a mut Heard,
+}
+
+impl Hearing<'_> {
+    #[inline]
+    fn hear(&mut self, event: &Event<'_>) {
+        if self.owned.is_some() || !self.lending {
+            self.write(event);
+        }
+        if !matches!(event, Event::Said { .. } | Event::Continued { .. } | Event::Ended) {
+            self.heard.hear(event);
+        }
+    }
+
+    /// Keeps `event` as the engine's own, when asked, and writes it down unless it is left
+    /// with the engine.
+    #[inline(never)]
+    fn write(&mut self, event: &Event<'_>) {
+        if let Some(owned) = self.owned.as_deref_mut() {
+            owned.push(event.clone().into_owned());
+        }
+        if !self.lending {
+            self.receipts.report(event);
+        }
+    }
+}
+
+impl Heard {
+    /// Notes a refusal or a request.
+    #[inline(never)]
+    fn hear(&mut self, event: &Event<'_>) {
+        match event {
+            Event::Refused { reason, explanation } => {
+                let refusal = format!("{}: {explanation}", reason.as_str());
+                self.first_refusal.get_or_insert_with(|| refusal.clone());
+                self.last_refusal = Some(refusal);
+            }
+            Event::Offer { .. } | Event::Perform { .. } | Event::Resolve { .. } | Event::Call { .. } => {
+                self.request = Pending::of_request(event);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What one move's events told the session besides what they report.
@@ -123,13 +187,15 @@ impl<E: Engine> Session<E> {
             fingerprint: None,
             rejected: String::new(),
             traced: Vec::new(),
+            lent: None,
+            engine_actions: std::cell::OnceCell::new(),
         };
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
         session.trace.started(now, state_id, description);
         let mut opening = Vec::new();
         session.receipts.open();
-        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening));
+        session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening), false);
         session.receipts.discard();
         // What the engine traced as it started follows `session.started`, in no boundary (H48).
         let trace = &mut session.trace;
@@ -158,6 +224,7 @@ impl<E: Engine> Session<E> {
         for (key, recorded) in &snapshot.receipts {
             receipts.record(key, recorded);
         }
+        receipts.all_written();
         Ok(Session {
             engine,
             id: snapshot.session_id,
@@ -172,12 +239,15 @@ impl<E: Engine> Session<E> {
             fingerprint: Some(fingerprint),
             rejected: String::new(),
             traced: Vec::new(),
+            lent: None,
+            engine_actions: std::cell::OnceCell::new(),
         })
     }
 
     /// The session as plain data. It copies the journal and every receipt; to save a session,
     /// [`write_snapshot`](Self::write_snapshot) writes the same JSON without the copies.
     pub fn snapshot(&mut self) -> Result<SessionSnapshot<E::Snapshot>, HostError> {
+        self.write_down_all();
         Ok(SessionSnapshot {
             schema_version: SESSION_SNAPSHOT_VERSION,
             session_id: self.id.clone(),
@@ -195,6 +265,7 @@ impl<E: Engine> Session<E> {
     /// Writes the session's snapshot as JSON to `out`: the bytes `serde_json` writes for
     /// [`snapshot`](Self::snapshot), without copying the journal (H34).
     pub fn write_snapshot(&mut self, out: &mut Vec<u8>) -> Result<(), HostError> {
+        self.write_down_all();
         self.fingerprint();
         let engine = self.engine.snapshot()?;
         let borrowed = SnapshotJson {
@@ -210,6 +281,35 @@ impl<E: Engine> Session<E> {
             disposed: self.disposed,
         };
         serde_json::to_writer(out, &borrowed).map_err(|e| HostError::Engine(EngineError::new(e.to_string())))
+    }
+
+    /// Writes down the events of every receipt that left them with the engine (H49): each is
+    /// written once, by the engine taking its move again from its mark, so a host that saves
+    /// after every apply writes one receipt's events per save.
+    fn write_down_all(&mut self) {
+        let lent: Vec<(usize, ReplayMark, Retake)> = self.receipts.unwritten().collect();
+        for (index, mark, retake) in lent {
+            self.write_down(index, mark, retake);
+        }
+        self.receipts.all_written();
+    }
+
+    /// Writes down the events of the receipt at `index`, if it left them with the engine.
+    fn write_down_at(&mut self, index: usize) {
+        if let Some((mark, retake)) = self.receipts.lent_at(index) {
+            self.write_down(index, mark, retake);
+        }
+    }
+
+    /// Writes down the events of the receipt at `index`, which left them with the engine: the
+    /// engine takes `retake` again from `mark` (it does not move).
+    #[cold]
+    fn write_down(&mut self, index: usize, mark: ReplayMark, retake: Retake) {
+        let receipts = &mut self.receipts;
+        receipts.rewrite();
+        let retaken = self.engine.retake_lent(mark, retake.command(), &mut |event| receipts.report(event));
+        debug_assert!(retaken, "an engine that gave a replay mark takes its move again from it");
+        receipts.written(index);
     }
 
     /// The document's fingerprint, asked of the engine the first time only.
@@ -354,9 +454,10 @@ impl<E: Engine> Session<E> {
     pub fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_> {
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
-            let recorded = Applied::recorded(&self.receipts, index);
+            let recorded = Applied::recorded(&self.receipts, index, None);
             if recorded.action_id() == Some(action_id) && recorded.text().is_none() {
-                return Applied::recorded(&self.receipts, index);
+                self.write_down_at(index);
+                return Applied::recorded(&self.receipts, index, None);
             }
             self.rejected = reused(key, recorded.action_id().unwrap_or_default());
             return Applied::rejected(&self.receipts, &self.rejected);
@@ -368,14 +469,19 @@ impl<E: Engine> Session<E> {
         }
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
-        let state_id = self.state_at();
+        // One mark of the state for the trace and, when the action is a retake, the receipt (H49).
+        let replay = self.engine.replay_mark();
+        let state_id = match replay {
+            Some(replay) => StateAt::Mark(replay.state),
+            None => self.state_at(),
+        };
         let settled = match actions::parse(self, action_id) {
             Err(reason) => Settled::Rejected(reason),
-            Ok(act) => self.execute(act),
+            Ok(act) => self.execute(act, replay),
         };
         let id = Identity { key, hash, action_id, text: None };
         match self.conclude(now, call, id, settled, state_id) {
-            Some(index) => Applied::recorded(&self.receipts, index),
+            Some(index) => Applied::recorded(&self.receipts, index, self.engine.last_plain()),
             None => Applied::rejected(&self.receipts, &self.rejected),
         }
     }
@@ -402,7 +508,7 @@ impl<E: Engine> Session<E> {
                 // between the pair: the records keep their words (H48).
                 self.trace.apply(now, call, action_id, key, state_id);
                 self.write_traced(now);
-                let applied = Applied::recorded(&self.receipts, index);
+                let applied = Applied::recorded(&self.receipts, index, None);
                 let settling = match (applied.outcome(), applied.error()) {
                     (Some(outcome), _) => trace::Settling::Executed(outcome),
                     (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
@@ -431,7 +537,8 @@ impl<E: Engine> Session<E> {
         let action_id = format!("answer:{call_id}");
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
-            let recorded = Applied::recorded(&self.receipts, index);
+            self.write_down_at(index);
+            let recorded = Applied::recorded(&self.receipts, index, None);
             return if recorded.action_id() == Some(action_id.as_str()) && recorded.text().is_none() {
                 recorded.to_receipt()
             } else {
@@ -450,12 +557,12 @@ impl<E: Engine> Session<E> {
             _ => Err("no port call is pending".to_owned()),
         };
         let settled = match fits {
-            Ok(()) => self.execute(Act::Take(Move::Answer { answer })),
+            Ok(()) => self.execute(Act::Take(Move::Answer { answer: Box::new(answer) }), None),
             Err(reason) => Settled::Rejected(reason),
         };
         let id = Identity { key, hash, action_id: &action_id, text: None };
         match self.conclude(now, call, id, settled, state_id) {
-            Some(index) => Applied::recorded(&self.receipts, index).to_receipt(),
+            Some(index) => Applied::recorded(&self.receipts, index, self.engine.last_plain()).to_receipt(),
             None => Receipt::Rejected { reason: self.rejected.clone() },
         }
     }
@@ -468,7 +575,8 @@ impl<E: Engine> Session<E> {
         let action_id = format!("answer:{question_id}");
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
-            let recorded = Applied::recorded(&self.receipts, index);
+            self.write_down_at(index);
+            let recorded = Applied::recorded(&self.receipts, index, None);
             return if recorded.action_id() == Some(action_id.as_str()) && recorded.text() == Some(text) {
                 recorded.to_receipt()
             } else {
@@ -484,12 +592,12 @@ impl<E: Engine> Session<E> {
         self.trace.input(now, call, question_id, text, key, state_id);
         let settled = match actions::answer(self, question_id, text) {
             Err(reason) => Settled::Rejected(reason),
-            Ok(act) => self.execute(act),
+            Ok(act) => self.execute(act, None),
         };
         let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
         let (applied, settling) = match self.settle(id, settled) {
             Some(index) => {
-                let applied = Applied::recorded(&self.receipts, index);
+                let applied = Applied::recorded(&self.receipts, index, self.engine.last_plain());
                 let settling = match (applied.outcome(), applied.error()) {
                     (Some(outcome), _) => trace::Settling::Executed(outcome),
                     (None, error) => trace::Settling::Failed(error.unwrap_or_default()),
@@ -534,6 +642,7 @@ impl<E: Engine> Session<E> {
     /// Records a receipt that was not rejected under its key (its events are those reported
     /// since the action began); its index. A rejected one leaves its reason in `rejected`.
     fn settle(&mut self, id: Identity<'_>, settled: Settled) -> Option<usize> {
+        let lent = self.lent.take();
         match settled {
             Settled::Rejected(reason) => {
                 self.receipts.discard();
@@ -541,34 +650,28 @@ impl<E: Engine> Session<E> {
                 None
             }
             Settled::Failed(error) => Some(self.receipts.failed(id, &error)),
-            Settled::Executed(outcome) => Some(self.receipts.executed(id, outcome)),
+            Settled::Executed(outcome) => Some(match lent {
+                Some(lent) => self.receipts.lent(id, outcome, lent),
+                None => self.receipts.executed(id, outcome),
+            }),
         }
     }
 
     /// Gives the engine one move, journals it and settles what the session waits on. What the
     /// engine reported is written down as the receipt's events (and, when asked, kept in
-    /// `owned`); what else the events said.
+    /// `owned`); what else the events said. To `lend` (with `lent` holding the mark of the
+    /// engine's state before the move and the move's retake), events a receipt can read where
+    /// the engine keeps them are left there, and `lent` stays set (H49); else it is cleared.
     /// The first refusal the move met, spelled `reason: explanation`.
-    fn take(&mut self, step: Move, mut owned: Option<&mut Vec<OwnedEvent>>) -> Option<String> {
+    fn take(&mut self, step: Move, owned: Option<&mut Vec<OwnedEvent>>, lend: bool) -> Option<String> {
         let mut heard = Heard::default();
-        let receipts = &mut self.receipts;
-        self.engine.take_lent(step.command(), &mut |event: &Event<'_>| {
-            if let Some(owned) = owned.as_deref_mut() {
-                owned.push(event.clone().into_owned());
-            }
-            receipts.report(event);
-            match event {
-                Event::Refused { reason, explanation } => {
-                    let refusal = format!("{}: {explanation}", reason.as_str());
-                    heard.first_refusal.get_or_insert_with(|| refusal.clone());
-                    heard.last_refusal = Some(refusal);
-                }
-                Event::Offer { .. } | Event::Perform { .. } | Event::Resolve { .. } | Event::Call { .. } => {
-                    heard.request = Pending::of_request(event);
-                }
-                _ => {}
-            }
-        });
+        // Left with the engine while every event is one a receipt reads there.
+        let lending = lend && self.lent.is_some();
+        let mut hearing = Hearing { receipts: &mut self.receipts, owned, lending, heard: &mut heard };
+        self.engine.take_lent(step.command(), &mut |event: &Event<'_>| hearing.hear(event));
+        if self.engine_actions.get().is_some() {
+            self.engine_actions = std::cell::OnceCell::new();
+        }
         let waiting = self.engine.waiting();
         // The common case (a line after a line) changes nothing.
         if !(waiting == Waiting::Next && heard.last_refusal.is_none() && self.pending == Pending::Line) {
@@ -578,8 +681,28 @@ impl<E: Engine> Session<E> {
         if let (Move::Failed { explanation }, Pending::Perform { failed, .. }) = (&step, &mut self.pending) {
             *failed = Some(explanation.clone());
         }
+        if lending && self.engine.last_plain().is_none() {
+            // Some event needs its words written.
+            self.write_lent();
+        } else if !lending {
+            self.lent = None;
+        }
         self.journal.push(step);
         heard.first_refusal
+    }
+
+    /// Writes down the events of the move just taken, which were left with the engine, as the
+    /// engine lends them again (or, if it does not keep them, takes the move again from
+    /// `replay`): some event needs its words written (H49).
+    #[cold]
+    fn write_lent(&mut self) {
+        let receipts = &mut self.receipts;
+        let replay = self.lent.take();
+        if !self.engine.last_lent(&mut |event| receipts.report(event)) {
+            if let Some((mark, retake)) = replay {
+                self.engine.retake_lent(mark, retake.command(), &mut |event| receipts.report(event));
+            }
+        }
     }
 
     /// Restores the initial snapshot and replays `journal`; the first refusal the last move met,
@@ -599,7 +722,7 @@ impl<E: Engine> Session<E> {
                 owned.clear();
             }
             self.receipts.discard();
-            last = self.take(step, owned.as_deref_mut());
+            last = self.take(step, owned.as_deref_mut(), false);
         }
         // A replay re-runs history: what the engine traces again is not new (H48).
         self.engine.drain_trace(&mut |_, _| {});
@@ -608,8 +731,8 @@ impl<E: Engine> Session<E> {
 
     /// Carries out an action, its events written down since the receipts were opened; the
     /// engine's own trace records of it are kept in `traced` until the action settles (H48).
-    fn execute(&mut self, act: Act) -> Settled {
-        let settled = self.carry_out(act);
+    fn execute(&mut self, act: Act, replay: Option<ReplayMark>) -> Settled {
+        let settled = self.carry_out(act, replay);
         let traced = &mut self.traced;
         self.engine.drain_trace(&mut |kind, payload| traced.push((kind.to_owned(), payload)));
         settled
@@ -617,19 +740,24 @@ impl<E: Engine> Session<E> {
 
     /// [`execute`](Self::execute) but for the engine's trace.
     #[inline]
-    fn carry_out(&mut self, act: Act) -> Settled {
+    fn carry_out(&mut self, act: Act, replay: Option<ReplayMark>) -> Settled {
         self.receipts.begin();
         // The engine's own events are kept only for a host that asked (H44).
-        let mut kept = self.kept.take();
+        let mut kept = if self.kept.is_some() { self.kept.take() } else { None };
         if let Some(kept) = &mut kept {
             kept.clear();
         }
         let heard = match act {
-            Act::Take(step) => Ok(self.take(step, kept.as_mut())),
+            Act::Take(step) => {
+                // With the engine's mark before a move it can take again, its events stay with
+                // it (H49).
+                self.lent = replay.and_then(|mark| Some((mark, Retake::of(&step)?)));
+                Ok(self.take(step, kept.as_mut(), true))
+            }
             Act::Begin(step) => {
                 // A start the engine refuses changed nothing: it is not journalled (H40).
                 let previous = self.pending.clone();
-                let refusal = self.take(step, kept.as_mut());
+                let refusal = self.take(step, kept.as_mut(), false);
                 if let Some(reason) = refusal.clone().filter(|_| !matches!(self.pending, Pending::Stopped)) {
                     self.journal.pop();
                     self.pending = previous;
@@ -657,7 +785,9 @@ impl<E: Engine> Session<E> {
             }
             Act::Restart => self.replay(vec![Move::Start { anchor: None }], kept.as_mut()),
         };
-        self.kept = kept;
+        if kept.is_some() {
+            self.kept = kept;
+        }
         match heard {
             Err(error) => Settled::Failed(error.to_string()),
             Ok(Some(error)) if !matches!(self.pending, Pending::Stopped) => Settled::Failed(error),

@@ -43,8 +43,8 @@ pub enum Move {
     },
     /// `answer`: the host's typed answer to a port call (decision H45).
     Answer {
-        /// The answer.
-        answer: PortAnswer,
+        /// The answer (boxed: it is far larger than every other move).
+        answer: Box<PortAnswer>,
     },
     /// `act`: one of the engine's own actions (decision H46).
     Act {
@@ -72,6 +72,7 @@ fn answers_either_way<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Resu
 
 impl Move {
     /// The command.
+    #[inline]
     pub fn command(&self) -> Command<'_> {
         match self {
             Move::Start { anchor } => Command::Start { anchor: anchor.as_deref().map(Into::into) },
@@ -93,7 +94,7 @@ impl Move {
                     .collect::<Answers<'_>>(),
             ),
             Move::Choose { position } => Command::Choose(*position),
-            Move::Answer { answer } => Command::Answer(std::borrow::Cow::Borrowed(answer)),
+            Move::Answer { answer } => Command::Answer(std::borrow::Cow::Borrowed(&**answer)),
             Move::Act { action } => Command::Act { action: action.as_str().into() },
         }
     }

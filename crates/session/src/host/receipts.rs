@@ -11,10 +11,10 @@ use std::hash::BuildHasher;
 use std::ops::Range;
 
 use foldhash::fast::FixedState;
-use hashbrown::HashTable;
-use stagehand_protocol::{Event, Outcome, Receipt, Reported};
+use stagehand_protocol::{Command, Event, Outcome, PlainEvent, Receipt, ReplayMark, Reported};
 
 use super::chunked::Chunked;
+use super::keys::KeyIndex;
 use super::Recorded;
 
 /// A range of the log's text.
@@ -27,23 +27,27 @@ enum Name {
     Written(Span),
 }
 
-/// Action ids and event kinds kept as static strings (any other is written into the log).
-const KNOWN: [&str; 14] = [
-    "next",
-    "done",
-    "failed",
-    "retry",
-    "undo",
-    "restart",
-    "start",
-    "said",
-    "continued",
-    "ended",
-    "refused",
-    "perform",
-    "resolve",
-    "offer",
-];
+/// An action id or event kind kept as a static string (any other is written into the log).
+#[inline]
+fn known(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "next" => "next",
+        "done" => "done",
+        "failed" => "failed",
+        "retry" => "retry",
+        "undo" => "undo",
+        "restart" => "restart",
+        "start" => "start",
+        "said" => "said",
+        "continued" => "continued",
+        "ended" => "ended",
+        "refused" => "refused",
+        "perform" => "perform",
+        "resolve" => "resolve",
+        "offer" => "offer",
+        _ => return None,
+    })
+}
 
 /// One recorded event.
 #[derive(Debug, Clone)]
@@ -58,8 +62,55 @@ struct Word {
 /// How a recorded receipt settled (receipts that were rejected are never recorded).
 #[derive(Debug, Clone)]
 enum Settled {
-    Executed { outcome: Outcome, events: Range<usize> },
-    Failed { error: Span },
+    Executed {
+        outcome: Outcome,
+        events: Range<usize>,
+    },
+    /// Executed, its events not written down: the engine takes `retake` again from `mark` to
+    /// lend them when they are read after the action that made them (H49).
+    Lent {
+        outcome: Outcome,
+        mark: ReplayMark,
+        retake: Retake,
+    },
+    Failed {
+        error: Span,
+    },
+}
+
+/// A move whose events a receipt may leave with the engine (H49): one that carries nothing
+/// but its name (or a menu position), so the receipt can give it to the engine again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retake {
+    Next,
+    Done,
+    Failed,
+    Choose(i64),
+}
+
+impl Retake {
+    /// The retake of `step`, if it is one of these moves (a `failed` with the control surface's
+    /// own explanation, the only one `apply` gives).
+    pub(crate) fn of(step: &super::Move) -> Option<Retake> {
+        use super::Move;
+        match step {
+            Move::Next => Some(Retake::Next),
+            Move::Done => Some(Retake::Done),
+            Move::Failed { explanation } if explanation == super::actions::FAILED_EXPLANATION => Some(Retake::Failed),
+            Move::Choose { position } => Some(Retake::Choose(*position)),
+            _ => None,
+        }
+    }
+
+    /// The command the move gave the engine.
+    pub(crate) fn command(self) -> Command<'static> {
+        match self {
+            Retake::Next => Command::Next,
+            Retake::Done => Command::Done,
+            Retake::Failed => Command::failed(super::actions::FAILED_EXPLANATION),
+            Retake::Choose(position) => Command::Choose(position),
+        }
+    }
 }
 
 /// One recorded receipt.
@@ -77,9 +128,8 @@ pub(crate) struct Receipts {
     text: String,
     words: Chunked<Word>,
     entries: Chunked<Entry>,
-    /// Each receipt's index by its key's hash (kept beside it, so growing the table hashes no
-    /// key again).
-    index: HashTable<(u64, usize)>,
+    /// Each receipt's index by its key's hash (H50).
+    index: KeyIndex,
     hasher: FixedState,
     /// Where the events of the action under way begin (in `words`, and in `text`).
     open: (usize, usize),
@@ -87,6 +137,8 @@ pub(crate) struct Receipts {
     speaker: Option<Span>,
     /// Whether every receipt is kept (the contract's default), or only the last (H39).
     retain: bool,
+    /// Every receipt before this one has its events written down (H49).
+    written_to: usize,
 }
 
 /// What a receipt is recorded under: its key (and the key's [`Receipts::hash`]), its action id
@@ -133,6 +185,9 @@ impl ReportedRef<'_> {
 pub struct Applied<'s> {
     receipts: &'s Receipts,
     what: What<'s>,
+    /// The events of the action just taken, where the engine keeps them, for a receipt that
+    /// left them there (H49).
+    lent: Option<&'s [PlainEvent<'s>]>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -142,26 +197,34 @@ enum What<'s> {
 }
 
 impl<'s> Applied<'s> {
-    pub(crate) fn recorded(receipts: &'s Receipts, index: usize) -> Self {
+    /// The receipt recorded as `index`, whose events are written down or, when it left them
+    /// with the engine, are read from `lent`, the engine that took the action just now.
+    #[inline]
+    pub(crate) fn recorded(receipts: &'s Receipts, index: usize, lent: Option<&'s [PlainEvent<'s>]>) -> Self {
         match receipts.entries.get(index) {
-            Some(entry) => Applied { receipts, what: What::Recorded(entry) },
-            None => Applied { receipts, what: What::Rejected("no receipt is recorded there") },
+            Some(entry) => Applied { receipts, what: What::Recorded(entry), lent },
+            None => Applied { receipts, what: What::Rejected("no receipt is recorded there"), lent: None },
         }
     }
 
     pub(crate) fn rejected(receipts: &'s Receipts, reason: &'s str) -> Self {
-        Applied { receipts, what: What::Rejected(reason) }
+        Applied { receipts, what: What::Rejected(reason), lent: None }
     }
 
     /// Whether the action ran (the receipt is `executed`).
+    #[inline]
     pub fn is_executed(&self) -> bool {
-        matches!(self.what, What::Recorded(Entry { settled: Settled::Executed { .. }, .. }))
+        self.outcome().is_some()
     }
 
     /// How the run stands after an executed action; `None` for a rejected or failed one.
+    #[inline]
     pub fn outcome(&self) -> Option<Outcome> {
         match self.what {
-            What::Recorded(Entry { settled: Settled::Executed { outcome, .. }, .. }) => Some(*outcome),
+            What::Recorded(Entry {
+                settled: Settled::Executed { outcome, .. } | Settled::Lent { outcome, .. },
+                ..
+            }) => Some(*outcome),
             _ => None,
         }
     }
@@ -183,13 +246,18 @@ impl<'s> Applied<'s> {
     }
 
     /// What the engine reported, for an executed action (nothing otherwise), in order.
-    pub fn events(&self) -> impl ExactSizeIterator<Item = ReportedRef<'s>> + 's {
+    #[inline]
+    pub fn events(&self) -> Events<'s> {
         let receipts = self.receipts;
-        let words = match self.what {
-            What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => events.clone(),
-            _ => 0..0,
-        };
-        receipts.words.range(words).map(move |word| receipts.reported(word))
+        match self.what {
+            What::Recorded(Entry { settled: Settled::Executed { events, .. }, .. }) => {
+                Events { receipts, from: Source::Written(receipts.words.range(events.clone())) }
+            }
+            What::Recorded(Entry { settled: Settled::Lent { .. }, .. }) => {
+                Events { receipts, from: Source::Lent(self.lent.unwrap_or_default().iter()) }
+            }
+            _ => Events { receipts, from: Source::Written(receipts.words.range(0..0)) },
+        }
     }
 
     /// The receipt, rendered.
@@ -212,12 +280,14 @@ impl<'s> Applied<'s> {
             What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => {
                 set_failed(receipt, self.receipts.span(error))
             }
-            What::Recorded(Entry { settled: Settled::Executed { outcome, events }, .. }) => {
+            What::Recorded(Entry {
+                settled: Settled::Executed { outcome, .. } | Settled::Lent { outcome, .. },
+                ..
+            }) => {
                 let reported = executed(receipt, *outcome);
-                let words = self.receipts.words.range(events.clone());
-                reported.truncate(words.len());
-                for (i, word) in words.enumerate() {
-                    let event = self.receipts.reported(word);
+                let events = self.events();
+                reported.truncate(events.len());
+                for (i, event) in events.enumerate() {
                     match reported.get_mut(i) {
                         Some(slot) => {
                             overwrite(slot, event.kind, event.speaker, event.text);
@@ -247,6 +317,42 @@ impl<'s> Applied<'s> {
         }
     }
 }
+
+/// The events of a receipt, in order: what [`Applied::events`] gives.
+#[derive(Debug, Clone)]
+pub struct Events<'s> {
+    receipts: &'s Receipts,
+    from: Source<'s>,
+}
+
+#[derive(Debug, Clone)]
+enum Source<'s> {
+    Written(super::chunked::Span<'s, Word>),
+    Lent(std::slice::Iter<'s, PlainEvent<'s>>),
+}
+
+impl<'s> Iterator for Events<'s> {
+    type Item = ReportedRef<'s>;
+
+    #[inline]
+    fn next(&mut self) -> Option<ReportedRef<'s>> {
+        match &mut self.from {
+            Source::Written(words) => words.next().map(|word| self.receipts.reported(word)),
+            Source::Lent(events) => {
+                events.next().map(|e| ReportedRef { kind: e.kind, speaker: e.speaker, text: e.text, speech: None })
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.from {
+            Source::Written(words) => words.size_hint(),
+            Source::Lent(events) => events.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for Events<'_> {}
 
 /// Makes `receipt` an executed one with `outcome`, keeping its events' room; its events.
 fn executed(receipt: &mut Receipt, outcome: Outcome) -> &mut Vec<Reported> {
@@ -300,11 +406,12 @@ impl Receipts {
             text: String::new(),
             words: Chunked::default(),
             entries: Chunked::default(),
-            index: HashTable::new(),
+            index: KeyIndex::default(),
             hasher: FixedState::with_seed(seed),
             open: (0, 0),
             speaker: None,
             retain: true,
+            written_to: 0,
         }
     }
 
@@ -319,14 +426,16 @@ impl Receipts {
         }
     }
 
+    #[inline]
     fn push(&mut self, text: &str) -> Span {
         let start = self.text.len();
         self.text.push_str(text);
         start..self.text.len()
     }
 
+    #[inline]
     fn push_name(&mut self, name: &str) -> Name {
-        match KNOWN.iter().find(|known| **known == name) {
+        match known(name) {
             Some(known) => Name::Known(known),
             None => Name::Written(self.push(name)),
         }
@@ -347,18 +456,21 @@ impl Receipts {
     }
 
     /// The hash of `key`, for [`find`](Self::find) and recording.
+    #[inline]
     pub(crate) fn hash(&self, key: &str) -> u64 {
         self.hasher.hash_one(key)
     }
 
     /// The index of the receipt recorded under `key`, whose [`hash`](Self::hash) is `hash`.
+    #[inline]
     pub(crate) fn find(&self, hash: u64, key: &str) -> Option<usize> {
         let entries = &self.entries;
-        self.index.find(hash, |&(_, i)| entries.get(i).is_some_and(|e| self.span(&e.key) == key)).map(|&(_, i)| i)
+        self.index.find(hash, |i| entries.get(i).is_some_and(|e| self.span(&e.key) == key))
     }
 
     /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
     /// next receipt's, until [`discard`](Self::discard).
+    #[inline]
     pub(crate) fn open(&mut self) {
         self.open = (self.words.len(), self.text.len());
     }
@@ -369,12 +481,14 @@ impl Receipts {
     }
 
     /// Whether every receipt is kept.
+    #[inline]
     pub(crate) fn retains(&self) -> bool {
         self.retain
     }
 
     /// Begins an action: [`open`](Self::open), having forgotten every receipt first unless
     /// they are all kept.
+    #[inline]
     pub(crate) fn begin(&mut self) {
         if !self.retain {
             self.text.clear();
@@ -382,6 +496,7 @@ impl Receipts {
             self.entries.truncate(0);
             self.index.clear();
             self.speaker = None;
+            self.written_to = 0;
         }
         self.open();
     }
@@ -447,6 +562,57 @@ impl Receipts {
         self.insert(id, settled)
     }
 
+    /// Records an executed receipt under a key not recorded yet, its events left with the
+    /// engine: it gives them again when `retake` is taken from `mark` (H49). Its index.
+    #[inline]
+    pub(crate) fn lent(&mut self, id: Identity<'_>, outcome: Outcome, lent: (ReplayMark, Retake)) -> usize {
+        let (mark, retake) = lent;
+        self.insert(id, Settled::Lent { outcome, mark, retake })
+    }
+
+    /// The receipts whose events may still be lent, from the first: each one's index, mark and
+    /// retake (H49). Write them with [`written`](Self::written).
+    pub(crate) fn unwritten(&self) -> impl Iterator<Item = (usize, ReplayMark, Retake)> + '_ {
+        let written_to = self.written_to;
+        self.entries.range(written_to..self.entries.len()).enumerate().filter_map(move |(i, entry)| {
+            match entry.settled {
+                Settled::Lent { mark, retake, .. } => Some((written_to + i, mark, retake)),
+                _ => None,
+            }
+        })
+    }
+
+    /// The receipt at `index` whose events were lent, if it is one: its mark and retake.
+    pub(crate) fn lent_at(&self, index: usize) -> Option<(ReplayMark, Retake)> {
+        match self.entries.get(index).map(|e| &e.settled) {
+            Some(Settled::Lent { mark, retake, .. }) => Some((*mark, *retake)),
+            _ => None,
+        }
+    }
+
+    /// Begins writing down the events of a receipt whose events were lent: what
+    /// [`report`](Self::report) writes from now on is its, until [`written`](Self::written).
+    pub(crate) fn rewrite(&mut self) {
+        self.open();
+    }
+
+    /// Marks the receipt at `index`, whose events were lent, as written down: the events
+    /// reported since [`rewrite`](Self::rewrite).
+    pub(crate) fn written(&mut self, index: usize) {
+        let events = self.open.0..self.words.len();
+        if let Some(entry) = self.entries.get_mut(index) {
+            if let Settled::Lent { outcome, .. } = entry.settled {
+                entry.settled = Settled::Executed { outcome, events };
+            }
+        }
+        self.open();
+    }
+
+    /// Notes that every receipt recorded so far has its events written down.
+    pub(crate) fn all_written(&mut self) {
+        self.written_to = self.entries.len();
+    }
+
     /// Records a failed receipt under a key not recorded yet (the events reported since
     /// [`open`](Self::open) are forgotten). Its index.
     pub(crate) fn failed(&mut self, id: Identity<'_>, error: &str) -> usize {
@@ -477,13 +643,15 @@ impl Receipts {
         }
     }
 
+    #[inline]
     fn insert(&mut self, id: Identity<'_>, settled: Settled) -> usize {
         let key = self.push(id.key);
         let action = self.push_name(id.action_id);
         let text = id.text.map(|t| self.push(t));
         let index = self.entries.len();
         self.entries.push(Entry { key, action, text, settled });
-        self.index.insert_unique(id.hash, (id.hash, index), |&(hash, _)| hash);
+        debug_assert_eq!(self.index.len(), index, "every receipt is indexed in order");
+        self.index.insert(id.hash);
         self.open();
         index
     }
@@ -500,14 +668,19 @@ impl Receipts {
     /// executed, else its error.
     pub(crate) fn settled(&self, index: usize) -> Result<Outcome, &str> {
         match self.entries.get(index).map(|e| &e.settled) {
-            Some(Settled::Executed { outcome, .. }) => Ok(*outcome),
+            Some(Settled::Executed { outcome, .. } | Settled::Lent { outcome, .. }) => Ok(*outcome),
             Some(Settled::Failed { error }) => Err(self.span(error)),
             None => Err("no receipt is recorded there"),
         }
     }
 
+    /// A receipt as a snapshot holds it (its events written down: see [`all_written`](Self::all_written)).
     fn recorded(&self, entry: &Entry) -> Recorded {
-        let applied = Applied { receipts: self, what: What::Recorded(entry) };
+        debug_assert!(
+            !matches!(entry.settled, Settled::Lent { .. }),
+            "a receipt's events are written before it is saved"
+        );
+        let applied = Applied { receipts: self, what: What::Recorded(entry), lent: None };
         Recorded {
             action_id: self.name(&entry.action).to_owned(),
             text: applied.text().map(str::to_owned),

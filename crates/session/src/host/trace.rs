@@ -306,6 +306,7 @@ impl Trace {
         start..self.text.len()
     }
 
+    #[inline]
     fn push(&mut self, now: u64, kind: TraceType, call: u64, payload: Payload) {
         self.sequences.trace += 1;
         self.waiting += 1;
@@ -325,6 +326,7 @@ impl Trace {
 
     /// `apply.started` and `apply.finished` of boundary `call`, whose receipt was recorded as
     /// `receipt`: one entry, read from the receipt when the records are taken.
+    #[inline]
     pub(crate) fn applied(&mut self, now: u64, call: u64, receipt: usize, state_id: StateAt) {
         self.push(now, TraceType::ApplyStarted, call, Payload::Recorded { receipt, state_id });
         self.sequences.trace += 1;
