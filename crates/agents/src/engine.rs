@@ -122,12 +122,6 @@ impl AgentEngine {
         }
     }
 
-    /// Sets the host's time (Unix milliseconds) that stamps the runtime's trace from now on;
-    /// the engine reads no clock (0 until set).
-    pub fn set_now(&mut self, now: u64) {
-        self.now = now;
-    }
-
     /// The runtime's schema-2 trace events since the last call (or the last
     /// [`drain_trace`](Engine::drain_trace)), in order.
     pub fn take_trace(&mut self) -> Vec<crate::runtime::TraceEvent> {
@@ -333,6 +327,12 @@ fn answer_words(answer: &Answer<'_>) -> String {
 
 impl Engine for AgentEngine {
     type Snapshot = AgentSnapshot;
+
+    /// Sets the host's time (Unix milliseconds) that stamps the runtime's trace from now on;
+    /// the engine reads no clock (0 until set).
+    fn set_now(&mut self, now: u64) {
+        self.now = now;
+    }
 
     fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
         match (&self.phase, command) {

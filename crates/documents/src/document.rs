@@ -242,9 +242,8 @@ impl Document {
                 Box::new(Session::starting_at(chatmapper_engine(&self.body, seed)?, id, anchor, now)?)
             }
             Body::Machine(_) => {
-                let mut engine = agent_engine(&self.body, id)?;
-                engine.set_now(now);
-                Box::new(Session::starting_at(engine, id, anchor, now)?)
+                // The session tells the engine the time of each move, its start included.
+                Box::new(Session::starting_at(agent_engine(&self.body, id)?, id, anchor, now)?)
             }
         })
     }

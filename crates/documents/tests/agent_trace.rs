@@ -48,6 +48,7 @@ fn check(trace: &[TraceRecord], first: u64, engine_first: u64) -> Vec<String> {
             assert_eq!(event["type"], record.kind.as_str(), "{event}");
             assert_eq!(event["sessionId"], "s", "{event}");
             assert_eq!(event["sequence"], engine_sequence, "the runtime's order: {event}");
+            assert_eq!(event["timestamp"], record.timestamp, "stamped with its move's time: {event}");
             engine_sequence += 1;
             // After the opening, every engine record stands inside the move that caused it.
             assert!(open.is_some() || boundaries == 0, "{} outside a host boundary", record.kind);

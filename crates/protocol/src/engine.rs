@@ -252,6 +252,15 @@ pub trait Engine {
         let _ = sink;
     }
 
+    /// Tells the engine the host's time (Unix milliseconds) before a move: the engine reads no
+    /// clock, so an engine that stamps its own trace records ([`drain_trace`](Self::drain_trace))
+    /// stamps them with the time of the move that caused them. A host session calls it before
+    /// every move it takes (decision H52 in `docs/design/host-contract.md`); engines that stamp
+    /// nothing ignore it.
+    fn set_now(&mut self, now: u64) {
+        let _ = now;
+    }
+
     /// [`anchors`](Self::anchors), lent where the engine keeps them (the same names, in the same
     /// order).
     fn anchor_names(&self) -> Cow<'_, [String]> {

@@ -171,6 +171,7 @@ impl<E: Engine> Session<E> {
         anchor: Option<&str>,
         now: u64,
     ) -> Result<Self, HostError> {
+        engine.set_now(now);
         let initial = engine.snapshot()?;
         let id = id.into();
         let mut session = Session {
@@ -467,6 +468,7 @@ impl<E: Engine> Session<E> {
             self.rejected.push_str("the session was disposed");
             return Applied::rejected(&self.receipts, &self.rejected);
         }
+        self.engine.set_now(now);
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
         // One mark of the state for the trace and, when the action is a retake, the receipt (H49).
@@ -548,6 +550,7 @@ impl<E: Engine> Session<E> {
         if self.disposed {
             return Receipt::Rejected { reason: "the session was disposed".to_owned() };
         }
+        self.engine.set_now(now);
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
         let state_id = self.state_at();
@@ -586,6 +589,7 @@ impl<E: Engine> Session<E> {
         if self.disposed {
             return Receipt::Rejected { reason: "the session was disposed".to_owned() };
         }
+        self.engine.set_now(now);
         self.trace.sequences.input += 1;
         let call = self.trace.sequences.input;
         let state_id = self.state_at();
