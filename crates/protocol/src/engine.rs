@@ -67,18 +67,44 @@ impl<'a> PlainEvent<'a> {
     /// The event as a plain one, if it is one.
     #[inline]
     pub fn of(event: &'a Event<'_>) -> Option<PlainEvent<'a>> {
-        let text = |speech: &'a [Fragment]| match speech {
-            [Fragment::Text { text }] => Some(text.as_str()),
-            _ => None,
-        };
         match event {
-            Event::Said { speaker, speech } => {
-                Some(PlainEvent { kind: "said", speaker: *speaker, text: Some(text(speech)?) })
-            }
-            Event::Continued { speech } => {
-                Some(PlainEvent { kind: "continued", speaker: None, text: Some(text(speech)?) })
-            }
-            Event::Ended => Some(PlainEvent { kind: "ended", speaker: None, text: None }),
+            Event::Said { speaker, speech } => Self::said(*speaker, speech),
+            Event::Continued { speech } => Self::continued(speech),
+            Event::Ended => Some(Self::ENDED),
+            _ => None,
+        }
+    }
+
+    /// [`of`](Self::of), for an event whose speech is borrowed for `'a` (a runner's, from its
+    /// playbook): the words keep that lifetime, not the event's. An event whose speech the
+    /// engine made (owned) is not plain here.
+    #[inline]
+    pub fn of_borrowed(event: &Event<'a>) -> Option<PlainEvent<'a>> {
+        match event {
+            Event::Said { speaker, speech: Cow::Borrowed(speech) } => Self::said(*speaker, speech),
+            Event::Continued { speech: Cow::Borrowed(speech) } => Self::continued(speech),
+            Event::Ended => Some(Self::ENDED),
+            _ => None,
+        }
+    }
+
+    const ENDED: PlainEvent<'static> = PlainEvent { kind: "ended", speaker: None, text: None };
+
+    #[inline]
+    fn said(speaker: Option<&'a str>, speech: &'a [Fragment]) -> Option<Self> {
+        Some(PlainEvent { kind: "said", speaker, text: Some(Self::words(speech)?) })
+    }
+
+    #[inline]
+    fn continued(speech: &'a [Fragment]) -> Option<Self> {
+        Some(PlainEvent { kind: "continued", speaker: None, text: Some(Self::words(speech)?) })
+    }
+
+    /// The words of speech that is one plain text.
+    #[inline]
+    fn words(speech: &'a [Fragment]) -> Option<&'a str> {
+        match speech {
+            [Fragment::Text { text }] => Some(text.as_str()),
             _ => None,
         }
     }

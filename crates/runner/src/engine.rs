@@ -181,7 +181,7 @@ impl<'p> Engine for RunnerEngine<'p> {
                 self.all_plain = true;
                 for event in &self.buffer {
                     sink(event);
-                    match plain_of(event) {
+                    match PlainEvent::of_borrowed(event) {
                         Some(event) => self.plain.push(event),
                         None => self.all_plain = false,
                     }
@@ -362,26 +362,6 @@ impl<'p> Engine for RunnerEngine<'p> {
 
     fn anchor_names(&self) -> Cow<'_, [String]> {
         Cow::Borrowed(self.held.get().anchors())
-    }
-}
-
-/// A step's event as a plain one (H49), its words borrowed from the playbook: a line whose
-/// speech is the playbook's own single plain text, or the end.
-#[inline]
-fn plain_of<'p>(event: &Event<'p>) -> Option<PlainEvent<'p>> {
-    let text = |speech: &'p [Fragment]| match speech {
-        [Fragment::Text { text }] => Some(text.as_str()),
-        _ => None,
-    };
-    match event {
-        Event::Said { speaker, speech: Cow::Borrowed(speech) } => {
-            Some(PlainEvent { kind: "said", speaker: *speaker, text: Some(text(speech)?) })
-        }
-        Event::Continued { speech: Cow::Borrowed(speech) } => {
-            Some(PlainEvent { kind: "continued", speaker: None, text: Some(text(speech)?) })
-        }
-        Event::Ended => Some(PlainEvent { kind: "ended", speaker: None, text: None }),
-        _ => None,
     }
 }
 
