@@ -2,24 +2,37 @@
 //!
 //! A session finds every key it is given (a miss, for a fresh key, is the common case) and
 //! records one per executed action, for the session's life. This is the smallest table that
-//! does that: open addressing with linear probing over receipt indices, at most half full, the
-//! keys' hashes kept beside it so that growing it hashes no key again and a probe compares a
-//! key's text only when the whole hash matches. The hash is the session's (foldhash seeded from
-//! the session's id, H32): this table never sees a key's text.
+//! does that: open addressing with linear probing, at most half full, in two arrays — one byte
+//! a slot that is empty or holds seven bits of the key's hash (a tag), and the receipt's index
+//! beside it. A fresh key's probe reads only tags, so it stays in a small, cache-resident array
+//! however long the session grows (H53): the slot's index and the key's whole hash are read
+//! only when a tag matches, one probe in 128. The keys' hashes are kept by receipt, so growing
+//! the table hashes no key again and a key's text is compared only when the whole hash
+//! matches. The hash is the session's (foldhash seeded from the session's id, H32): this table
+//! never sees a key's text.
 
 use super::chunked::Chunked;
 
-/// Slots hold a receipt's index plus one; this marks an empty slot.
-const EMPTY: u32 = 0;
+/// A tag that marks an empty slot; a full slot's tag has its top bit set.
+const EMPTY: u8 = 0;
 
 /// The fewest slots a table that holds anything has.
 const SMALLEST: usize = 16;
 
+/// The tag of `hash`: its top seven bits, with the top bit set (the slot's position comes
+/// from the low bits, so the two are independent).
+#[inline]
+fn tag(hash: u64) -> u8 {
+    (hash >> 57) as u8 | 0x80
+}
+
 /// Receipt indices by their keys' hashes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyIndex {
-    /// A power of two of slots (or none), at most half of them full: [`EMPTY`] or a receipt's
-    /// index plus one.
+    /// A power of two of slots (or none), at most half of them full: [`EMPTY`] or the tag of
+    /// the hash of the key whose receipt's index is in `slots` at the same place.
+    tags: Vec<u8>,
+    /// A receipt's index, for each slot whose tag is not [`EMPTY`].
     slots: Vec<u32>,
     /// Each receipt's key hash, by the receipt's index (in chunks: growing copies none).
     hashes: Chunked<u64>,
@@ -29,16 +42,19 @@ impl KeyIndex {
     /// The index of the receipt whose key hashes to `hash` and for which `is_key` holds.
     #[inline]
     pub(crate) fn find(&self, hash: u64, is_key: impl Fn(usize) -> bool) -> Option<usize> {
-        let mask = self.slots.len().checked_sub(1)?;
+        let mask = self.tags.len().checked_sub(1)?;
+        let wanted = tag(hash);
         let mut at = hash as usize & mask;
         loop {
-            let slot = *self.slots.get(at)?;
-            if slot == EMPTY {
+            let found = *self.tags.get(at)?;
+            if found == EMPTY {
                 return None;
             }
-            let index = (slot - 1) as usize;
-            if self.hashes.get(index) == Some(&hash) && is_key(index) {
-                return Some(index);
+            if found == wanted {
+                let index = *self.slots.get(at)? as usize;
+                if self.hashes.get(index) == Some(&hash) && is_key(index) {
+                    return Some(index);
+                }
             }
             at = (at + 1) & mask;
         }
@@ -50,7 +66,7 @@ impl KeyIndex {
     pub(crate) fn insert(&mut self, hash: u64) {
         let index = self.hashes.len();
         self.hashes.push(hash);
-        if 2 * self.hashes.len() > self.slots.len() {
+        if 2 * self.hashes.len() > self.tags.len() {
             self.grow();
         } else {
             self.place(hash, index);
@@ -66,10 +82,11 @@ impl KeyIndex {
     /// receipt at a time clears a small one: H39).
     pub(crate) fn clear(&mut self) {
         self.hashes.truncate(0);
-        if self.slots.len() > SMALLEST {
+        if self.tags.len() > SMALLEST {
+            self.tags = Vec::new();
             self.slots = Vec::new();
         } else {
-            self.slots.fill(EMPTY);
+            self.tags.fill(EMPTY);
         }
     }
 
@@ -77,26 +94,29 @@ impl KeyIndex {
     /// slots' numbering (four billion in one session) is not indexed.
     #[inline]
     fn place(&mut self, hash: u64, index: usize) {
-        let Some(slot) = u32::try_from(index).ok().and_then(|i| i.checked_add(1)) else { return };
-        let mask = self.slots.len() - 1;
+        let Ok(index) = u32::try_from(index) else { return };
+        let mask = self.tags.len() - 1;
         let mut at = hash as usize & mask;
-        while let Some(taken) = self.slots.get_mut(at) {
-            if *taken == EMPTY {
-                *taken = slot;
+        while let Some(found) = self.tags.get_mut(at) {
+            if *found == EMPTY {
+                *found = tag(hash);
+                if let Some(slot) = self.slots.get_mut(at) {
+                    *slot = index;
+                }
                 return;
             }
             at = (at + 1) & mask;
         }
     }
 
-    /// Quadruples the slots (at least [`SMALLEST`]) and places every receipt again, from the
-    /// hashes kept: a growing table is between an eighth and a half full, and places each
-    /// receipt again a third of a time on average.
+    /// Doubles the slots (at least [`SMALLEST`]) and places every receipt again, from the
+    /// hashes kept: a grown table is a quarter full.
     #[cold]
     fn grow(&mut self) {
-        let size = (4 * self.hashes.len()).next_power_of_two().max(SMALLEST);
+        let size = (2 * self.hashes.len()).next_power_of_two().max(SMALLEST);
         // Zeroed memory, not written: a large table comes zeroed from the system.
-        self.slots = vec![EMPTY; size];
+        self.tags = vec![EMPTY; size];
+        self.slots = vec![0; size];
         let hashes = std::mem::take(&mut self.hashes);
         for (index, hash) in hashes.iter().enumerate() {
             self.place(*hash, index);
