@@ -53,6 +53,7 @@ fn main() {
     if mode == "step" {
         let context = prepared.context();
         let (mut state, mut events) = (PlayState::new(), Vec::new());
+        let started = std::time::Instant::now();
         for _ in 0..turns {
             events.clear();
             let command =
@@ -60,11 +61,13 @@ fn main() {
             state = step_into(context, &state, command, &mut events);
         }
         println!("{turns} steps, {} events in the last", black_box(events.len()));
+        per_turn(started, turns);
         return;
     }
     if mode == "owned" {
         let context = prepared.context();
         let (mut state, mut said) = (PlayState::new(), 0usize);
+        let started = std::time::Instant::now();
         for _ in 0..turns {
             let command =
                 if matches!(state.situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
@@ -73,20 +76,27 @@ fn main() {
             state = result.state;
         }
         println!("{turns} steps, {said} events");
+        per_turn(started, turns);
         return;
     }
     if mode == "seam" {
         let mut engine = RunnerEngine::with(&prepared, 0);
         let mut said = 0usize;
+        let started = std::time::Instant::now();
         for _ in 0..turns {
             let command =
                 if matches!(engine.state().situation, Situation::AtNode(_)) { Command::Next } else { Command::start() };
             engine.take_lent(command, &mut |event| said += black_box(event).is_request() as usize + 1);
         }
         println!("{turns} steps, {said} events");
+        per_turn(started, turns);
         return;
     }
     let mut session = Session::new(RunnerEngine::with(&prepared, 0), "turns", 0).expect("a session");
+    if mode == "forget" {
+        session.retain_receipts(false);
+    }
+    let started = std::time::Instant::now();
     let mut view = View::empty();
     let mut receipt = Receipt::Rejected { reason: String::new() };
     let (mut key, mut action, mut lines) = (String::new(), String::new(), Vec::new());
@@ -125,6 +135,13 @@ fn main() {
         }
     }
     println!("{turns} turns, {} receipts, {said} bytes said", session.receipt_count());
+    per_turn(started, turns);
+}
+
+/// Prints the time a turn took on average since `started` (on standard error, apart from what
+/// callgrind compares; one run's figure, for side-by-side comparisons only).
+fn per_turn(started: std::time::Instant, turns: u64) {
+    eprintln!("{:.1} ns a turn", started.elapsed().as_nanos() as f64 / turns as f64);
 }
 
 /// Reads a receipt's said words as a host would (their length, so nothing is optimised away).

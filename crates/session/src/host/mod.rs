@@ -52,6 +52,9 @@ use receipts::{Identity, Receipts, Retake};
 use snapshot::{ReceiptsJson, SnapshotJson};
 use trace::{Render, StateAt, Trace};
 
+/// Why an apply whose key, action id or text cannot be recorded is rejected (H53).
+const TOO_LONG: &str = "the idempotency key, the action id or the text is 2 GiB or longer";
+
 /// Why a session could not be made or restored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostError {
@@ -463,9 +466,9 @@ impl<E: Engine> Session<E> {
             self.rejected = reused(key, recorded.action_id().unwrap_or_default());
             return Applied::rejected(&self.receipts, &self.rejected);
         }
-        if self.disposed {
+        if self.disposed || !Receipts::fits(&Identity { key, hash, action_id, text: None }) {
             self.rejected.clear();
-            self.rejected.push_str("the session was disposed");
+            self.rejected.push_str(if self.disposed { "the session was disposed" } else { TOO_LONG });
             return Applied::rejected(&self.receipts, &self.rejected);
         }
         self.engine.set_now(now);
@@ -550,6 +553,9 @@ impl<E: Engine> Session<E> {
         if self.disposed {
             return Receipt::Rejected { reason: "the session was disposed".to_owned() };
         }
+        if !Receipts::fits(&Identity { key, hash, action_id: &action_id, text: None }) {
+            return Receipt::Rejected { reason: TOO_LONG.to_owned() };
+        }
         self.engine.set_now(now);
         self.trace.sequences.apply += 1;
         let call = self.trace.sequences.apply;
@@ -588,6 +594,9 @@ impl<E: Engine> Session<E> {
         }
         if self.disposed {
             return Receipt::Rejected { reason: "the session was disposed".to_owned() };
+        }
+        if !Receipts::fits(&Identity { key, hash, action_id: &action_id, text: Some(text) }) {
+            return Receipt::Rejected { reason: TOO_LONG.to_owned() };
         }
         self.engine.set_now(now);
         self.trace.sequences.input += 1;

@@ -27,24 +27,49 @@ enum Name {
     Written(Span),
 }
 
+/// The action ids and event kinds the session spells itself, kept as static strings (any other
+/// is written into the log); an entry keeps a known action as its place in this list.
+const KNOWN: [&str; 14] = [
+    "next",
+    "done",
+    "failed",
+    "retry",
+    "undo",
+    "restart",
+    "start",
+    "said",
+    "continued",
+    "ended",
+    "refused",
+    "perform",
+    "resolve",
+    "offer",
+];
+
 /// An action id or event kind kept as a static string (any other is written into the log).
 #[inline]
 fn known(name: &str) -> Option<&'static str> {
+    known_at(name).map(|at| KNOWN[at])
+}
+
+/// The place of `name` in [`KNOWN`].
+#[inline]
+fn known_at(name: &str) -> Option<usize> {
     Some(match name {
-        "next" => "next",
-        "done" => "done",
-        "failed" => "failed",
-        "retry" => "retry",
-        "undo" => "undo",
-        "restart" => "restart",
-        "start" => "start",
-        "said" => "said",
-        "continued" => "continued",
-        "ended" => "ended",
-        "refused" => "refused",
-        "perform" => "perform",
-        "resolve" => "resolve",
-        "offer" => "offer",
+        "next" => 0,
+        "done" => 1,
+        "failed" => 2,
+        "retry" => 3,
+        "undo" => 4,
+        "restart" => 5,
+        "start" => 6,
+        "said" => 7,
+        "continued" => 8,
+        "ended" => 9,
+        "refused" => 10,
+        "perform" => 11,
+        "resolve" => 12,
+        "offer" => 13,
         _ => return None,
     })
 }
@@ -59,17 +84,16 @@ struct Word {
     speech: Option<Span>,
 }
 
-/// How a recorded receipt settled (receipts that were rejected are never recorded).
+/// How a recorded receipt settled (receipts that were rejected are never recorded); whether it
+/// executed, and how the run then stood, is the entry's `outcome`.
 #[derive(Debug, Clone)]
 enum Settled {
     Executed {
-        outcome: Outcome,
         events: Range<usize>,
     },
     /// Executed, its events not written down: the engine takes `retake` again from `mark` to
     /// lend them when they are read after the action that made them (H49).
     Lent {
-        outcome: Outcome,
         mark: ReplayMark,
         retake: Retake,
     },
@@ -85,7 +109,8 @@ pub(crate) enum Retake {
     Next,
     Done,
     Failed,
-    Choose(i64),
+    /// A menu's option (a position past `u32` is not retaken: its receipt is written down).
+    Choose(u32),
 }
 
 impl Retake {
@@ -97,7 +122,7 @@ impl Retake {
             Move::Next => Some(Retake::Next),
             Move::Done => Some(Retake::Done),
             Move::Failed { explanation } if explanation == super::actions::FAILED_EXPLANATION => Some(Retake::Failed),
-            Move::Choose { position } => Some(Retake::Choose(*position)),
+            Move::Choose { position } => u32::try_from(*position).ok().map(Retake::Choose),
             _ => None,
         }
     }
@@ -108,18 +133,59 @@ impl Retake {
             Retake::Next => Command::Next,
             Retake::Done => Command::Done,
             Retake::Failed => Command::failed(super::actions::FAILED_EXPLANATION),
-            Retake::Choose(position) => Command::Choose(position),
+            Retake::Choose(position) => Command::Choose(i64::from(position)),
         }
     }
 }
 
-/// One recorded receipt.
+/// Marks an entry's action written into the log (its length in the low bits); any other
+/// value is the action's place in [`KNOWN`].
+const WRITTEN: u32 = 1 << 31;
+
+/// Marks an entry with no input text.
+const NO_TEXT: u32 = u32::MAX;
+
+/// One recorded receipt, in 64 bytes: a session keeps one for every key it was given, so its
+/// size is most of what a long session holds (H53). Its key, its action's name (when the
+/// session does not spell it itself) and an input's text are written one after another into
+/// the log, from `at`; their lengths fit in 32 bits ([`Receipts::fits`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
-    key: Span,
-    action: Name,
-    text: Option<Span>,
+    at: usize,
+    key_len: u32,
+    /// The action: its place in [`KNOWN`], or [`WRITTEN`] and its length.
+    action: u32,
+    /// An input's text length, or [`NO_TEXT`].
+    text_len: u32,
+    /// How the run stood after the action, when it executed (`None` when it failed).
+    outcome: Option<Outcome>,
     settled: Settled,
+}
+
+impl Entry {
+    /// The key's span in the log.
+    #[inline]
+    fn key(&self) -> Span {
+        self.at..self.at + self.key_len as usize
+    }
+
+    /// The span of the action's name in the log, when it is written there.
+    fn action(&self) -> Result<Span, &'static str> {
+        if self.action & WRITTEN == 0 {
+            return Err(KNOWN.get(self.action as usize).copied().unwrap_or_default());
+        }
+        let start = self.key().end;
+        Ok(start..start + (self.action & !WRITTEN) as usize)
+    }
+
+    /// The span of an input's text in the log.
+    fn text(&self) -> Option<Span> {
+        if self.text_len == NO_TEXT {
+            return None;
+        }
+        let start = self.action().map_or(self.key().end, |action| action.end);
+        Some(start..start + self.text_len as usize)
+    }
 }
 
 /// Every receipt recorded, by key, and the events of the action under way.
@@ -221,11 +287,8 @@ impl<'s> Applied<'s> {
     #[inline]
     pub fn outcome(&self) -> Option<Outcome> {
         match self.what {
-            What::Recorded(Entry {
-                settled: Settled::Executed { outcome, .. } | Settled::Lent { outcome, .. },
-                ..
-            }) => Some(*outcome),
-            _ => None,
+            What::Recorded(entry) => entry.outcome,
+            What::Rejected(_) => None,
         }
     }
 
@@ -241,7 +304,7 @@ impl<'s> Applied<'s> {
     pub fn error(&self) -> Option<&'s str> {
         match self.what {
             What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => Some(self.receipts.span(error)),
-            _ => None,
+            What::Recorded(_) | What::Rejected(_) => None,
         }
     }
 
@@ -280,10 +343,9 @@ impl<'s> Applied<'s> {
             What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => {
                 set_failed(receipt, self.receipts.span(error))
             }
-            What::Recorded(Entry {
-                settled: Settled::Executed { outcome, .. } | Settled::Lent { outcome, .. },
-                ..
-            }) => {
+            // Only a failed receipt has no outcome; none is recorded otherwise.
+            What::Recorded(Entry { outcome: None, .. }) => set_failed(receipt, ""),
+            What::Recorded(Entry { outcome: Some(outcome), .. }) => {
                 let reported = executed(receipt, *outcome);
                 let events = self.events();
                 reported.truncate(events.len());
@@ -304,7 +366,7 @@ impl<'s> Applied<'s> {
     /// rejected one.
     pub(crate) fn action_id(&self) -> Option<&'s str> {
         match self.what {
-            What::Recorded(entry) => Some(self.receipts.name(&entry.action)),
+            What::Recorded(entry) => Some(self.receipts.action_name(entry)),
             What::Rejected(_) => None,
         }
     }
@@ -312,7 +374,7 @@ impl<'s> Applied<'s> {
     /// The text an `input` carried.
     pub(crate) fn text(&self) -> Option<&'s str> {
         match self.what {
-            What::Recorded(entry) => entry.text.as_ref().map(|t| self.receipts.span(t)),
+            What::Recorded(entry) => entry.text().map(|t| self.receipts.span(&t)),
             What::Rejected(_) => None,
         }
     }
@@ -419,6 +481,14 @@ impl Receipts {
         &self.text[span.clone()]
     }
 
+    /// The action id a receipt was recorded for.
+    fn action_name(&self, entry: &Entry) -> &str {
+        match entry.action() {
+            Ok(span) => self.span(&span),
+            Err(known) => known,
+        }
+    }
+
     fn name(&self, name: &Name) -> &str {
         match name {
             Name::Known(known) => known,
@@ -465,7 +535,7 @@ impl Receipts {
     #[inline]
     pub(crate) fn find(&self, hash: u64, key: &str) -> Option<usize> {
         let entries = &self.entries;
-        self.index.find(hash, |i| entries.get(i).is_some_and(|e| self.span(&e.key) == key))
+        self.index.find(hash, |i| entries.get(i).is_some_and(|e| self.span(&e.key()) == key))
     }
 
     /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
@@ -558,8 +628,8 @@ impl Receipts {
     /// Records an executed receipt under a key not recorded yet: the events reported since
     /// [`open`](Self::open). Its index.
     pub(crate) fn executed(&mut self, id: Identity<'_>, outcome: Outcome) -> usize {
-        let settled = Settled::Executed { outcome, events: self.open.0..self.words.len() };
-        self.insert(id, settled)
+        let settled = Settled::Executed { events: self.open.0..self.words.len() };
+        self.insert(id, Some(outcome), settled)
     }
 
     /// Records an executed receipt under a key not recorded yet, its events left with the
@@ -567,7 +637,7 @@ impl Receipts {
     #[inline]
     pub(crate) fn lent(&mut self, id: Identity<'_>, outcome: Outcome, lent: (ReplayMark, Retake)) -> usize {
         let (mark, retake) = lent;
-        self.insert(id, Settled::Lent { outcome, mark, retake })
+        self.insert(id, Some(outcome), Settled::Lent { mark, retake })
     }
 
     /// The receipts whose events may still be lent, from the first: each one's index, mark and
@@ -601,8 +671,8 @@ impl Receipts {
     pub(crate) fn written(&mut self, index: usize) {
         let events = self.open.0..self.words.len();
         if let Some(entry) = self.entries.get_mut(index) {
-            if let Settled::Lent { outcome, .. } = entry.settled {
-                entry.settled = Settled::Executed { outcome, events };
+            if let Settled::Lent { .. } = entry.settled {
+                entry.settled = Settled::Executed { events };
             }
         }
         self.open();
@@ -618,12 +688,17 @@ impl Receipts {
     pub(crate) fn failed(&mut self, id: Identity<'_>, error: &str) -> usize {
         self.discard();
         let error = self.push(error);
-        self.insert(id, Settled::Failed { error })
+        self.insert(id, None, Settled::Failed { error })
     }
 
     /// Records a receipt as a snapshot holds it.
     pub(crate) fn record(&mut self, key: &str, recorded: &Recorded) {
         let id = Identity { key, hash: self.hash(key), action_id: &recorded.action_id, text: recorded.text.as_deref() };
+        if !Self::fits(&id) {
+            // Never recorded by a session (it rejects such an apply before it runs): a
+            // snapshot that holds one was not written by one.
+            return;
+        }
         self.open();
         match &recorded.receipt {
             Receipt::Rejected { .. } => {}
@@ -643,13 +718,36 @@ impl Receipts {
         }
     }
 
+    /// Whether a receipt under `id` can be recorded: its key, action id and text each shorter
+    /// than 2 GiB (an entry keeps their lengths in 31 bits: H53).
     #[inline]
-    fn insert(&mut self, id: Identity<'_>, settled: Settled) -> usize {
-        let key = self.push(id.key);
-        let action = self.push_name(id.action_id);
-        let text = id.text.map(|t| self.push(t));
+    pub(crate) fn fits(id: &Identity<'_>) -> bool {
+        const MOST: usize = (WRITTEN - 1) as usize;
+        id.key.len() <= MOST && id.action_id.len() <= MOST && id.text.is_none_or(|t| t.len() <= MOST)
+    }
+
+    #[inline]
+    fn insert(&mut self, id: Identity<'_>, outcome: Option<Outcome>, settled: Settled) -> usize {
+        debug_assert!(Self::fits(&id), "a receipt too long to record is rejected before it runs");
+        let at = self.text.len();
+        self.text.push_str(id.key);
+        let action = match known_at(id.action_id) {
+            Some(known) => known as u32,
+            None => {
+                self.text.push_str(id.action_id);
+                WRITTEN | id.action_id.len() as u32
+            }
+        };
+        let text_len = match id.text {
+            Some(text) => {
+                self.text.push_str(text);
+                text.len() as u32
+            }
+            None => NO_TEXT,
+        };
         let index = self.entries.len();
-        self.entries.push(Entry { key, action, text, settled });
+        let key_len = id.key.len() as u32;
+        self.entries.push(Entry { at, key_len, action, text_len, outcome, settled });
         debug_assert_eq!(self.index.len(), index, "every receipt is indexed in order");
         self.index.insert(id.hash);
         self.open();
@@ -659,7 +757,7 @@ impl Receipts {
     /// The key, the action id and the text (for `input`) of receipt `index`.
     pub(crate) fn identity(&self, index: usize) -> (&str, &str, Option<&str>) {
         match self.entries.get(index) {
-            Some(entry) => (self.span(&entry.key), self.name(&entry.action), entry.text.as_ref().map(|t| self.span(t))),
+            Some(entry) => (self.span(&entry.key()), self.action_name(entry), entry.text().map(|t| self.span(&t))),
             None => ("", "", None),
         }
     }
@@ -667,10 +765,10 @@ impl Receipts {
     /// How receipt `index` settled, as a trace's finish reports it: its outcome when it
     /// executed, else its error.
     pub(crate) fn settled(&self, index: usize) -> Result<Outcome, &str> {
-        match self.entries.get(index).map(|e| &e.settled) {
-            Some(Settled::Executed { outcome, .. } | Settled::Lent { outcome, .. }) => Ok(*outcome),
-            Some(Settled::Failed { error }) => Err(self.span(error)),
-            None => Err("no receipt is recorded there"),
+        match self.entries.get(index) {
+            Some(Entry { outcome: Some(outcome), .. }) => Ok(*outcome),
+            Some(Entry { settled: Settled::Failed { error }, .. }) => Err(self.span(error)),
+            Some(_) | None => Err("no receipt is recorded there"),
         }
     }
 
@@ -682,7 +780,7 @@ impl Receipts {
         );
         let applied = Applied { receipts: self, what: What::Recorded(entry), lent: None };
         Recorded {
-            action_id: self.name(&entry.action).to_owned(),
+            action_id: self.action_name(entry).to_owned(),
             text: applied.text().map(str::to_owned),
             receipt: applied.to_receipt(),
         }
@@ -693,17 +791,17 @@ impl Receipts {
     pub(crate) fn serialize_by_key<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut order: Vec<&Entry> = self.entries.iter().collect();
-        order.sort_unstable_by(|a, b| self.span(&a.key).cmp(self.span(&b.key)));
+        order.sort_unstable_by(|a, b| self.span(&a.key()).cmp(self.span(&b.key())));
         let mut map = serializer.serialize_map(Some(order.len()))?;
         for entry in order {
-            map.serialize_entry(self.span(&entry.key), &self.recorded(entry))?;
+            map.serialize_entry(self.span(&entry.key()), &self.recorded(entry))?;
         }
         map.end()
     }
 
     /// Every receipt, by key, as a snapshot holds them.
     pub(crate) fn to_map(&self) -> BTreeMap<String, Recorded> {
-        self.entries.iter().map(|entry| (self.span(&entry.key).to_owned(), self.recorded(entry))).collect()
+        self.entries.iter().map(|entry| (self.span(&entry.key()).to_owned(), self.recorded(entry))).collect()
     }
 }
 
@@ -721,5 +819,37 @@ fn plain_text_into(speech: &[stagehand_playbook::Fragment], out: &mut String) {
             Fragment::Query { key } => out.push_str(&stagehand_playbook::placeholder_for(key)),
             Fragment::Tag { .. } | Fragment::DefaultCommand { .. } | Fragment::CustomCommand { .. } => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_is_64_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 64);
+    }
+
+    #[test]
+    fn an_entry_gives_back_its_key_action_and_text() {
+        let mut receipts = Receipts::new("s");
+        let ids = [
+            Identity { key: "k1", hash: receipts.hash("k1"), action_id: "next", text: None },
+            Identity { key: "k2", hash: receipts.hash("k2"), action_id: "choose:3", text: None },
+            Identity { key: "k3", hash: receipts.hash("k3"), action_id: "answer:name", text: Some("Ada") },
+            Identity { key: "", hash: receipts.hash(""), action_id: "answer:empty", text: Some("") },
+        ];
+        for id in ids {
+            receipts.begin();
+            let index = receipts.executed(id, Outcome::Awaiting);
+            assert_eq!(receipts.identity(index), (id.key, id.action_id, id.text));
+            assert_eq!(receipts.find(id.hash, id.key), Some(index));
+        }
+        receipts.begin();
+        let id = Identity { key: "k5", hash: receipts.hash("k5"), action_id: "retry", text: None };
+        let index = receipts.failed(id, "it broke");
+        assert_eq!(receipts.settled(index), Err("it broke"));
+        assert_eq!(receipts.identity(index), ("k5", "retry", None));
     }
 }
