@@ -148,7 +148,7 @@ const NO_TEXT: u32 = u32::MAX;
 /// One recorded receipt, in 64 bytes: a session keeps one for every key it was given, so its
 /// size is most of what a long session holds (H53). Its key, its action's name (when the
 /// session does not spell it itself) and an input's text are written one after another into
-/// the log, from `at`; their lengths fit in 32 bits ([`Receipts::fits`]).
+/// the log, from `at`; each is shorter than 2 GiB ([`Receipts::fits`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
     at: usize,
