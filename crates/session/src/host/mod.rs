@@ -466,9 +466,10 @@ impl<E: Engine> Session<E> {
             self.rejected = reused(key, recorded.action_id().unwrap_or_default());
             return Applied::rejected(&self.receipts, &self.rejected);
         }
-        if self.disposed || !Receipts::fits(&Identity { key, hash, action_id, text: None }) {
+        let id = Identity { key, hash, action_id, text: None };
+        if let Some(reason) = self.unrecordable(&id) {
             self.rejected.clear();
-            self.rejected.push_str(if self.disposed { "the session was disposed" } else { TOO_LONG });
+            self.rejected.push_str(reason);
             return Applied::rejected(&self.receipts, &self.rejected);
         }
         self.engine.set_now(now);
@@ -484,10 +485,22 @@ impl<E: Engine> Session<E> {
             Err(reason) => Settled::Rejected(reason),
             Ok(act) => self.execute(act, replay),
         };
-        let id = Identity { key, hash, action_id, text: None };
         match self.conclude(now, call, id, settled, state_id) {
             Some(index) => Applied::recorded(&self.receipts, index, self.engine.last_plain()),
             None => Applied::rejected(&self.receipts, &self.rejected),
+        }
+    }
+
+    /// Why an action under `id` cannot be taken before anything runs: the session was
+    /// disposed, or the receipt could not be recorded (H53).
+    #[inline]
+    fn unrecordable(&self, id: &Identity<'_>) -> Option<&'static str> {
+        if self.disposed {
+            Some("the session was disposed")
+        } else if !Receipts::fits(id) {
+            Some(TOO_LONG)
+        } else {
+            None
         }
     }
 
@@ -550,11 +563,9 @@ impl<E: Engine> Session<E> {
                 Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
             };
         }
-        if self.disposed {
-            return Receipt::Rejected { reason: "the session was disposed".to_owned() };
-        }
-        if !Receipts::fits(&Identity { key, hash, action_id: &action_id, text: None }) {
-            return Receipt::Rejected { reason: TOO_LONG.to_owned() };
+        let id = Identity { key, hash, action_id: &action_id, text: None };
+        if let Some(reason) = self.unrecordable(&id) {
+            return Receipt::Rejected { reason: reason.to_owned() };
         }
         self.engine.set_now(now);
         self.trace.sequences.apply += 1;
@@ -569,7 +580,6 @@ impl<E: Engine> Session<E> {
             Ok(()) => self.execute(Act::Take(Move::Answer { answer: Box::new(answer) }), None),
             Err(reason) => Settled::Rejected(reason),
         };
-        let id = Identity { key, hash, action_id: &action_id, text: None };
         match self.conclude(now, call, id, settled, state_id) {
             Some(index) => Applied::recorded(&self.receipts, index, self.engine.last_plain()).to_receipt(),
             None => Receipt::Rejected { reason: self.rejected.clone() },
@@ -592,11 +602,9 @@ impl<E: Engine> Session<E> {
                 Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
             };
         }
-        if self.disposed {
-            return Receipt::Rejected { reason: "the session was disposed".to_owned() };
-        }
-        if !Receipts::fits(&Identity { key, hash, action_id: &action_id, text: Some(text) }) {
-            return Receipt::Rejected { reason: TOO_LONG.to_owned() };
+        let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
+        if let Some(reason) = self.unrecordable(&id) {
+            return Receipt::Rejected { reason: reason.to_owned() };
         }
         self.engine.set_now(now);
         self.trace.sequences.input += 1;
@@ -607,7 +615,6 @@ impl<E: Engine> Session<E> {
             Err(reason) => Settled::Rejected(reason),
             Ok(act) => self.execute(act, None),
         };
-        let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
         let (applied, settling) = match self.settle(id, settled) {
             Some(index) => {
                 let applied = Applied::recorded(&self.receipts, index, self.engine.last_plain());

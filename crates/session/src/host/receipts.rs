@@ -49,29 +49,13 @@ const KNOWN: [&str; 14] = [
 /// An action id or event kind kept as a static string (any other is written into the log).
 #[inline]
 fn known(name: &str) -> Option<&'static str> {
-    known_at(name).map(|at| KNOWN[at])
+    KNOWN.iter().find(|known| **known == name).copied()
 }
 
 /// The place of `name` in [`KNOWN`].
 #[inline]
 fn known_at(name: &str) -> Option<usize> {
-    Some(match name {
-        "next" => 0,
-        "done" => 1,
-        "failed" => 2,
-        "retry" => 3,
-        "undo" => 4,
-        "restart" => 5,
-        "start" => 6,
-        "said" => 7,
-        "continued" => 8,
-        "ended" => 9,
-        "refused" => 10,
-        "perform" => 11,
-        "resolve" => 12,
-        "offer" => 13,
-        _ => return None,
-    })
+    KNOWN.iter().position(|known| *known == name)
 }
 
 /// One recorded event.
@@ -157,12 +141,22 @@ pub(crate) struct Entry {
     action: u32,
     /// An input's text length, or [`NO_TEXT`].
     text_len: u32,
-    /// How the run stood after the action, when it executed (`None` when it failed).
-    outcome: Option<Outcome>,
+    /// How the run stood after the action, when it executed; whether it did is `settled`'s
+    /// (read through [`Entry::outcome`]).
+    outcome: Outcome,
     settled: Settled,
 }
 
 impl Entry {
+    /// How the run stood after the action; `None` when it failed.
+    #[inline]
+    fn outcome(&self) -> Option<Outcome> {
+        match self.settled {
+            Settled::Failed { .. } => None,
+            Settled::Executed { .. } | Settled::Lent { .. } => Some(self.outcome),
+        }
+    }
+
     /// The key's span in the log.
     #[inline]
     fn key(&self) -> Span {
@@ -287,7 +281,7 @@ impl<'s> Applied<'s> {
     #[inline]
     pub fn outcome(&self) -> Option<Outcome> {
         match self.what {
-            What::Recorded(entry) => entry.outcome,
+            What::Recorded(entry) => entry.outcome(),
             What::Rejected(_) => None,
         }
     }
@@ -343,9 +337,7 @@ impl<'s> Applied<'s> {
             What::Recorded(Entry { settled: Settled::Failed { error }, .. }) => {
                 set_failed(receipt, self.receipts.span(error))
             }
-            // Only a failed receipt has no outcome; none is recorded otherwise.
-            What::Recorded(Entry { outcome: None, .. }) => set_failed(receipt, ""),
-            What::Recorded(Entry { outcome: Some(outcome), .. }) => {
+            What::Recorded(Entry { outcome, .. }) => {
                 let reported = executed(receipt, *outcome);
                 let events = self.events();
                 reported.truncate(events.len());
@@ -629,7 +621,7 @@ impl Receipts {
     /// [`open`](Self::open). Its index.
     pub(crate) fn executed(&mut self, id: Identity<'_>, outcome: Outcome) -> usize {
         let settled = Settled::Executed { events: self.open.0..self.words.len() };
-        self.insert(id, Some(outcome), settled)
+        self.insert(id, outcome, settled)
     }
 
     /// Records an executed receipt under a key not recorded yet, its events left with the
@@ -637,7 +629,7 @@ impl Receipts {
     #[inline]
     pub(crate) fn lent(&mut self, id: Identity<'_>, outcome: Outcome, lent: (ReplayMark, Retake)) -> usize {
         let (mark, retake) = lent;
-        self.insert(id, Some(outcome), Settled::Lent { mark, retake })
+        self.insert(id, outcome, Settled::Lent { mark, retake })
     }
 
     /// The receipts whose events may still be lent, from the first: each one's index, mark and
@@ -688,7 +680,8 @@ impl Receipts {
     pub(crate) fn failed(&mut self, id: Identity<'_>, error: &str) -> usize {
         self.discard();
         let error = self.push(error);
-        self.insert(id, None, Settled::Failed { error })
+        // A failed receipt's outcome is never read (`Entry::outcome`).
+        self.insert(id, Outcome::Stopped, Settled::Failed { error })
     }
 
     /// Records a receipt as a snapshot holds it.
@@ -727,7 +720,7 @@ impl Receipts {
     }
 
     #[inline]
-    fn insert(&mut self, id: Identity<'_>, outcome: Option<Outcome>, settled: Settled) -> usize {
+    fn insert(&mut self, id: Identity<'_>, outcome: Outcome, settled: Settled) -> usize {
         debug_assert!(Self::fits(&id), "a receipt too long to record is rejected before it runs");
         let at = self.text.len();
         self.text.push_str(id.key);
@@ -766,9 +759,9 @@ impl Receipts {
     /// executed, else its error.
     pub(crate) fn settled(&self, index: usize) -> Result<Outcome, &str> {
         match self.entries.get(index) {
-            Some(Entry { outcome: Some(outcome), .. }) => Ok(*outcome),
             Some(Entry { settled: Settled::Failed { error }, .. }) => Err(self.span(error)),
-            Some(_) | None => Err("no receipt is recorded there"),
+            Some(entry) => Ok(entry.outcome),
+            None => Err("no receipt is recorded there"),
         }
     }
 
