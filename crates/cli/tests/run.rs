@@ -156,7 +156,13 @@ fn a_bad_id_an_unreadable_record_and_a_stale_action_are_exit_1() {
     let before = std::fs::read(record(state.path(), id)).unwrap();
     let (code, _, err) = stagehand(state.path(), &["run", "resume", id, "choose:99"]);
     assert_eq!(code, 1, "{err}");
+    assert_eq!(err.matches("choose:99").count(), 1, "the action is named once: {err}");
+    assert_eq!(err.matches("choose:0").count(), 1, "the actions are listed once: {err}");
     assert_eq!(std::fs::read(record(state.path(), id)).unwrap(), before, "a rejected action changes nothing");
+    let (code, _, err) = stagehand(state.path(), &["run", "resume", id, ""]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("the action is empty") && err.contains("choose:0"), "{err}");
+    assert_eq!(std::fs::read(record(state.path(), id)).unwrap(), before, "an empty action changes nothing");
     std::fs::write(record(state.path(), id), "{ not a record").unwrap();
     let (code, _, err) = stagehand(state.path(), &["run", "resume", id]);
     assert_eq!(code, 1);

@@ -283,8 +283,15 @@ pub fn resume(
         session.apply(action, &key, now)
     };
     if let Receipt::Rejected { reason } = &receipt {
-        let listed: Vec<&str> = view.actions.iter().map(|a| a.id.as_str()).collect();
-        return Err(RunError::Rejected(format!("{action}: {reason} (the actions now: {})", listed.join(", "))));
+        // The session's reason names the action and, when it is not one now, lists those that are.
+        if action.trim().is_empty() {
+            let listed: Vec<&str> = view.actions.iter().map(|a| a.id.as_str()).collect();
+            return Err(RunError::Rejected(format!(
+                "the action is empty: give an action id or its number (the actions now: {})",
+                listed.join(", ")
+            )));
+        }
+        return Err(RunError::Rejected(reason.clone()));
     }
     if let Some(Printed { envelope: printed, .. }) = record.envelopes.get(&key) {
         if printed.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
