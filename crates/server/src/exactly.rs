@@ -13,6 +13,10 @@
 //! and the restore are skipped: the request is computed on the kept session and committed by the
 //! same compare-and-swap, whose unique key also refuses a key already recorded; either refusal
 //! sends the request back to step 1.
+//!
+//! A request that names the version its view was of (`If-Match`, decision S29) is computed only
+//! on that version: once step 1 found nothing under its key, a session at another version answers
+//! `412 session-moved` and nothing is executed or recorded.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -78,19 +82,71 @@ pub async fn admit<T: DeserializeOwned>(
     headers: &HeaderMap,
     id: &str,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(Door, String, T), Problem> {
+) -> Result<(Door, Asked<T>), Problem> {
     let token = crate::routes::bearer(headers)?;
-    match (crate::routes::idempotency_key(headers), crate::routes::json::<T>(body)) {
-        (Ok(key), Ok(asked)) => Ok((Door::Token(token.to_owned()), key, asked)),
-        (key, asked) => {
+    let asked = (crate::routes::idempotency_key(headers), crate::routes::json::<T>(body), if_match(headers));
+    match asked {
+        (Ok(key), Ok(body), Ok(version)) => Ok((Door::Token(token.to_owned()), Asked { key, body, version })),
+        (key, body, version) => {
             let row = crate::routes::authorize(state, headers, id).await?;
-            Ok((Door::Row(row), key?, asked?))
+            Ok((Door::Row(row), Asked { key: key?, body: body?, version: version? }))
         }
     }
 }
 
+/// What an apply or input asks, read from its headers and body.
+#[derive(Debug)]
+pub struct Asked<T> {
+    /// The idempotency key.
+    pub key: String,
+    /// The body.
+    pub body: T,
+    /// The version the request was chosen on (`If-Match`), when it names one.
+    pub version: Option<i64>,
+}
+
+/// The version an `If-Match` header names: `"7"` (the `ETag` a session is answered with) or `7`;
+/// `None` without the header, or with `*` (any version).
+fn if_match(headers: &HeaderMap) -> Result<Option<i64>, Problem> {
+    let Some(value) = headers.get(axum::http::header::IF_MATCH) else { return Ok(None) };
+    let bad = || {
+        Problem::new(
+            Kind::InvalidRequest,
+            "If-Match must name one session version, as \"7\" (the version a view came with)",
+        )
+    };
+    let text = value.to_str().map_err(|_| bad())?.trim();
+    if text == "*" {
+        return Ok(None);
+    }
+    let bare = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
+    match bare.parse::<i64>() {
+        Ok(version) if version > 0 => Ok(Some(version)),
+        _ => Err(bad()),
+    }
+}
+
+/// `412 session-moved`: the session is at `now`, not at the version the request was chosen on.
+fn moved(asked: i64, now: i64) -> Problem {
+    Problem::new(
+        Kind::SessionMoved,
+        format!(
+            "the request was chosen on version {asked} of the session, which is now at version {now}; \
+             nothing was executed: read the session again and choose anew"
+        ),
+    )
+    .with("version", json!(now))
+}
+
 /// Runs `request` on the session `id` under `key`.
-pub async fn run(state: &AppState, id: &str, door: Door, key: &str, request: &Request) -> Result<Response, Problem> {
+pub async fn run(
+    state: &AppState,
+    id: &str,
+    door: Door,
+    key: &str,
+    expected: Option<i64>,
+    request: &Request,
+) -> Result<Response, Problem> {
     let hash = request.hash();
     let Some(_turn) = state.lanes.enter(id).await else {
         return Err(Problem::new(
@@ -103,29 +159,33 @@ pub async fn run(state: &AppState, id: &str, door: Door, key: &str, request: &Re
     for _ in 0..ATTEMPTS {
         let answer = match door.take() {
             Some(Door::Token(token)) => {
-                match state.live.compute(id, Source::Kept { token: token.clone() }, key, request, now_ms()).await? {
-                    Answer::Computed(computed) => {
+                let source = Source::Kept { token: token.clone() };
+                match state.live.compute(id, source, key, request, now_ms()).await? {
+                    // On the version asked for (or none was): the kept session's answer stands.
+                    Answer::Computed(computed) if expected.is_none_or(|v| v == computed.from_version) => {
                         kept = true;
                         computed
                     }
-                    Answer::Miss => {
+                    // Not committed, the kept session's tentative answer is dropped (S25); the row
+                    // says whether the key was recorded before the version is held against it.
+                    Answer::Computed(_) | Answer::Miss => {
                         let row = state.store.session(id).await?;
                         let row = match row {
                             Some(row) if token_matches(&token, &row.token_hash) => row,
                             _ => return Err(crate::routes::not_found()),
                         };
-                        match from_row(state, id, Some(row), key, &hash, request).await? {
+                        match from_row(state, id, Some(row), key, &hash, expected, request).await? {
                             Ok(computed) => computed,
                             Err(done) => return Ok(done),
                         }
                     }
                 }
             }
-            Some(Door::Row(row)) => match from_row(state, id, Some(row), key, &hash, request).await? {
+            Some(Door::Row(row)) => match from_row(state, id, Some(row), key, &hash, expected, request).await? {
                 Ok(computed) => computed,
                 Err(done) => return Ok(done),
             },
-            None => match from_row(state, id, None, key, &hash, request).await? {
+            None => match from_row(state, id, None, key, &hash, expected, request).await? {
                 Ok(computed) => computed,
                 Err(done) => return Ok(done),
             },
@@ -160,13 +220,15 @@ pub async fn run(state: &AppState, id: &str, door: Door, key: &str, request: &Re
 }
 
 /// The careful way: the response recorded under the key if there is one (`Err`, to send as it
-/// is), else the request computed on the session's row (read when not given).
+/// is), else the request computed on the session's row (read when not given), when the row is at
+/// the `expected` version (if one is), else `412`.
 async fn from_row(
     state: &AppState,
     id: &str,
     row: Option<SessionRow>,
     key: &str,
     hash: &str,
+    expected: Option<i64>,
     request: &Request,
 ) -> Result<Result<Computed, Response>, Problem> {
     if let Some(recorded) = state.store.receipt(id, key).await? {
@@ -180,6 +242,9 @@ async fn from_row(
         Some(row) => row,
         None => state.store.session(id).await?.ok_or_else(crate::routes::not_found)?,
     };
+    if let Some(asked) = expected.filter(|v| *v != row.version) {
+        return Err(moved(asked, row.version));
+    }
     let document = state
         .document(&row.fingerprint)
         .await?

@@ -51,11 +51,14 @@ pub enum Kind {
     UnsupportedDocument,
     /// An agent machine's session needs a port the server's lineup does not bind (422).
     PortsUnbound,
+    /// An apply or input sent `If-Match` with a version the session is no longer at; nothing was
+    /// executed (412, decision S29).
+    SessionMoved,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 20] = [
         Kind::Unauthorized,
         Kind::NotFound,
         Kind::InvalidRequest,
@@ -75,6 +78,7 @@ impl Kind {
         Kind::InvalidStart,
         Kind::UnsupportedDocument,
         Kind::PortsUnbound,
+        Kind::SessionMoved,
     ];
 
     /// The kind's name, the last part of its `type`.
@@ -99,6 +103,7 @@ impl Kind {
             Kind::InvalidStart => "invalid-start",
             Kind::UnsupportedDocument => "unsupported-document",
             Kind::PortsUnbound => "ports-unbound",
+            Kind::SessionMoved => "session-moved",
         }
     }
 
@@ -128,6 +133,7 @@ impl Kind {
             Kind::InvalidStart => "The session cannot start there",
             Kind::UnsupportedDocument => "The server does not serve this kind of document yet",
             Kind::PortsUnbound => "The agent machine needs ports the server does not bind",
+            Kind::SessionMoved => "The session moved since the version the request was chosen on",
         }
     }
 
@@ -151,6 +157,7 @@ impl Kind {
             Kind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Kind::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Kind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Kind::SessionMoved => StatusCode::PRECONDITION_FAILED,
         }
     }
 }

@@ -125,7 +125,8 @@ pub struct After {
 /// How many transcript lines one answer carries at most.
 const PAGE: i64 = 1000;
 
-/// `GET /v1/sessions/{id}`: the view, the version, and the transcript (after `?after=N`).
+/// `GET /v1/sessions/{id}`: the view, the version (also the `ETag`), and the transcript (after
+/// `?after=N`).
 pub async fn show(
     State(state): State<Shared>,
     Path(id): Path<String>,
@@ -161,7 +162,9 @@ pub async fn show(
         "view": view,
         "transcript": transcript,
     });
-    Ok(Json(body).into_response())
+    // The version as an entity tag, for an apply's `If-Match` (S29).
+    let version = HeaderValue::from_str(&format!("\"{}\"", row.version)).map_err(Problem::internal)?;
+    Ok(([(header::ETAG, version)], Json(body)).into_response())
 }
 
 /// The `after` of a query: 0 when absent, `400` when malformed or negative.
@@ -182,15 +185,17 @@ pub struct Apply {
     pub action_id: String,
 }
 
-/// `POST /v1/sessions/{id}/apply` with an `Idempotency-Key`: the receipt (decision S10).
+/// `POST /v1/sessions/{id}/apply` with an `Idempotency-Key`: the receipt (decision S10); with
+/// `If-Match`, only on that version of the session (`412` on another: decision S29).
 pub async fn apply(
     State(state): State<Shared>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    let (door, key, Apply { action_id }) = exactly::admit(&state, &headers, &id, body).await?;
-    exactly::run(&state, &id, door, &key, &Request::Apply { action_id }).await
+    let (door, asked) = exactly::admit::<Apply>(&state, &headers, &id, body).await?;
+    let request = Request::Apply { action_id: asked.body.action_id };
+    exactly::run(&state, &id, door, &asked.key, asked.version, &request).await
 }
 
 /// The body of `POST /v1/sessions/{id}/input`.
@@ -203,15 +208,17 @@ pub struct Input {
     pub question_id: Option<String>,
 }
 
-/// `POST /v1/sessions/{id}/input` with an `Idempotency-Key`: free text for a pending question.
+/// `POST /v1/sessions/{id}/input` with an `Idempotency-Key`: free text for a pending question
+/// (`If-Match` as for apply).
 pub async fn input(
     State(state): State<Shared>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
-    let (door, key, Input { text, question_id }) = exactly::admit(&state, &headers, &id, body).await?;
-    exactly::run(&state, &id, door, &key, &Request::Input { question_id, text }).await
+    let (door, asked) = exactly::admit::<Input>(&state, &headers, &id, body).await?;
+    let Input { text, question_id } = asked.body;
+    exactly::run(&state, &id, door, &asked.key, asked.version, &Request::Input { question_id, text }).await
 }
 
 /// `GET /v1/sessions/{id}/snapshot`: the session as plain data (the session layer's spelling).
