@@ -84,18 +84,31 @@ export function showSession(id: string, token: string, after: number): Promise<S
   return call(`/v1/sessions/${encodeURIComponent(id)}?after=${after}`, {}, token);
 }
 
-/** `POST /v1/sessions/{id}/apply` under `key`. */
-export function apply(id: string, token: string, actionId: string, key: string): Promise<Applied> {
-  const init = json({ actionId });
-  (init.headers as Record<string, string>)['Idempotency-Key'] = key;
-  return call(`/v1/sessions/${encodeURIComponent(id)}/apply`, init, token);
+/** A move's request: JSON `body` under `key`, and `If-Match` when the view's `version` is given. */
+function move(body: unknown, key: string, version?: number): RequestInit {
+  const init = json(body);
+  const headers = init.headers as Record<string, string>;
+  headers['Idempotency-Key'] = key;
+  // Chosen on this version: a session that has moved since answers 412 and executes nothing (S29).
+  if (version !== undefined) headers['If-Match'] = `"${version}"`;
+  return init;
 }
 
-/** `POST /v1/sessions/{id}/input` under `key`. */
-export function input(id: string, token: string, questionId: string, text: string, key: string): Promise<Applied> {
-  const init = json({ questionId, text });
-  (init.headers as Record<string, string>)['Idempotency-Key'] = key;
-  return call(`/v1/sessions/${encodeURIComponent(id)}/input`, init, token);
+/** `POST /v1/sessions/{id}/apply` under `key`, chosen on the view of `version` when given. */
+export function apply(id: string, token: string, actionId: string, key: string, version?: number): Promise<Applied> {
+  return call(`/v1/sessions/${encodeURIComponent(id)}/apply`, move({ actionId }, key, version), token);
+}
+
+/** `POST /v1/sessions/{id}/input` under `key`, chosen on the view of `version` when given. */
+export function input(
+  id: string,
+  token: string,
+  questionId: string,
+  text: string,
+  key: string,
+  version?: number,
+): Promise<Applied> {
+  return call(`/v1/sessions/${encodeURIComponent(id)}/input`, move({ questionId, text }, key, version), token);
 }
 
 /** `GET /v1/sessions/{id}/snapshot`: the session as plain data, as text (for a download). */

@@ -249,7 +249,9 @@ export class Player {
     const key = this.keyFor(actionId);
     const running = this.inFlight.get(key);
     if (running) return running;
-    const done = this.send(key, actionId, label, () => api.apply(this.session.sessionId, this.session.token, actionId, key));
+    const version = this.version;
+    const { sessionId, token } = this.session;
+    const done = this.send(key, actionId, label, () => api.apply(sessionId, token, actionId, key, version));
     this.inFlight.set(key, done);
     void done.finally(() => this.inFlight.delete(key));
     return done;
@@ -260,7 +262,9 @@ export class Player {
     const key = this.keyFor(`answer:${questionId}\u0000${text}`);
     const running = this.inFlight.get(key);
     if (running) return running;
-    const done = this.send(key, `answer:${questionId}`, text, () => api.input(this.session.sessionId, this.session.token, questionId, text, key));
+    const version = this.version;
+    const { sessionId, token } = this.session;
+    const done = this.send(key, `answer:${questionId}`, text, () => api.input(sessionId, token, questionId, text, key, version));
     this.inFlight.set(key, done);
     void done.finally(() => this.inFlight.delete(key));
     return done;
@@ -290,7 +294,12 @@ export class Player {
       if (this.lastLine === before && answer.version > this.version) this.setView(answer.view, answer.version);
     } catch (error) {
       this.status.textContent = '';
-      if (error instanceof api.ApiError && error.problem.type?.endsWith(':action-rejected')) {
+      if (error instanceof api.ApiError && error.problem.type?.endsWith(':session-moved')) {
+        // Chosen on a view the session has left (another tab or player moved it): nothing was
+        // done; show where it stands now, to choose again.
+        this.showError('The story moved on elsewhere before this was sent; nothing was done. Here is where it stands now.');
+        await this.refresh();
+      } else if (error instanceof api.ApiError && error.problem.type?.endsWith(':action-rejected')) {
         this.showError(`Refused: ${error.message}`);
         if (error.problem.view && typeof error.problem.version === 'number') {
           await this.refresh();

@@ -167,6 +167,33 @@ test('a second tab resumes the same session and follows the other tab', async ()
   });
 });
 
+test('a tab whose view went stale is told so, and its click does nothing (If-Match, S29)', async () => {
+  await withPage(browser, server, 'stale-tab', async (first, context) => {
+    await startStory(first, server, 'club-fair');
+    const session = await currentSession(first);
+    const { openPage } = await import('./harness.mjs');
+    const second = await openPage(context, server);
+    // The second tab does not follow the live trace, so it keeps the view it was drawn on.
+    await second.route('**/trace?**', (route) => route.abort());
+    await second.goto(`${server.url}/`);
+    await second.getByRole('link', { name: /Continue/ }).first().click();
+    await second.waitForURL(new RegExp(session.id));
+    await second.locator('.controls button, .controls input').first().waitFor();
+    const before = (await sessionState(server, session)).version;
+    await step(first);
+    const moved = (await sessionState(server, session)).version;
+    assert.equal(moved, before + 1, 'the first tab moved the session once');
+    await step(second);
+    await second.locator('[role=alert]').filter({ hasText: 'moved on elsewhere' }).waitFor();
+    assert.equal((await sessionState(server, session)).version, moved, "the stale tab's click executed nothing");
+    const applied = (await traceRecords(server, session)).filter((r) => r.type === 'apply.finished');
+    assert.equal(applied.length, 1, JSON.stringify(applied));
+    // It was drawn afresh: a click now is on the current view, and goes through.
+    await step(second);
+    assert.equal((await sessionState(server, session)).version, moved + 1);
+  });
+});
+
 // The lighthouse's first option asks about the lamp again and again: its player takes the last.
 for (const [name, pick] of [['the-crossing.json', 'first'], ['the-lighthouse.xml', 'last']]) {
   test(`${name} (a ChatMapper export) plays to its end by clicking`, async () => {
