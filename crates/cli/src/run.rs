@@ -13,7 +13,7 @@ use stagehand_worlds::runs::{self, RunError, RunOf, Turn};
 use stagehand_worlds::World;
 
 use crate::compile::Settings;
-use crate::play::{discover_world, open_document, open_world};
+use crate::play::{open_document, open_world};
 
 /// `stagehand run`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -98,7 +98,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         };
     }
     let Some(file) = args.file else { return bad("name the file to run") };
-    let world = args.world.or_else(|| discover_world(&file));
+    let world = args.world.or_else(|| stagehand_worlds::world_beside(&file, Path::is_file));
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|_| ".".into());
     let ports = match Bindings::parse(&args.players, args.captain.as_deref(), args.judge.as_deref(), &cwd) {
         Ok(ports) => ports,

@@ -162,6 +162,27 @@ fn piped_lines_do_not_wait_for_enter_only_menus_read_a_line() {
 }
 
 #[test]
+fn a_ring_of_lines_piped_is_stopped_and_a_long_story_is_not() {
+    // A line that leads back to itself: nobody paces the lines when piped, so it would play for
+    // ever with standard input open, keeping every line for undo (P14).
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("ring.dialogue.md"), "# Loop\n\nAround and around.\n\n=> [again](#loop)\n")
+        .expect("written");
+    let (status, out, err) = play_held_open(dir.path(), &["play", "ring.dialogue.md"], "");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("no menu or question") && err.contains("--pace enter"), "{err}");
+    let said = out.matches("Around and around.").count();
+    assert!((10_000..=10_010).contains(&said), "stopped after its places and 10,000 more lines: {said}");
+    // A story of more lines than that margin, with no menu, plays to its end: the bound grows
+    // with the document.
+    let long: String = (0..12_000).map(|n| format!("Line {n}.\n\n")).collect();
+    std::fs::write(dir.path().join("long.dialogue.md"), long).expect("written");
+    let (status, out, err) = play_held_open(dir.path(), &["play", "long.dialogue.md"], "");
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(out.contains("Line 11999.") && out.contains("— the end —"), "{}", &out[out.len().saturating_sub(300)..]);
+}
+
+#[test]
 fn input_not_valid_where_it_is_read_names_its_line_on_standard_error() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     common::copy(dir.path(), &["club-fair.dialogue.md", "club-fair.world.lua"]);

@@ -209,6 +209,17 @@ impl Document {
         }
     }
 
+    /// How many places a run can stand at: a playbook's nodes, a project's dialogue entries, a
+    /// machine's states. A run that moves past more lines than this without the person acting
+    /// has been round some of them again.
+    pub fn places(&self) -> usize {
+        match &self.body {
+            Body::Playbook(prepared) => prepared.borrow_owner().nodes.len(),
+            Body::ChatMapper { project, .. } => project.conversations.iter().map(|c| c.entries.len()).sum(),
+            Body::Machine(machine) => machine.states.len(),
+        }
+    }
+
     /// The machine, for an agent playbook.
     pub fn machine(&self) -> Option<&Machine> {
         match &self.body {

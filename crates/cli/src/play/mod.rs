@@ -97,7 +97,10 @@ pub struct PlayOptions {
 pub fn run(options: PlayOptions) -> ExitCode {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let colour = interactive && std::env::var_os("NO_COLOR").is_none();
-    let discovered = || discover_world(&options.file).inspect(|path| errln!("using world {}", path.display()));
+    let discovered = || {
+        stagehand_worlds::world_beside(&options.file, Path::is_file)
+            .inspect(|path| errln!("using world {}", path.display()))
+    };
     let world = options.world.clone().or_else(discovered);
     let mut chatmapper = stagehand_chatmapper::Options {
         player_lines_as_choices: options.player_lines_as_choices,
@@ -190,11 +193,6 @@ fn round(player: &mut Player, document: &Document, world: Box<dyn World>, plan: 
         return Flow::Exit(fail("the story did not start"));
     }
     player.play(&mut playthrough)
-}
-
-/// The world named for the played file, if one sits beside it ([`stagehand_worlds::world_beside`]).
-pub fn discover_world(file: &Path) -> Option<PathBuf> {
-    stagehand_worlds::world_beside(file, Path::is_file)
 }
 
 pub(crate) fn fail(message: &str) -> ExitCode {

@@ -101,7 +101,10 @@ impl Player {
         loop {
             let waiting = p.waiting();
             if self.pace == Pace::Choices && waiting == Waiting::Next {
-                let happenings = p.move_on();
+                let happenings = match p.move_on_unattended() {
+                    Ok(happenings) => happenings,
+                    Err(why) => return Flow::Exit(fail(&why)),
+                };
                 self.show(&happenings);
                 if !happenings.iter().any(|h| matches!(h, Happening::Event(OwnedEvent::Refused { .. }))) {
                     continue;
