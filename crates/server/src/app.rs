@@ -1,8 +1,7 @@
 //! The application: its state, its routes, and the router built from them (decision S7: the
 //! route table is one list, which builds the router and which the OpenAPI test reads).
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
@@ -43,6 +42,9 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// How often a live trace stream polls the store when nothing wakes it.
     pub trace_poll: Duration,
+    /// How many source bytes of opened documents the process keeps for later requests (the
+    /// documents used longest ago are let go past it, and opened again when needed: S30).
+    pub documents_kept_bytes: usize,
 }
 
 /// How often live trace streams poll by default, in milliseconds.
@@ -59,6 +61,7 @@ impl Default for Limits {
             compiles: 2,
             header_timeout: Duration::from_secs(30),
             trace_poll: Duration::from_millis(DEFAULT_TRACE_POLL_MS),
+            documents_kept_bytes: 256 << 20,
         }
     }
 }
@@ -76,8 +79,8 @@ pub struct AppState {
     pub lanes: Lanes,
     /// The sessions kept in memory between requests, on their threads (decision S25).
     pub live: Live,
-    /// Documents opened, by fingerprint.
-    pub documents: RwLock<HashMap<String, Arc<Document>>>,
+    /// Documents opened, by fingerprint, the most recently used kept (S30).
+    pub documents: crate::opened::Opened,
     /// Uploads compiling now: a compile holds its permit until it really ends, even after its
     /// request timed out (S9), so at most `Limits::compiles` run at once.
     pub compiling: Arc<Semaphore>,
@@ -119,7 +122,7 @@ impl AppState {
             metrics: Metrics::default(),
             lanes: Lanes::new(limits.session_queue),
             live: Live::for_this_machine(),
-            documents: RwLock::new(HashMap::new()),
+            documents: crate::opened::Opened::new(limits.documents_kept_bytes),
             compiling: Arc::new(Semaphore::new(limits.compiles.max(1))),
             committed: watch::channel(0).0,
             shutdown: watch::channel(false).0,
@@ -138,29 +141,25 @@ impl AppState {
         }
     }
 
-    /// The document with this fingerprint, opened once and kept.
+    /// The document with this fingerprint: kept, or opened from the store (and kept).
     pub async fn document(&self, fingerprint: &str) -> Result<Option<Arc<Document>>, Problem> {
-        if let Some(document) =
-            self.documents.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(fingerprint)
-        {
-            return Ok(Some(document.clone()));
+        if let Some(document) = self.documents.get(fingerprint) {
+            return Ok(Some(document));
         }
         let Some((_, name, body)) = self.store.document(fingerprint).await? else { return Ok(None) };
+        let bytes = body.len();
         let opened = tokio::task::spawn_blocking(move || crate::host::open(&body, Some(&name), None))
             .await
             .map_err(Problem::internal)?
             .map_err(|refused| Problem::internal(format!("a stored document no longer opens: {}", refused.detail)))?;
         let document = Arc::new(opened.document);
-        self.keep(fingerprint, document.clone());
+        self.keep(fingerprint, document.clone(), bytes);
         Ok(Some(document))
     }
 
-    /// Keeps an opened document.
-    pub fn keep(&self, fingerprint: &str, document: Arc<Document>) {
-        self.documents
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(fingerprint.to_owned(), document);
+    /// Keeps an opened document, whose source is `bytes` long.
+    pub fn keep(&self, fingerprint: &str, document: Arc<Document>, bytes: usize) {
+        self.documents.keep(fingerprint, document, bytes);
     }
 }
 

@@ -8,6 +8,7 @@
 //! - [`mod@serve`]: listening and graceful shutdown; [`host`]: the one door to documents and sessions.
 //! - [`mod@watch`]: `--watch DIR`, the writer's preview's folder.
 //! - [`agents`]: agent playbook sessions, driven with the lineup's ports.
+//! - [`opened`]: the documents this process keeps opened, within a budget.
 
 /// Writes a line to standard error, never panicking when it has gone. Tokens and request bodies
 /// never reach it (decision S5).
@@ -27,6 +28,7 @@ pub mod host;
 pub mod lanes;
 pub mod live;
 pub mod metrics;
+pub mod opened;
 pub mod problem;
 pub mod routes;
 pub mod scratch;

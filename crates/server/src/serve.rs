@@ -245,7 +245,7 @@ async fn load_documents(state: &Shared, folder: &std::path::Path) -> Result<(), 
         };
         let now = i64::try_from(now_ms()).unwrap_or(i64::MAX);
         state.store.put_document(&opened.fingerprint, &opened.kind, &name, &bytes, now).await?;
-        state.keep(&opened.fingerprint, Arc::new(opened.document));
+        state.keep(&opened.fingerprint, Arc::new(opened.document), bytes.len());
     }
     Ok(())
 }

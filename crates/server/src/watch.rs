@@ -127,7 +127,7 @@ async fn open(state: &Shared, path: &str, bytes: Vec<u8>) -> Result<Value, Store
         Ok(opened) => {
             let now = i64::try_from(now_ms()).unwrap_or(i64::MAX);
             state.store.put_document(&opened.fingerprint, &opened.kind, path, &shared, now).await?;
-            state.keep(&opened.fingerprint, Arc::new(opened.document));
+            state.keep(&opened.fingerprint, Arc::new(opened.document), shared.len());
             Ok(json!({
                 "path": path,
                 "name": path,

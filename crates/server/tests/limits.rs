@@ -1,6 +1,6 @@
 //! The limits clients are held to (issue 14, item 4; decision S9): body sizes for documents and
 //! for other requests separately, the per-session queue, a body that never finishes, a request
-//! head that never finishes.
+//! head that never finishes; the opened documents a process keeps (S30).
 
 mod support;
 
@@ -119,4 +119,32 @@ async fn a_compile_that_outlives_its_request_keeps_its_permit_until_it_ends() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("the compile never gave its permit back");
+}
+
+#[tokio::test]
+async fn opened_documents_are_kept_within_a_budget_and_opened_again_when_needed() {
+    // A budget smaller than any document: only the newest one opened is kept.
+    let local = Local::start(Limits { documents_kept_bytes: 1, ..Limits::default() }).await;
+    let script = local.upload("club-fair.dialogue.md").await;
+    let (session, token) = local.session(&script).await;
+    let project = local.upload("the-crossing.json").await;
+    assert_eq!(local.state.documents.len(), 1, "the script was let go");
+    // The script's session goes on: its document is opened again from the store.
+    let view = local.call(Method::GET, &format!("/v1/sessions/{session}"), Some(&token), None, Vec::new()).await;
+    assert_eq!(view.status, StatusCode::OK, "{}", view.body);
+    let next = view.json()["view"]["actions"][0]["id"].as_str().expect("an action").to_owned();
+    let applied = local
+        .call(
+            Method::POST,
+            &format!("/v1/sessions/{session}/apply"),
+            Some(&token),
+            Some("k1"),
+            json!({"actionId": next}).to_string(),
+        )
+        .await;
+    assert_eq!(applied.status, StatusCode::OK, "{}", applied.body);
+    // And a new session of the project, let go in turn, starts.
+    let (other, _) = local.session(&project).await;
+    assert!(!other.is_empty());
+    assert_eq!(local.state.documents.len(), 1);
 }

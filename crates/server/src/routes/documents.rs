@@ -56,7 +56,7 @@ pub async fn upload(
     let name = opened.document.name().to_owned();
     state.store.put_document(&opened.fingerprint, &opened.kind, &name, &bytes, now).await?;
     let body = json!({"documentId": opened.fingerprint, "kind": opened.kind, "diagnostics": opened.diagnostics});
-    state.keep(&opened.fingerprint, Arc::new(opened.document));
+    state.keep(&opened.fingerprint, Arc::new(opened.document), bytes.len());
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
