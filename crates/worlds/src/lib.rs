@@ -23,7 +23,9 @@ mod world;
 pub use drive::{drive, fresh_key, Driven, Stop, MAX_MOVES};
 pub use facts::FactsWorld;
 pub use lua::{LuaWorld, PERFORM_FUNCTION, QUERY_FUNCTION};
-pub use playthrough::{command_of, Happening, LoadError, Loaded, Playthrough, Record, ReplayError, Taken, Waiting};
+pub use playthrough::{
+    command_of, Happening, LoadError, Loaded, Playthrough, Record, ReplayError, Taken, Waiting, UNATTENDED_MARGIN,
+};
 pub use world::{
     command_text, default_answer, parse_answer, world_beside, world_of, Ask, Attended, NoWorld, World, WorldError,
 };
