@@ -20,7 +20,7 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::Response;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -103,6 +103,11 @@ pub struct Asked<T> {
     pub body: T,
     /// The version the request was chosen on (`If-Match`), when it names one.
     pub version: Option<i64>,
+}
+
+/// A session's version as its entity tag (`"7"`): the spelling an apply's `If-Match` is read in.
+pub fn etag(version: i64) -> Result<HeaderValue, Problem> {
+    HeaderValue::from_str(&format!("\"{version}\"")).map_err(Problem::internal)
 }
 
 /// The version an `If-Match` header names: `"7"` (the `ETag` a session is answered with) or `7`;

@@ -163,8 +163,7 @@ pub async fn show(
         "transcript": transcript,
     });
     // The version as an entity tag, for an apply's `If-Match` (S29).
-    let version = HeaderValue::from_str(&format!("\"{}\"", row.version)).map_err(Problem::internal)?;
-    Ok(([(header::ETAG, version)], Json(body)).into_response())
+    Ok(([(header::ETAG, exactly::etag(row.version)?)], Json(body)).into_response())
 }
 
 /// The `after` of a query: 0 when absent, `400` when malformed or negative.
@@ -228,8 +227,10 @@ pub async fn snapshot(
     headers: HeaderMap,
 ) -> Result<Response, Problem> {
     let row = authorize(&state, &headers, &id).await?;
-    let version = HeaderValue::from_str(&format!("\"{}\"", row.version)).map_err(Problem::internal)?;
-    let headers = [(header::CONTENT_TYPE, HeaderValue::from_static("application/json")), (header::ETAG, version)];
+    let headers = [
+        (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
+        (header::ETAG, exactly::etag(row.version)?),
+    ];
     Ok((headers, row.snapshot).into_response())
 }
 

@@ -41,8 +41,10 @@ pub struct Playthrough<'d> {
     performed: usize,
     /// The next idempotency key's number.
     keys: u64,
-    /// Lines moved past in a row with nobody pacing them ([`move_on_unattended`](Self::move_on_unattended)).
-    unattended: usize,
+    /// Lines moved past in a row with nobody pacing them ([`move_on_unattended`](Self::move_on_unattended)),
+    /// and the key number after the last of them: any other move takes a key, so a different
+    /// number means the row was broken.
+    unattended: (usize, u64),
 }
 
 /// How many lines beyond the document's places a run may move past in a row, nobody pacing it,
@@ -89,7 +91,7 @@ impl<'d> Playthrough<'d> {
             effects: Vec::new(),
             performed: 0,
             keys: 0,
-            unattended: 0,
+            unattended: (0, 0),
         };
         let entry = Entry { by: Sender::Player, step: Move::Start { anchor: anchor.map(str::to_owned) }, label: None };
         let mut out = playthrough.logs();
@@ -160,7 +162,6 @@ impl<'d> Playthrough<'d> {
     /// Takes a line of the person's input (not a `:` command) as a move where the run stands:
     /// Enter moves on (or retries a held command), a number picks an option (counting from 1).
     pub fn take_line(&mut self, line: &str) -> Taken {
-        self.unattended = 0;
         let waiting = self.waiting();
         match (&waiting, line) {
             (Waiting::Next, "") => Taken::Moved { retrying: None, happenings: self.move_on() },
@@ -187,7 +188,6 @@ impl<'d> Playthrough<'d> {
 
     /// The person's `next`.
     pub fn move_on(&mut self) -> Vec<Happening> {
-        self.unattended = 0;
         self.person("next", Move::Next, None)
     }
 
@@ -197,25 +197,25 @@ impl<'d> Playthrough<'d> {
     /// would play for ever and keep every line for undo (decision P14). Any other move of the
     /// person's starts the count again.
     pub fn move_on_unattended(&mut self) -> Result<Vec<Happening>, String> {
+        let (count, after) = self.unattended;
+        let count = if after == self.keys { count } else { 0 };
         let most = self.document.places().saturating_add(UNATTENDED_MARGIN);
-        if self.unattended >= most {
+        if count >= most {
             return Err(format!(
-                "the story moved past {} lines in a row with no menu or question (its {} places and \
+                "the story moved past {count} lines in a row with no menu or question (its {} places and \
                  {UNATTENDED_MARGIN} more): it goes round for ever at this pace, so it was stopped; \
                  `--pace enter` plays it a line at a time",
-                self.unattended,
                 self.document.places()
             ));
         }
         let happenings = self.person("next", Move::Next, None);
-        self.unattended += 1;
+        self.unattended = (count + 1, self.keys);
         Ok(happenings)
     }
 
     /// The person's choice of the option at `position` (from 0). An option the menu lacks, or
     /// closes, is refused as the engine refuses it, and nothing happens.
     pub fn choose(&mut self, position: i64) -> Vec<Happening> {
-        self.unattended = 0;
         let Pending::Menu { options } = self.session.pending() else {
             let why = "no menu waits for a choice".to_owned();
             return vec![Happening::Event(OwnedEvent::Refused { reason: RefusalReason::Misplaced, explanation: why })];
@@ -235,7 +235,6 @@ impl<'d> Playthrough<'d> {
     /// Starts at `anchor` (a scene's anchor, a ChatMapper conversation), or at the entry, in the
     /// same playthrough: random choices draw on, a project's variables are kept.
     pub fn begin(&mut self, anchor: Option<&str>) -> Vec<Happening> {
-        self.unattended = 0;
         let id = anchor.map_or_else(|| "start".to_owned(), |a| format!("start:{a}"));
         self.person(&id, Move::Start { anchor: anchor.map(str::to_owned) }, None)
     }
@@ -253,7 +252,6 @@ impl<'d> Playthrough<'d> {
 
     /// Asks the world again to carry out the command it failed.
     pub fn retry(&mut self) -> Vec<Happening> {
-        self.unattended = 0;
         if !matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. }) {
             return Vec::new();
         }
@@ -266,7 +264,6 @@ impl<'d> Playthrough<'d> {
     /// Carries on without the command the world failed (and any after it on the same line): the
     /// person's `done`. Nothing happens unless the run holds on a failed command.
     pub fn skip(&mut self) -> Vec<Happening> {
-        self.unattended = 0;
         if !matches!(self.session.pending(), Pending::Perform { failed: Some(_), .. }) {
             return Vec::new();
         }
@@ -277,7 +274,6 @@ impl<'d> Playthrough<'d> {
     /// Takes back the person's last move and the world's answers after it; `false` when only
     /// the opening is left.
     pub fn undo(&mut self) -> Result<bool, ReplayError> {
-        self.unattended = 0;
         let Some(keep) = self.records.iter().rposition(|r| r.entry.by == Sender::Player).filter(|&k| k > 0) else {
             return Ok(false);
         };
