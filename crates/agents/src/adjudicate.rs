@@ -82,7 +82,7 @@ fn split_sentence(text: &str) -> (&str, &str) {
 fn backticked(text: &str) -> impl Iterator<Item = &str> {
     let pieces: Vec<&str> = text.split('`').collect();
     // An even number of pieces means the last backtick is unmatched: its piece is no span.
-    let complete = if pieces.len() % 2 == 0 { pieces.len() - 1 } else { pieces.len() };
+    let complete = if pieces.len().is_multiple_of(2) { pieces.len() - 1 } else { pieces.len() };
     pieces.into_iter().take(complete).skip(1).step_by(2)
 }
 

@@ -155,7 +155,7 @@ impl Host<'_> {
                         },
                         _ => PlayerResult {
                             status: stagehand_agents::runtime::CallStatus::Ok,
-                            resume_token: (s % 2 == 0).then(|| format!("t{s}")),
+                            resume_token: s.is_multiple_of(2).then(|| format!("t{s}")),
                             final_text: Some(format!("text {s}")),
                             error: None,
                         },

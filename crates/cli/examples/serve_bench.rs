@@ -92,7 +92,7 @@ async fn client_loop(base: String, document: String, seed: u64, until: Instant, 
     let mut session = create(&client, &base, &document, seed).await;
     let mut n = 0usize;
     while Instant::now() < until {
-        if n > 0 && n % PER_SESSION == 0 {
+        if n > 0 && n.is_multiple_of(PER_SESSION) {
             session = create(&client, &base, &document, seed + n as u64).await;
         }
         let (route, body) = next(&session.view);

@@ -149,7 +149,15 @@ enum Commands {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            e.print().ok();
+            // `stagehand run` exits 1 for bad arguments (CONTRACT.md §3); clap's status otherwise.
+            let run = std::env::args().nth(1).is_some_and(|a| a == "run") && e.use_stderr();
+            return ExitCode::from(if run { 1 } else { e.exit_code() as u8 });
+        }
+    };
     let code = match cli.command {
         Commands::Conform { paths } => conform::run(&paths),
         Commands::Play(options) => play::run(options),

@@ -89,6 +89,11 @@ pub fn run(args: RunArgs) -> ExitCode {
             Ok(which) => which,
             Err(message) => return bad(&message),
         };
+        // Two resumes of one run take turns (H54).
+        let _held = match store.hold(&id) {
+            Ok(held) => held,
+            Err(e) => return bad(&e.to_string()),
+        };
         return match store.load(&id) {
             Ok(record) => finish(resume(&store, record, action.as_deref(), key.as_deref()), json),
             Err(e) => match key.as_deref().and_then(|key| runs::replay_ended(&store, &id, action.as_deref(), key)) {
@@ -107,17 +112,11 @@ pub fn run(args: RunArgs) -> ExitCode {
     let of = RunOf::new(&file, world.as_deref(), args.seed, args.trace.as_deref(), ports);
     let started = now();
     let id = format!("run-{started}-{}", std::process::id());
-    let turn = with_document(&of, |document, world| runs::begin(document, world, &id, of.clone(), &store, started));
-    match (turn, args.reply) {
-        (Ok(turn), Some(reply)) if turn.status == runs::PARKED => {
-            trace(&of.trace, &turn);
-            match store.load(&id) {
-                Ok(record) => finish(resume(&store, record, Some(&reply), None), args.json),
-                Err(e) => bad(&e.to_string()),
-            }
-        }
-        (turn, _) => finish(turn.inspect(|t| trace(&of.trace, t)), args.json),
-    }
+    let reply = args.reply.as_deref();
+    finish(
+        with_document(&of, |document, world| runs::begin(document, world, &id, of.clone(), reply, &store, started)),
+        args.json,
+    )
 }
 
 /// Opens the run's document and world and hands them to `go`.
@@ -135,25 +134,17 @@ fn with_document(
 
 fn resume(store: &Store, record: Parked, action: Option<&str>, key: Option<&str>) -> Result<Turn, RunError> {
     let of = RunOf::of_record(&record)?;
-    let turn = with_document(&of, |document, world| runs::resume(document, world, record, action, key, store, now()));
-    if let Ok(turn) = &turn {
-        trace(&of.trace, turn);
-    }
-    turn
-}
-
-/// Appends a turn's trace records to the trace file, if the run has one.
-fn trace(file: &Option<String>, turn: &Turn) {
-    if let Err(e) = file.as_ref().map_or(Ok(()), |file| turn.append_trace(file)) {
-        errln!("stagehand run: {e}");
-    }
+    with_document(&of, |document, world| runs::resume(document, world, record, action, key, store, now()))
 }
 
 /// Prints a turn (one envelope, or words for a person) and gives its exit status.
 fn finish(turn: Result<Turn, RunError>, json: bool) -> ExitCode {
     let turn = match turn {
         Ok(turn) => turn,
-        Err(e) => return bad(&e.to_string()),
+        Err(e) => {
+            errln!("stagehand run: {e}");
+            return ExitCode::from(e.status());
+        }
     };
     for line in &turn.log {
         errln!("{line}");

@@ -66,7 +66,7 @@ impl Driver {
         for event in events.iter().rev() {
             match event {
                 Event::Perform { .. } => {
-                    if !*failed_last && self.coin() % 5 == 0 {
+                    if !*failed_last && self.coin().is_multiple_of(5) {
                         *failed_last = true;
                         return Command::failed("not now");
                     }
@@ -78,7 +78,7 @@ impl Driver {
                     for question in questions.iter() {
                         let coin = self.coin();
                         let answer = match question.kind {
-                            AnswerKind::Truth => Answer::Truth(coin % 2 == 0),
+                            AnswerKind::Truth => Answer::Truth(coin.is_multiple_of(2)),
                             AnswerKind::Text => Answer::Text(["", "Robin", "ä"][usize::from(coin % 3)].into()),
                             AnswerKind::Number => Answer::Number(f64::from(coin % 4) * 25.0),
                         };

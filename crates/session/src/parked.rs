@@ -94,6 +94,25 @@ pub enum ParkedError {
     },
 }
 
+/// A run held by one process ([`Store::hold`]): released when dropped.
+#[derive(Debug)]
+pub struct Held {
+    file: fs::File,
+    lock: PathBuf,
+    record: PathBuf,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // A process that waited on this file and holds it once it is gone finds no record
+        // either, so it changes nothing; one that comes later locks a new file.
+        if !self.record.exists() {
+            fs::remove_file(&self.lock).ok();
+        }
+        self.file.unlock().ok();
+    }
+}
+
 /// The folder of parked records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Store {
@@ -223,6 +242,23 @@ impl Store {
             }
         }
         newest.map(|(_, id)| id).ok_or(ParkedError::None)
+    }
+
+    /// Holds the run `id` for one command: waits until no other process holds it, and keeps it
+    /// until the guard is dropped (or the process ends), so two resumes of one run take turns
+    /// rather than both applying to the same record and one of them being lost (H54). The lock
+    /// is the operating system's on `<id>.lock` beside the record, removed with the guard when
+    /// no record is left (the run ended, or there was none).
+    pub fn hold(&self, id: &str) -> Result<Held, ParkedError> {
+        if !is_id(id) {
+            return Err(ParkedError::Unknown(id.to_owned()));
+        }
+        fs::create_dir_all(&self.folder).map_err(io(&self.folder))?;
+        restrict(&self.folder, 0o700)?;
+        let path = self.folder.join(format!("{id}.lock"));
+        let file = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io(&path))?;
+        file.lock().map_err(io(&path))?;
+        Ok(Held { file, lock: path, record: self.path(id) })
     }
 
     /// Deletes the record of `id` (a record already gone is not an error).

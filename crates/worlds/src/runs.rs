@@ -48,15 +48,13 @@ impl RunOf {
         ports: Option<Bindings>,
     ) -> RunOf {
         let absolute = |path: &std::path::Path| {
-            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+            std::fs::canonicalize(path)
+                .or_else(|_| std::path::absolute(path))
+                .unwrap_or_else(|_| path.to_path_buf())
+                .display()
+                .to_string()
         };
-        RunOf {
-            document: absolute(document),
-            world: world.map(absolute),
-            seed,
-            trace: trace.map(|t| t.display().to_string()),
-            ports,
-        }
+        RunOf { document: absolute(document), world: world.map(absolute), seed, trace: trace.map(absolute), ports }
     }
 
     /// What a parked record's run is of.
@@ -77,24 +75,6 @@ impl RunOf {
     }
 }
 
-impl Turn {
-    /// The turn's trace records as JSON lines, each ended by a newline.
-    pub fn trace_lines(&self) -> String {
-        self.trace.iter().filter_map(|record| serde_json::to_string(record).ok()).map(|line| line + "\n").collect()
-    }
-
-    /// Appends the turn's trace records to the file `path` (created if need be), as JSON lines.
-    pub fn append_trace(&self, path: &str) -> Result<(), String> {
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(self.trace_lines().as_bytes()))
-            .map_err(|e| format!("{path}: cannot write the trace: {e}"))
-    }
-}
-
 /// What one turn did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
@@ -102,7 +82,8 @@ pub struct Turn {
     pub envelope: Value,
     /// The exit status: 0 ended (record deleted), 2 failed (record kept), 3 parked.
     pub status: u8,
-    /// The trace records the turn made, in order.
+    /// The trace records the turn made, in order (appended to the run's trace file, if it has
+    /// one, before the record was kept).
     pub trace: Vec<TraceRecord>,
     /// Lines the world wrote for the person.
     pub log: Vec<String>,
@@ -120,6 +101,21 @@ pub enum RunError {
     /// The action is not one that may be applied now.
     #[error("{0}")]
     Rejected(String),
+    /// The turn was taken but could not be kept: its trace or its record could not be written
+    /// (exit status 2; the record is as it was before the turn, H54).
+    #[error("{0}")]
+    Unsaved(String),
+}
+
+impl RunError {
+    /// The exit status: 2 when the turn could not be kept (CONTRACT.md §3: "failure to persist
+    /// a parked session"), else 1 (nothing changed).
+    pub fn status(&self) -> u8 {
+        match self {
+            RunError::Unsaved(_) => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// What was said: each `said`, and each `continued` (the rest of a line after a command).
@@ -127,16 +123,24 @@ fn said(reported: &[Reported]) -> Vec<Reported> {
     reported.iter().filter(|r| r.kind == "said" || r.kind == "continued").cloned().collect()
 }
 
+/// What a turn said, and the lines the world wrote, before its last drive.
+#[derive(Default)]
+struct Before {
+    reported: Vec<Reported>,
+    log: Vec<String>,
+}
+
 /// Plays the session on, then parks, keeps or deletes its record; the turn.
 fn settle(
     mut session: Box<dyn AnySession + '_>,
     world: &mut dyn World,
     mut record: Parked,
-    mut reported: Vec<Reported>,
+    before: Before,
     receipt: Option<(&str, &str, Receipt)>,
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
+    let Before { mut reported, log } = before;
     let mut driven = drive(session.as_mut(), world, now);
     reported.extend(driven.reported);
     driven.log.extend(session.take_log());
@@ -163,24 +167,55 @@ fn settle(
     }
     if status == 0 {
         session.dispose(now);
-        store.remove(session.id())?;
-        if !record.envelopes.is_empty() {
-            store.save_ended(session.id(), &record.envelopes)?;
-        }
     } else {
         record.session = session.snapshot_value().map_err(|e| RunError::Refused(e.to_string()))?;
         record.updated_at = now;
-        store.save(&record)?;
     }
-    Ok(Turn { envelope, status, trace: session.take_trace(), log: driven.log })
+    // The trace first: a turn whose records cannot be written is not kept, so the file's
+    // sequence never skips; then the record (H54).
+    let trace = session.take_trace();
+    let unsaved = |e: ParkedError| RunError::Unsaved(format!("{e}; the turn was not kept"));
+    if let Some(path) = &record.trace {
+        append_trace(path, &trace).map_err(|e| RunError::Unsaved(format!("{e}; the turn was not kept")))?;
+    }
+    if status == 0 {
+        store.remove(session.id()).map_err(unsaved)?;
+        if !record.envelopes.is_empty() {
+            store.save_ended(session.id(), &record.envelopes).map_err(unsaved)?;
+        }
+    } else {
+        store.save(&record).map_err(unsaved)?;
+    }
+    let mut log = log;
+    log.extend(driven.log);
+    Ok(Turn { envelope, status, trace, log })
+}
+
+/// Appends `records` to the file `path` (created `0600` if need be: it holds what a person
+/// answered), as JSON lines.
+fn append_trace(path: &str, records: &[TraceRecord]) -> Result<(), String> {
+    use std::io::Write;
+    let lines: String =
+        records.iter().filter_map(|record| serde_json::to_string(record).ok()).map(|line| line + "\n").collect();
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+        .open(path)
+        .and_then(|mut f| f.write_all(lines.as_bytes()))
+        .map_err(|e| format!("{path}: cannot write the trace: {e}"))
 }
 
 /// Begins a run of `document` under the id `id`: plays until a person must act and parks it.
+/// With a `reply`, once it would park the reply is taken as `run resume` takes an action, and
+/// the turn holds both; a reply that cannot be taken parks nothing (H54).
 pub fn begin(
     document: &Document,
     world: &mut dyn World,
     id: &str,
     of: RunOf,
+    reply: Option<&str>,
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
@@ -196,7 +231,7 @@ pub fn begin(
     }
     let fingerprint = document.fingerprint().to_owned();
     let mut session = document.start(id, of.seed, now).map_err(|e| RunError::Refused(e.to_string()))?;
-    let opening = session.take_opening();
+    let mut reported = session.take_opening();
     let record = Parked {
         schema_version: PARKED_VERSION,
         session_id: id.to_owned(),
@@ -211,7 +246,21 @@ pub fn begin(
         session: Value::Null,
         envelopes: BTreeMap::new(),
     };
-    settle(session, world, record, opening, None, store, now)
+    let Some(reply) = reply else {
+        return settle(session, world, record, Before { reported, log: Vec::new() }, None, store, now);
+    };
+    let mut driven = drive(session.as_mut(), world, now);
+    reported.append(&mut driven.reported);
+    driven.log.extend(session.take_log());
+    if !matches!(driven.stop, Stop::Person) {
+        // It ended or failed before anyone could reply: the turn is that.
+        return settle(session, world, record, Before { reported, log: driven.log }, None, store, now);
+    }
+    let (key, receipt) = take(session.as_mut(), reply, None, now)?;
+    if let Receipt::Executed { events, .. } = &receipt {
+        reported.extend(events.iter().cloned());
+    }
+    settle(session, world, record, Before { reported, log: driven.log }, Some((&key, reply, receipt)), store, now)
 }
 
 /// Which run `stagehand run resume` means, and the action: `ID [ACTION]`, or with `last` the run
@@ -241,7 +290,8 @@ pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) ->
 /// Takes one action on the parked run `record` (a session of `document`, restored): an action
 /// id, its number in the view's list (from 1), or free text for the first pending question.
 /// Without an action the run is shown as it stands. With a `key` already used for the same
-/// action, the envelope printed then is given again and nothing is applied.
+/// action, as it was typed or as the action it named, the envelope printed then is given again
+/// and nothing is applied.
 pub fn resume(
     document: &Document,
     world: &mut dyn World,
@@ -251,6 +301,11 @@ pub fn resume(
     store: &Store,
     now: u64,
 ) -> Result<Turn, RunError> {
+    if let Some(printed) = key.and_then(|key| record.envelopes.get(key)).filter(|p| Some(p.action.as_str()) == action) {
+        // The same words under the same key: what was printed then, before the view (which
+        // has moved on) could give a number or a text another meaning.
+        return Ok(reprinted(printed));
+    }
     let fingerprint = document.fingerprint();
     if fingerprint != record.fingerprint {
         return Err(RunError::Refused(format!(
@@ -262,9 +317,47 @@ pub fn resume(
     let mut session = document
         .restore(record.session.take())
         .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?;
+    if session.id() != record.session_id {
+        return Err(RunError::Refused(format!(
+            "the record of the run {} holds the session {:?}: it was not written by `stagehand run`",
+            record.session_id,
+            session.id()
+        )));
+    }
     let Some(action) = action else {
-        return settle(session, world, record, Vec::new(), None, store, now);
+        return settle(session, world, record, Before::default(), None, store, now);
     };
+    let (key, receipt) = take(session.as_mut(), action, key, now)?;
+    if let Some(printed) = record.envelopes.get(&key) {
+        if printed.envelope.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
+            return Ok(reprinted(printed));
+        }
+    }
+    let reported = match &receipt {
+        Receipt::Executed { events, .. } => events.clone(),
+        _ => Vec::new(),
+    };
+    settle(session, world, record, Before { reported, log: Vec::new() }, Some((&key, action, receipt)), store, now)
+}
+
+/// What a resume printed under a key, printed again: nothing is applied or written.
+fn reprinted(printed: &Printed) -> Turn {
+    let status = match printed.envelope["outcome"].as_str() {
+        Some("failed") => 2,
+        _ => PARKED,
+    };
+    Turn { envelope: printed.envelope.clone(), status, trace: Vec::new(), log: Vec::new() }
+}
+
+/// Applies `action` as `run resume` reads it (an action id, its number in the view's list from
+/// 1, or free text for the first pending question) under `key` (a fresh one when absent): the
+/// key and the receipt. A rejected action is an error, and nothing changed.
+fn take(
+    session: &mut dyn AnySession,
+    action: &str,
+    key: Option<&str>,
+    now: u64,
+) -> Result<(String, Receipt), RunError> {
     let key = match key {
         Some(key) => key.to_owned(),
         None => (session.receipt_count()..).map(|n| format!("cli:{n}")).find(|k| !session.has_key(k)).expect("a key"),
@@ -293,20 +386,7 @@ pub fn resume(
         }
         return Err(RunError::Rejected(reason.clone()));
     }
-    if let Some(Printed { envelope: printed, .. }) = record.envelopes.get(&key) {
-        if printed.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
-            let status = match printed["outcome"].as_str() {
-                Some("failed") => 2,
-                _ => PARKED,
-            };
-            return Ok(Turn { envelope: printed.clone(), status, trace: session.take_trace(), log: Vec::new() });
-        }
-    }
-    let reported = match &receipt {
-        Receipt::Executed { events, .. } => events.clone(),
-        _ => Vec::new(),
-    };
-    settle(session, world, record, reported, Some((&key, action, receipt)), store, now)
+    Ok((key, receipt))
 }
 
 /// A turn's envelope in words for a person: what was said, a line each, then the end, or the

@@ -45,7 +45,7 @@ fn entries(conversation: usize, count: usize, conversations: usize, per_conversa
 fn conversations(entries: usize, per_conversation: usize) -> Vec<(usize, usize)> {
     let full = entries / per_conversation;
     let mut out: Vec<(usize, usize)> = (1..=full).map(|c| (c, per_conversation)).collect();
-    if entries % per_conversation != 0 {
+    if !entries.is_multiple_of(per_conversation) {
         out.push((full + 1, entries % per_conversation));
     }
     out
