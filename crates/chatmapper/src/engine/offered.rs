@@ -12,8 +12,8 @@ use super::{environment, Log};
 use crate::model::ConditionPriority;
 
 /// How deep Passthrough and group expansion may nest before the engine stops following (rings are
-/// caught before this; a chain this long is only followed no further).
-const MAX_DEPTH: usize = 64;
+/// caught before this; a chain this long is only followed no further: decision M19).
+const MAX_DEPTH: usize = 256;
 
 /// One member of an offered set: the entry, and the groups whose scripts run before its own
 /// (outermost first).
@@ -137,8 +137,10 @@ impl Selection<'_> {
             }
             if node.passthrough && !node.is_root {
                 if depth >= MAX_DEPTH {
-                    self.log
-                        .push(format!("{}: Passthrough nests too deep (a loop?), so it is not followed", node.label));
+                    self.log.push(format!(
+                        "{}: Passthrough entries nest more than {MAX_DEPTH} deep here, so this one is not followed",
+                        node.label
+                    ));
                 } else {
                     self.passing.push(candidate);
                     self.filter(candidate, depth + 1, pool, seen);
@@ -163,7 +165,14 @@ impl Selection<'_> {
                 self.set.ring.get_or_insert_with(|| Ring::Groups(self.carried[at..].to_vec()));
                 continue;
             }
-            if self.carried.len() >= MAX_DEPTH || !self.expanded.insert(node) {
+            if self.carried.len() >= MAX_DEPTH {
+                self.log.push(format!(
+                    "{}: groups nest more than {MAX_DEPTH} deep here, so this one is not expanded",
+                    nodes[node].label
+                ));
+                continue;
+            }
+            if !self.expanded.insert(node) {
                 self.log.push(format!(
                     "{}: the group was already expanded for this offered set, so it is not expanded again",
                     nodes[node].label

@@ -69,7 +69,15 @@ impl ChatMapperEngine {
                 format!("the conversation {title:?} has no START entry"),
             );
         };
+        // The root's condition reads the conversation's own `Dialog` table; a start refused
+        // leaves `Dialog` naming the conversation it named before (M20).
+        let before = self.state.conversation;
+        self.switch_conversation(conversation);
         if !offered::holds(&self.index.nodes[root], self.host.as_mut(), &mut self.log) {
+            match before {
+                Some(before) => self.switch_conversation(before),
+                None => self.state.conversation = None,
+            }
             return refuse(
                 events,
                 RefusalReason::CannotStart,
