@@ -5,6 +5,8 @@
 mod common;
 
 cases! {
+    a_chain_of_a_hundred_and_fifty_false_passthrough_entries_is_followed => "chatmapper/a-chain-of-a-hundred-and-fifty-false-passthrough-entries-is-followed",
+    a_chain_of_a_hundred_and_fifty_groups_is_followed => "chatmapper/a-chain-of-a-hundred-and-fifty-groups-is-followed",
     a_conversation_whose_root_condition_is_false_cannot_start => "chatmapper/a-conversation-whose-root-condition-is-false-cannot-start",
     a_cross_conversation_link_keeps_state => "chatmapper/a-cross-conversation-link-keeps-state",
     a_failing_script_is_logged_and_play_goes_on => "chatmapper/a-failing-script-is-logged-and-play-goes-on",
@@ -14,6 +16,7 @@ cases! {
     a_link_into_a_root_whose_condition_is_false_is_dropped => "chatmapper/a-link-into-a-root-whose-condition-is-false-is-dropped",
     a_node_reached_only_from_another_conversation_competes_with_nobody => "chatmapper/a-node-reached-only-from-another-conversation-competes-with-nobody",
     a_ring_of_groups_is_refused_as_a_possible_loop => "chatmapper/a-ring-of-groups-is-refused-as-a-possible-loop",
+    a_root_condition_reads_its_own_conversations_dialog_table => "chatmapper/a-root-condition-reads-its-own-conversations-dialog-table",
     a_root_script_runs_and_the_root_says_nothing => "chatmapper/a-root-script-runs-and-the-root-says-nothing",
     a_single_choice_plays_straight_through => "chatmapper/a-single-choice-plays-straight-through",
     a_supply_that_does_not_fit_is_refused => "chatmapper/a-supply-that-does-not-fit-is-refused",
