@@ -85,3 +85,21 @@ fn check_names_globals_that_nothing_defines() {
     let expected = [(Some(1), "game"), (Some(1), "Quest"), (Some(2), "game"), (Some(3), "Quest")];
     assert_eq!(undefined, expected.map(|(e, n)| (e, n.to_owned())), "shout, Greeting, Tally, seen, string are defined");
 }
+
+#[test]
+fn a_restored_playthrough_does_not_print_what_the_project_script_printed_at_the_start() {
+    let project = json!({"Title": "Hello", "UserScript": "print(\"the project script ran\")",
+        "Assets": {"Actors": [{"ID": 1, "Fields": {"Name": "Guide"}}], "Conversations": [
+            {"ID": 1, "Fields": {"Title": "Hello"}, "DialogNodes": [
+                {"ID": 0, "IsRoot": true, "Fields": {"Title": "START", "Actor": "1"},
+                 "OutgoingLinks": [{"OriginConvoID": 1, "DestinationConvoID": 1, "OriginDialogID": 0, "DestinationDialogID": 1}]},
+                {"ID": 1, "Fields": {"Title": "line", "Actor": "1", "Dialogue Text": "Hello."}, "OutgoingLinks": []}]}]}});
+    let project = load(project.to_string().as_bytes(), "hello.json").expect("it loads");
+    let mut first = ChatMapperEngine::new(project.clone(), Options::default()).expect("made");
+    assert_eq!(said(&first.send(Command::start())), ["Hello."]);
+    assert_eq!(first.take_log(), ["print: the project script ran"], "said once, as the playthrough began");
+    let saved = first.snapshot().expect("it saves");
+    let mut restored = ChatMapperEngine::new(project, Options::default()).expect("made");
+    restored.restore(&saved).expect("it restores");
+    assert_eq!(restored.take_log(), Vec::<String>::new(), "not said again by a restore");
+}

@@ -168,7 +168,9 @@ fn settle(
     if status == 0 {
         session.dispose(now);
     } else {
-        record.session = session.snapshot_value().map_err(|e| RunError::Refused(e.to_string()))?;
+        record.session = session
+            .snapshot_value()
+            .map_err(|e| RunError::Unsaved(format!("the run cannot be parked: {e}; the turn was not kept")))?;
         record.updated_at = now;
     }
     // The trace first: a turn whose records cannot be written is not kept, so the file's

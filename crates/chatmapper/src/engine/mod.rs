@@ -371,6 +371,10 @@ impl ChatMapperEngine {
     /// random generator, and where the run stood. The log is left as it is.
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), EngineError> {
         self.check_fits(snapshot)?;
+        // What the project script printed as this engine was made was said when the
+        // playthrough began; the restored playthrough does not say it again (M21).
+        self.drain_print();
+        self.log.take();
         let now = self.data_globals()?;
         if self.cap.is_some() {
             self.host.set_memory_cap(0)?;
