@@ -170,17 +170,30 @@ fn a_bad_id_an_unreadable_record_and_a_stale_action_are_exit_1() {
 }
 
 #[test]
-fn a_record_whose_document_changed_is_refused_not_reset() {
+fn a_record_whose_document_changed_is_replayed_into_it_or_refused_naming_the_step() {
     let state = tempfile::tempdir().expect("a folder");
     let dir = tempfile::tempdir().expect("a folder");
     let script = dir.path().join("story.dialogue.md");
-    std::fs::write(&script, "Mira: Hello.\n\n- Stay.\n\n  Mira: Good.\n\n- Go.\n").unwrap();
+    let menus = "Mira: Hello.\n\n- Stay.\n\n- Go.\n\n  Mira: Where to?\n\n  - North.\n\n  - South.\n";
+    std::fs::write(&script, menus).unwrap();
     let (code, out, err) = stagehand(state.path(), &["run", &script.display().to_string(), "--json"]);
     assert_eq!(code, 3, "{out}{err}");
     let id = envelope(&out)["sessionId"].as_str().unwrap().to_owned();
-    std::fs::write(&script, "Mira: Hello there.\n\n- Stay.\n\n- Go.\n").unwrap();
-    let (code, _, err) = stagehand(state.path(), &["run", "resume", &id, "choose:0"]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("document changed"), "{err}");
-    assert!(record(state.path(), &id).is_file(), "the record is kept");
+    let (code, out, err) = stagehand(state.path(), &["run", "resume", &id, "choose:1", "--json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("Where to?"), "{out}");
+    // An edit of the words: the run's moves are taken again on the edited script.
+    std::fs::write(&script, menus.replace("Where to?", "Which way?").replace("South.", "South, then.")).unwrap();
+    let (code, out, err) = stagehand(state.path(), &["run", "resume", &id, "--json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("document changed") && err.contains("taken again"), "{err}");
+    assert!(action_ids(&envelope(&out)).contains(&"choose:1".to_owned()), "{out}");
+    assert!(out.contains("South, then."), "the edited menu: {out}");
+    let saved = std::fs::read(record(state.path(), &id)).unwrap();
+    // An edit that takes away the option the run chose: refused, naming the step; kept as it was.
+    std::fs::write(&script, menus.replace("- Stay.\n\n", "")).unwrap();
+    let (code, out, err) = stagehand(state.path(), &["run", "resume", &id, "choose:0", "--json"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("document changed") && err.contains("step 3") && err.contains("choose:1"), "{err}");
+    assert_eq!(std::fs::read(record(state.path(), &id)).unwrap(), saved, "the record is kept as it was");
 }

@@ -311,6 +311,27 @@ impl Document {
         explained.unwrap_or_else(|| format!("{}\n", session.describe().description))
     }
 
+    /// A session of another version of this document put back by replaying its journal on a
+    /// fresh engine seeded with `seed` ([`Session::replayed`]): for a snapshot whose fingerprint
+    /// is not this document's. A move this version refuses is an error naming the step. An
+    /// agent machine's run is not replayed (its moves are port answers to calls the edited
+    /// machine may not make).
+    pub fn replay(&self, snapshot: Value, seed: u64) -> Result<Box<dyn AnySession + '_>, HostError> {
+        Ok(match &self.body {
+            Body::Playbook(prepared) => {
+                let snapshot = snapshot_of::<RunnerEngine<'_>>(snapshot)?;
+                Box::new(Session::replayed(RunnerEngine::with(prepared.borrow_dependent(), seed), snapshot)?)
+            }
+            Body::ChatMapper { .. } => {
+                let snapshot = snapshot_of::<ChatMapperEngine>(snapshot)?;
+                Box::new(Session::replayed(chatmapper_engine(&self.body, seed)?, snapshot)?)
+            }
+            Body::Machine(_) => {
+                return Err(HostError::Mismatch("an agent machine's run is not replayed into an edited machine".into()))
+            }
+        })
+    }
+
     /// A session of this document put back from its snapshot ([`AnySession::snapshot_value`]):
     /// no `session.started`, its trace continues. A snapshot of another document, or of another
     /// shape, is refused with the reason.

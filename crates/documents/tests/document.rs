@@ -100,3 +100,33 @@ fn unreadable_bytes_name_the_file_and_a_snapshot_of_another_document_is_refused(
     let refused = other.restore(value).err().expect("another document's snapshot is refused");
     assert!(refused.to_string().contains("another document"), "{refused}");
 }
+
+#[test]
+fn a_run_of_an_edited_project_or_script_is_replayed_into_it_and_a_lost_move_is_named() {
+    let options = OpenOptions::default();
+    let bytes = example("the-crossing.json");
+    let crossing = Document::open("the-crossing.json", &bytes, &options).unwrap();
+    let mut session = crossing.start("run", 3, 1).unwrap();
+    let taken = play(session.as_mut(), 4, 0);
+    let value = session.snapshot_value().unwrap();
+    let edited =
+        String::from_utf8(bytes).unwrap().replace("The river runs high tonight.", "The river is loud tonight.");
+    let edited = Document::open("the-crossing.json", edited.as_bytes(), &options).unwrap();
+    assert_ne!(edited.fingerprint(), crossing.fingerprint());
+    assert!(edited.restore(value.clone()).is_err(), "a restore needs the same document");
+    let mut replayed = edited.replay(value, 3).expect("an edit of the words replays");
+    assert_eq!(replayed.id(), "run");
+    assert_eq!(replayed.describe().actions, session.describe().actions, "after {taken:?}");
+    assert_eq!(play(replayed.as_mut(), 20, 100), play(session.as_mut(), 20, 100), "the same future");
+    assert!(replayed.take_trace().iter().all(|r| r.kind != "session.started"), "a replay starts nothing");
+
+    let script = "Mira: Hello.\n\n- Stay.\n\n- Go.\n\n  Mira: Where to?\n\n  - North.\n\n  - South.\n";
+    let document = Document::open("s.dialogue.md", script.as_bytes(), &options).unwrap();
+    let mut session = document.start("run", 0, 1).unwrap();
+    session.apply("next", "k1", 2);
+    assert!(matches!(session.apply("choose:1", "k2", 3), Receipt::Executed { .. }));
+    let value = session.snapshot_value().unwrap();
+    let fewer = Document::open("s.dialogue.md", script.replace("- Stay.\n\n", "").as_bytes(), &options).unwrap();
+    let refused = fewer.replay(value, 0).err().expect("the chosen option is gone");
+    assert!(refused.to_string().contains("step 3 of its journal (choose:1)"), "{refused}");
+}

@@ -309,16 +309,27 @@ pub fn resume(
         return Ok(reprinted(printed));
     }
     let fingerprint = document.fingerprint();
-    if fingerprint != record.fingerprint {
-        return Err(RunError::Refused(format!(
-            "{}: the document changed since the run {} was parked (its fingerprint was {}, it is {fingerprint} now); \
-             this Stagehand does not replay a run into an edited document: start it again with `stagehand run`",
-            record.document, record.session_id, record.fingerprint
-        )));
-    }
-    let mut session = document
-        .restore(record.session.take())
-        .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?;
+    let mut before = Before::default();
+    let mut session = if fingerprint == record.fingerprint {
+        document
+            .restore(record.session.take())
+            .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?
+    } else {
+        // An edited document: the run's moves are taken again on it, or the step that cannot
+        // be is named (H55).
+        let replayed = document.replay(record.session.take(), record.seed).map_err(|e| {
+            RunError::Refused(format!(
+                "{}: the document changed since the run {} was parked, and the run cannot be replayed into it: {e}",
+                record.document, record.session_id
+            ))
+        })?;
+        before.log.push(format!(
+            "{}: the document changed since the run was parked; its moves were taken again on it",
+            record.document
+        ));
+        record.fingerprint = fingerprint.to_owned();
+        replayed
+    };
     if session.id() != record.session_id {
         return Err(RunError::Refused(format!(
             "the record of the run {} holds the session {:?}: it was not written by `stagehand run`",
@@ -327,7 +338,7 @@ pub fn resume(
         )));
     }
     let Some(action) = action else {
-        return settle(session, world, record, Before::default(), None, store, now);
+        return settle(session, world, record, before, None, store, now);
     };
     let (key, receipt) = take(session.as_mut(), action, key, now)?;
     if let Some(printed) = record.envelopes.get(&key) {
@@ -339,7 +350,7 @@ pub fn resume(
         Receipt::Executed { events, .. } => events.clone(),
         _ => Vec::new(),
     };
-    settle(session, world, record, Before { reported, log: Vec::new() }, Some((&key, action, receipt)), store, now)
+    settle(session, world, record, Before { reported, log: before.log }, Some((&key, action, receipt)), store, now)
 }
 
 /// What a resume printed under a key, printed again: nothing is applied or written.

@@ -33,6 +33,7 @@ mod chunked;
 mod keys;
 mod pending;
 mod receipts;
+mod replayed;
 mod snapshot;
 mod trace;
 

@@ -1,0 +1,73 @@
+//! A session put back on an edited document by replaying its journal (decision H55): what a
+//! restore cannot do once the document's fingerprint changed.
+
+use stagehand_protocol::Engine;
+
+use super::pending::{Move, Pending};
+use super::receipts::Receipts;
+use super::snapshot::{SessionSnapshot, SESSION_SNAPSHOT_VERSION};
+use super::trace::Trace;
+use super::{HostError, Session};
+
+impl<E: Engine> Session<E> {
+    /// Puts a session of another version of this document back on `engine` (fresh, made with
+    /// the session's seed) by taking every move of its journal again from the engine's start.
+    /// Its receipts, trace sequence and id are kept; its state is what the moves give on this
+    /// document. A move the engine refuses now is an error naming the step (from 1) and the
+    /// move, and nothing is put back. Like [`restore`](Self::restore), it traces nothing.
+    pub fn replayed(mut engine: E, snapshot: SessionSnapshot<E::Snapshot>) -> Result<Self, HostError> {
+        if snapshot.schema_version != SESSION_SNAPSHOT_VERSION {
+            return Err(HostError::Mismatch(format!(
+                "its schema version is {}; this build reads {SESSION_SNAPSHOT_VERSION}",
+                snapshot.schema_version
+            )));
+        }
+        let initial = engine.snapshot()?;
+        let mut receipts = Receipts::new(&snapshot.session_id);
+        for (key, recorded) in &snapshot.receipts {
+            receipts.record(key, recorded);
+        }
+        receipts.all_written();
+        let mut session = Session {
+            engine,
+            id: snapshot.session_id,
+            initial,
+            journal: Vec::with_capacity(snapshot.journal.len()),
+            pending: Pending::Start,
+            receipts,
+            trace: Trace::continuing(snapshot.sequences),
+            disposed: snapshot.disposed,
+            opening: Vec::new(),
+            kept: None,
+            fingerprint: None,
+            rejected: String::new(),
+            traced: Vec::new(),
+            lent: None,
+            engine_actions: std::cell::OnceCell::new(),
+        };
+        for (at, step) in snapshot.journal.into_iter().enumerate() {
+            let named = name(&step);
+            session.receipts.open();
+            let refused = session.take(step, None, false);
+            session.receipts.discard();
+            if let Some(why) = refused {
+                return Err(HostError::Mismatch(format!(
+                    "step {} of its journal ({named}) cannot be taken on this version of the document: {why}",
+                    at + 1
+                )));
+            }
+        }
+        // A replay re-runs history: what the engine traces again is not new (H48).
+        session.engine.drain_trace(&mut |_, _| {});
+        Ok(session)
+    }
+}
+
+/// A journalled move as an error names it: `choose:1` (the action that took it), `start at X`.
+fn name(step: &Move) -> String {
+    match step {
+        Move::Start { anchor: Some(anchor) } => format!("start at {anchor}"),
+        Move::Choose { position } => format!("choose:{position}"),
+        other => other.command().name().to_owned(),
+    }
+}
