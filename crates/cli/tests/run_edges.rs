@@ -224,3 +224,19 @@ fn a_turn_whose_trace_cannot_be_written_is_not_kept_and_exits_2() {
         text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["sequence"].as_u64().unwrap()).collect();
     assert_eq!(sequences, (1..=sequences.len() as u64).collect::<Vec<_>>(), "{text}");
 }
+
+#[test]
+fn a_world_that_keeps_state_stands_where_the_run_left_it_on_every_resume() {
+    // The example's world lets the chess sign-up fail once, counting the tries in a Lua global.
+    let place = Place::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/club-fair.dialogue.md");
+    let (code, out, err) = place.run(&["run", &script.display().to_string(), "--json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    let id = serde_json::from_str::<Value>(&out).unwrap()["sessionId"].as_str().unwrap().to_owned();
+    let (code, out, err) = place.run(&["run", "resume", &id, "choose:1", "--json"]);
+    assert!(code == 2 || code == 3, "{code}: {out}{err}");
+    assert!(out.contains("\"retry\""), "the sign-up failed once and can be tried again: {out}");
+    let (code, out, err) = place.run(&["run", "resume", &id, "retry", "--json"]);
+    assert_eq!(code, 0, "the second try, in another process, succeeds: {out}{err}");
+    assert!(out.contains("In you go."), "{out}");
+}

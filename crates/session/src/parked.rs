@@ -52,6 +52,23 @@ pub struct Parked {
     /// prints it again.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub envelopes: BTreeMap<String, Printed>,
+    /// Every command the world carried out (or tried to) for the moves the session still holds,
+    /// in order: a resume makes the world afresh and carries them out again, so a world that
+    /// keeps state (a Lua world) stands where it stood (decision H56).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub performed: Vec<Performed>,
+}
+
+/// A command the world carried out for a run, and the move it was for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Performed {
+    /// How many moves the session's journal held when the world carried it out: the move after
+    /// them settled it, so once the journal is that short again (an undo, a restart) it is
+    /// forgotten.
+    pub at: usize,
+    /// The command.
+    pub call: crate::host::Call,
 }
 
 /// An envelope a resume printed, with the action it was given (as the person wrote it).
@@ -317,6 +334,7 @@ mod tests {
             ports: None,
             session: Value::Null,
             envelopes: BTreeMap::new(),
+            performed: Vec::new(),
         }
     }
 

@@ -13,7 +13,7 @@
 //! The driver reads no clock either: it gives the session the `now` it was given.
 
 use stagehand_protocol::{Answer, AnswerKind, Receipt, Reported};
-use stagehand_session::host::{AnySession, Pending};
+use stagehand_session::host::{AnySession, Call, Pending};
 
 use crate::World;
 
@@ -40,6 +40,9 @@ pub struct Driven {
     pub world_error: Option<String>,
     /// Why it stopped.
     pub stop: Stop,
+    /// Each command the world carried out (or tried to), with how many moves the session's
+    /// journal held then.
+    pub performed: Vec<(usize, Call)>,
 }
 
 /// A key the session has not recorded, for the driver's (and a player's) own applies.
@@ -74,15 +77,20 @@ fn kind_of(name: &str) -> AnswerKind {
 /// ends, or the run cannot go on. Every move goes through the session's `apply` or `input`
 /// under a fresh key, so the receipts and the trace record it like any other.
 pub fn drive(session: &mut dyn AnySession, world: &mut dyn World, now: u64) -> Driven {
-    let mut driven = Driven { reported: Vec::new(), log: Vec::new(), world_error: None, stop: Stop::Person };
+    let mut driven =
+        Driven { reported: Vec::new(), log: Vec::new(), world_error: None, stop: Stop::Person, performed: Vec::new() };
     // Each pass applies one move or stops. A story of lines that never ends is parked at a
     // line after `MAX_MOVES`, so a drive is bounded in time and memory.
     for _ in 0..MAX_MOVES {
         let receipt = match session.pending().clone() {
             Pending::Line => session.apply("next", &fresh_key(&*session), now),
             Pending::Perform { failed: None, call, .. } => {
-                let outcome = match &call {
-                    Some(call) => world.perform(&call.fragment()),
+                let outcome = match call {
+                    Some(call) => {
+                        let outcome = world.perform(&call.fragment());
+                        driven.performed.push((session.journal().len(), call));
+                        outcome
+                    }
                     None => Ok(()),
                 };
                 driven.log.extend(world.take_log());

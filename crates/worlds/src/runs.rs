@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use stagehand_documents::Document;
 use stagehand_protocol::{Receipt, Reported};
 use stagehand_session::host::{AnySession, TraceRecord};
-use stagehand_session::parked::{Parked, ParkedError, Printed, Store, PARKED_VERSION};
+use stagehand_session::parked::{Parked, ParkedError, Performed, Printed, Store, PARKED_VERSION};
 
 use crate::drive::{drive, Stop};
 use crate::ports::Bindings;
@@ -143,6 +143,10 @@ fn settle(
     let Before { mut reported, log } = before;
     let mut driven = drive(session.as_mut(), world, now);
     reported.extend(driven.reported);
+    record.performed.extend(driven.performed.into_iter().map(|(at, call)| Performed { at, call }));
+    // What the moves an undo or a restart took back performed is forgotten with them (H56).
+    let moves = session.journal().len();
+    record.performed.retain(|performed| performed.at < moves);
     driven.log.extend(session.take_log());
     // The contract's order: the outcome first, then the session, what was said, and the rest.
     let (outcome, status) = match &driven.stop {
@@ -247,13 +251,16 @@ pub fn begin(
         updated_at: now,
         session: Value::Null,
         envelopes: BTreeMap::new(),
+        performed: Vec::new(),
     };
     let Some(reply) = reply else {
         return settle(session, world, record, Before { reported, log: Vec::new() }, None, store, now);
     };
+    let mut record = record;
     let mut driven = drive(session.as_mut(), world, now);
     reported.append(&mut driven.reported);
     driven.log.extend(session.take_log());
+    record.performed.extend(driven.performed.drain(..).map(|(at, call)| Performed { at, call }));
     if !matches!(driven.stop, Stop::Person) {
         // It ended or failed before anyone could reply: the turn is that.
         return settle(session, world, record, Before { reported, log: driven.log }, None, store, now);
@@ -330,6 +337,7 @@ pub fn resume(
         record.fingerprint = fingerprint.to_owned();
         replayed
     };
+    rebuild(world, &record.performed);
     if session.id() != record.session_id {
         return Err(RunError::Refused(format!(
             "the record of the run {} holds the session {:?}: it was not written by `stagehand run`",
@@ -351,6 +359,19 @@ pub fn resume(
         _ => Vec::new(),
     };
     settle(session, world, record, Before { reported, log: before.log }, Some((&key, action, receipt)), store, now)
+}
+
+/// Makes the world stand where the run left it: carries out again, in order, every command it
+/// carried out for the moves the session holds (what it says doing so was said then). A world
+/// that keeps no state has nothing to rebuild.
+fn rebuild(world: &mut dyn World, performed: &[Performed]) {
+    if world.keeps_state() {
+        for performed in performed {
+            // Whether it failed then or fails now, the world is as the run left it.
+            world.perform(&performed.call.fragment()).ok();
+        }
+        world.take_log();
+    }
 }
 
 /// What a resume printed under a key, printed again: nothing is applied or written.
