@@ -5,6 +5,7 @@
 mod common;
 
 cases! {
+    stagehand_keys_with_quotes => "stagehand/keys-with-quotes",
     stagehand_random_auto_weights => "stagehand/random-auto-weights",
     stagehand_random_conditional_option => "stagehand/random-conditional-option",
     stagehand_random_dynamic_weights => "stagehand/random-dynamic-weights",

@@ -57,7 +57,8 @@ pub(crate) struct Analyzer {
 impl Analyzer {
     /// An analyzer for one script.
     pub fn new(options: &Options) -> Analyzer {
-        Analyzer { binder: Binder::new(options), anchors: HashSet::new(), sink: Sink::default() }
+        let mut sink = Sink::default();
+        Analyzer { binder: Binder::new(options, &mut sink), anchors: HashSet::new(), sink }
     }
 
     /// Analyzes the blocks one top-level Markdown block became, in place: scenes are given

@@ -131,8 +131,11 @@ impl Default for Unmodeled {
 
 /// Why a `dialogue.toml` could not be read, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message} (line {line}, column {column})")]
+#[error("{}{message} (line {line}, column {column})", code.map(|code| format!("{code}: ")).unwrap_or_default())]
 pub struct ConfigError {
+    /// The diagnostic code, when the problem is one a script can have too: configured speakers
+    /// that conflict (`DLG2004`, `DLG2005`), as declarations in a script would (C19).
+    pub code: Option<crate::Code>,
     /// What is wrong.
     pub message: String,
     /// The 1-based line of the problem (1 when unknown).
@@ -154,7 +157,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct FileSpeaker {
     name: String,
-    id: Option<String>,
+    id: Option<toml::Spanned<String>>,
     #[serde(default)]
     default: bool,
     #[serde(default)]
@@ -179,11 +182,11 @@ impl Options {
     pub fn from_toml(text: &str) -> Result<Options, ConfigError> {
         let file: File = toml::from_str(text).map_err(|error| {
             let (line, column) = error.span().map_or((1, 1), |span| crate::diagnostics::line_column(text, span.start));
-            ConfigError { message: error.message().to_owned(), line, column }
+            ConfigError { code: None, message: error.message().to_owned(), line, column }
         })?;
         let fail = |message: String, needle: &str| {
             let (line, column) = text.find(needle).map_or((1, 1), |at| crate::diagnostics::line_column(text, at));
-            ConfigError { message, line, column }
+            ConfigError { code: None, message, line, column }
         };
         let mut options = Options::default();
         if let Some(mode) = file.mode {
@@ -192,6 +195,7 @@ impl Options {
             })?;
         }
         let mut defaults = 0;
+        let mut ids = Vec::with_capacity(file.speakers.len());
         for speaker in file.speakers {
             if speaker.name.trim().is_empty() {
                 return Err(fail("a configured speaker needs a non-empty name".into(), "name"));
@@ -208,12 +212,19 @@ impl Options {
                     FileTag::Table { name, value } => (name, value),
                 })
                 .collect();
+            ids.push(speaker.id.as_ref().map(|id| id.span().start));
             options.speakers.push(ConfiguredSpeaker {
                 name: speaker.name,
-                id: speaker.id,
+                id: speaker.id.map(toml::Spanned::into_inner),
                 default: speaker.default,
                 tags,
             });
+        }
+        // Conflicting speakers are refused here, at the entry that conflicts, as the binder
+        // would report them in a script (C19); entries that agree are one speaker.
+        if let Some((at, raw)) = crate::speakers::configured_conflict(&options.speakers) {
+            let (line, column) = ids[at].map_or((1, 1), |start| crate::diagnostics::line_column(text, start));
+            return Err(ConfigError { code: Some(raw.code), message: raw.message, line, column });
         }
         if defaults > 1 {
             return Err(fail("at most one configured speaker may set default = true".into(), "default"));

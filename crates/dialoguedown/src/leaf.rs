@@ -317,13 +317,15 @@ pub(crate) fn code(content: &str) -> CodeKind<'_> {
     custom_command(trimmed).unwrap_or(CodeKind::Invalid)
 }
 
-/// A key before a sigil: a quoted string escapes anything; unquoted, it is the trimmed text,
-/// which may not be empty or hold a quote.
+/// A key before a sigil (the Unquoted Keys note, D2): one clean quoted string is its inner
+/// text, the escape for a trailing `?` or `%`; any other text is the key as written, trimmed,
+/// quotes and all (`He said "hi"`, `"a"b"`), since the quoted form cannot hold a `"`. Only
+/// empty text is no key.
 fn key(body: &str) -> Option<&str> {
     let body = trim(body);
     match quoted(body) {
         Some((inner, used)) if used == body.len() => Some(inner),
-        _ if body.is_empty() || body.contains('"') => None,
+        _ if body.is_empty() => None,
         _ => Some(body),
     }
 }
@@ -417,8 +419,41 @@ mod tests {
         assert_eq!(code("Bob.Affection%"), CodeKind::Weight(WeightSyntax::Query("Bob.Affection".into())));
         assert_eq!(code("-10%"), CodeKind::Weight(WeightSyntax::Invalid("-10%".into())));
         assert_eq!(code("else"), CodeKind::Marker(Marker::Else));
-        assert_eq!(code("\"a\" \"b\"?"), CodeKind::Invalid);
         assert_eq!(code("?"), CodeKind::Invalid);
+    }
+
+    /// Every row of the Unquoted Keys note's table of error and boundary cases, and D2's and
+    /// D3's examples: only a clean `"…"` is read as quoted; other text is the key as written.
+    #[test]
+    fn the_unquoted_keys_boundary_table_holds() {
+        let rows = [
+            ("IsAngry?", CodeKind::Condition("IsAngry")),
+            ("Is Alice happy?", CodeKind::Condition("Is Alice happy")),
+            ("\"Rainy?\"?", CodeKind::Condition("Rainy?")),
+            ("He said \"hi\"?", CodeKind::Condition("He said \"hi\"")),
+            ("\"a\"b\"?", CodeKind::Condition("\"a\"b\"")),
+            ("?", CodeKind::Invalid),
+            ("IsAngry", CodeKind::Invalid),
+            ("Luck%", CodeKind::Weight(WeightSyntax::Query("Luck".into()))),
+            ("50%", CodeKind::Weight(WeightSyntax::Number(50.0))),
+            ("-5%", CodeKind::Weight(WeightSyntax::Invalid("-5%".into()))),
+            ("%", CodeKind::Weight(WeightSyntax::Auto)),
+            ("JoinClub(\"Alice\")", CodeKind::CustomCommand("JoinClub", vec!["Alice".into()])),
+            // D2: quotes never change a key, and the quoted and unquoted forms agree.
+            ("X?", CodeKind::Condition("X")),
+            ("\"X\"?", CodeKind::Condition("X")),
+            (" \"a\" \"b\" ?", CodeKind::Condition("\"a\" \"b\"")),
+            ("\"Luck\"%", CodeKind::Weight(WeightSyntax::Query("Luck".into()))),
+            ("\"Rainy%\"%", CodeKind::Weight(WeightSyntax::Query("Rainy%".into()))),
+            // The crosscheck: non-numeric text is a key, a negative number the only invalid weight.
+            ("He said \"hi\"%", CodeKind::Weight(WeightSyntax::Query("He said \"hi\"".into()))),
+            ("\"a\"b\"%", CodeKind::Weight(WeightSyntax::Query("\"a\"b\"".into()))),
+            ("1/2%", CodeKind::Weight(WeightSyntax::Query("1/2".into()))),
+            ("- 5 %", CodeKind::Weight(WeightSyntax::Invalid("- 5%".into()))),
+        ];
+        for (content, expected) in rows {
+            assert_eq!(code(content), expected, "{content:?}");
+        }
     }
 
     #[test]
@@ -428,6 +463,8 @@ mod tests {
             "\"Rainy?\"?",
             "?",
             "a \"b\"?",
+            "\"a\"b\"?",
+            "He said \"hi\"%",
             "50%",
             " % ",
             "Bob.Affection %",

@@ -14,6 +14,8 @@ use crate::leaf::{self, CodeKind, Leaf, PrefixData, TagData};
 use crate::markdown::{MdInline, MdTree};
 use crate::styled;
 
+mod report;
+
 /// Where a line stands, which decides what may lead it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lead {
@@ -92,7 +94,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let mut condition = if lead == Lead::Line { parts.condition.take() } else { None };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
-        self.speech(&items, &mut pieces);
+        self.speech(&items, start, &mut pieces);
         if at_start && !has_speaker {
             self.leading_tags(&mut pieces);
         }
@@ -121,20 +123,6 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         speech.clear();
         self.room.speech = speech;
         parts
-    }
-
-    fn guards_nothing(&mut self, condition: &Cond) {
-        self.sink.push(
-            Code::ConditionGuardsNothing,
-            condition.span.clone(),
-            format!(
-                "A condition (`\"{}\"?`) must guard a jump, a line, a choice option or a control branch. Put it \
-                 right before a `=>` jump, at the start of a line or option, or after an `if`/`elseif` marker; \
-                 or drop the `?` to read the value as a query.",
-                condition.key
-            ),
-            "guards nothing",
-        );
     }
 
     /// Splits a speaker prefix off the leading text, if the line opens with one.
@@ -261,11 +249,17 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         );
     }
 
-    /// A line's inlines as pieces of speech, arrows and links still apart.
-    fn speech(&mut self, items: &Items<'_, '_>, pieces: &mut Vec<Piece>) {
+    /// A line's inlines as pieces of speech, arrows and links still apart. `start` is where the
+    /// line starts: a control marker after it is fused into the line (C21).
+    fn speech(&mut self, items: &Items<'_, '_>, start: usize, pieces: &mut Vec<Piece>) {
         pieces.reserve(items.rest.len());
         let head = items.first_text();
+        // The marker's condition, read with a fused marker rather than as a guard of its own.
+        let mut taken = None;
         for (index, inline) in items.rest.iter().enumerate() {
+            if taken == Some(index) {
+                continue;
+            }
             match inline {
                 MdInline::Text { text, span, escaped } => {
                     let (text, span, escaped) = match &head {
@@ -287,6 +281,10 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 MdInline::Code { text, span } => match leaf::code(text) {
                     CodeKind::Condition(key) => {
                         pieces.push(Piece::Condition(Cond { key: key.into(), span: span.clone() }))
+                    }
+                    CodeKind::Marker(marker) if span.start > start => {
+                        taken =
+                            self.fused_marker(marker, span, &items.rest[index + 1..]).map(|after| index + 1 + after);
                     }
                     kind => {
                         if let Some(fragment) = self.game_call(kind, text, span) {
@@ -359,18 +357,6 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
 
     fn label(&mut self, children: &[MdInline]) -> Vec<Fragment> {
         self.fragments(children, true)
-    }
-
-    fn disallowed(&mut self, what: &str, span: &Range<usize>) {
-        self.sink.push(
-            Code::DisallowedInLabel,
-            span.clone(),
-            format!(
-                "{what} is not allowed inside a label or alt text; text, styling, tags and queries are read \
-                 there, and code spans and images are kept as written."
-            ),
-            "not allowed in a label",
-        );
     }
 
     /// An inline kept in a label as the writer wrote it.
@@ -469,20 +455,6 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             }
         }
         jump
-    }
-
-    fn guards_a_dangling_arrow(&mut self, condition: &Cond, arrow: Range<usize>) {
-        self.sink.push(
-            Code::ConditionGuardsNothing,
-            arrow,
-            format!(
-                "A condition (`\"{}\"?`) guards the jump it comes right before, but no link follows this `=>`, \
-                 so there is no jump and the condition guards nothing. Add a target after the arrow: \
-                 `=> [The market](#the-market)`.",
-                condition.key
-            ),
-            "no link follows the guarded arrow",
-        );
     }
 
     fn after_jump(&mut self, rest: impl Iterator<Item = Piece>) {

@@ -8,8 +8,8 @@ use std::ops::Range;
 use stagehand_playbook::{Speaker, SpeakerTag};
 
 use crate::ast::{Declaration, Line, Partial, SpeakerSyntax, TagSyntax};
-use crate::config::Options;
-use crate::diagnostics::{Code, Sink};
+use crate::config::{ConfiguredSpeaker, Options};
+use crate::diagnostics::{Code, Raw, Sink};
 
 /// One speaker being bound.
 struct Symbol {
@@ -99,6 +99,20 @@ impl Table {
         }
     }
 
+    /// Binds a configured speaker exactly as a declaration `Name @id #tags:` in the script
+    /// would be bound (C19): entries sharing a name are one speaker, and one that gives a name
+    /// a second id, or an id a second name, is a conflict, reported at `span`.
+    fn configure(&mut self, speaker: &ConfiguredSpeaker, span: &Range<usize>, sink: &mut Sink) -> usize {
+        let index = self.declare(&speaker.name, speaker.id.as_deref(), span, sink);
+        for (name, value) in &speaker.tags {
+            let tags = &mut self.symbols[index].tags;
+            if !tags.iter().any(|known| !known.reserved && &known.name == name && &known.value == value) {
+                tags.push(SpeakerTag { name: name.clone(), value: value.clone(), reserved: false });
+            }
+        }
+        index
+    }
+
     fn merge(&mut self, index: usize, tags: &[TagSyntax], sink: &mut Sink) {
         for tag in tags {
             if tag.reserved {
@@ -173,6 +187,18 @@ fn name_taken(name: &str, old: &str, new: &str, span: &Range<usize>, sink: &mut 
     );
 }
 
+/// The first configured speaker, by its place in `speakers`, that conflicts with those before
+/// it (`DLG2004`, `DLG2005`), and the diagnostic the binder would report for it: what
+/// [`Options::from_toml`] refuses, at that entry's line in the file.
+pub(crate) fn configured_conflict(speakers: &[ConfiguredSpeaker]) -> Option<(usize, Raw)> {
+    let mut table = Table::default();
+    let mut sink = Sink::default();
+    speakers.iter().enumerate().find_map(|(at, speaker)| {
+        table.configure(speaker, &(0..0), &mut sink);
+        sink.items.pop().map(|raw| (at, raw))
+    })
+}
+
 /// Binds lines' speakers one at a time, in document order, into the speaker table.
 pub(crate) struct Binder {
     table: Table,
@@ -205,21 +231,31 @@ impl Speakers {
 }
 
 impl Binder {
-    /// A binder for a script, with the speakers `options` configure first in the table.
-    pub fn new(options: &Options) -> Binder {
+    /// A binder for a script, with the speakers `options` configure first in the table, bound
+    /// as the script's own declarations are (C19). They have no place in the script: a conflict
+    /// among them goes into `sink` at its start, an empty span (reading a `dialogue.toml` with
+    /// [`Options::from_toml`] refuses one first, at its line in that file).
+    pub fn new(options: &Options, sink: &mut Sink) -> Binder {
         let mut table = Table::default();
         let mut configured_default = None;
         for speaker in &options.speakers {
-            let index = table.create(Some(speaker.name.clone()), speaker.id.clone(), 0..0);
+            let index = table.configure(speaker, &(0..0), sink);
             if speaker.default {
-                configured_default = Some(index);
-            }
-            for (name, value) in &speaker.tags {
-                table.symbols[index].tags.push(SpeakerTag {
-                    name: name.clone(),
-                    value: value.clone(),
-                    reserved: false,
-                });
+                match configured_default {
+                    Some(other) if other != index => {
+                        let (first, second) = (table.display(other), table.display(index));
+                        sink.push(
+                            Code::TwoDefaultSpeakers,
+                            0..0,
+                            format!(
+                                "Two speakers are marked ##default ('{first}' and '{second}'); only one default \
+                                 speaker is allowed."
+                            ),
+                            "second default",
+                        );
+                    }
+                    _ => configured_default = Some(index),
+                }
             }
         }
         Binder { table, configured_default, first_default_use: None }

@@ -248,3 +248,27 @@ fn a_styled_prefix_is_noticed_with_the_colon_inside_or_outside() {
         assert!(!codes(source).contains(&Code::StyledSpeakerPrefix), "{source}");
     }
 }
+
+/// The Block Controls note: a marker "fused into a paragraph (mid-line, or with trailing speech)"
+/// is `DLG1110`, which "catches the nested lazy-continuation merge" (C21). With no quoted blank
+/// line above it, a marker line continues the paragraph before it, at any depth; its condition
+/// goes with it, not reported as a guard of nothing.
+#[test]
+fn a_marker_pulled_into_the_paragraph_above_is_not_alone() {
+    let nested = "> `if` `Rich?`\n>\n> Guard: Welcome.\n>\n> > `if` `Armed?`\n> >\n> > Guard: Blade.\n";
+    let cases = [
+        (format!("{nested}> `else`\n>\n> Guard: Poor.\n"), 8, "`else`"),
+        ("> `if` `Rich?`\n>\n> Guard: Welcome.\n> `else`\n>\n> Guard: Poor.\n".to_owned(), 4, "`else`"),
+        (format!("{nested}> `elseif` `Poor?`\n>\n> Guard: Poor.\n"), 8, "`elseif` `Poor?`"),
+        ("Alice: Hello `else` there.\n".to_owned(), 1, "`else`"),
+    ];
+    for (source, line, marked) in cases {
+        let compilation = compile(&source, "case.dialogue.md", &Options::default());
+        let found: Vec<_> = compilation.diagnostics.iter().map(|d| (d.code, d.line)).collect();
+        assert_eq!(found, [(Code::MarkerNotAlone, line)], "{source}");
+        assert_eq!(&source[compilation.diagnostics[0].span.clone()], marked, "{source}");
+        assert!(compilation.playbook.is_none());
+    }
+    let fixed = "> `if` `Rich?`\n>\n> Guard: Welcome.\n>\n> > `if` `Armed?`\n> >\n> > Guard: Blade.\n>\n> `else`\n>\n> Guard: Poor.\n";
+    assert_eq!(codes(fixed), []);
+}

@@ -299,11 +299,16 @@ fn a_condition_right_before_a_jump_guards_the_jump_mid_line() {
 }
 
 #[test]
-fn a_quoted_key_may_end_in_a_question_mark_and_a_malformed_one_is_no_condition() {
+fn a_quoted_key_may_end_in_a_question_mark_and_any_other_quotes_are_part_of_the_key() {
     let book = playbook("`\"Rainy?\"?` => [Inn](#inn)\n\n# Inn\n");
     assert_eq!(node(&book, 0)["out"][0]["condition"]["key"], "Rainy?");
-    let compilation = compile("Alice: `\"a\" \"b\"?` Hi.\n", "t.dialogue.md", &Options::default());
-    assert!(compilation.diagnostics.iter().any(|d| d.code == Code::NotAGameCall));
+    // The Unquoted Keys note, D2: text that is not one clean "…" is the raw key.
+    let book = playbook("`\"a\" \"b\"?` Alice: Hi.\n\n`He said \"hi\"?` Bob: Yes.\n");
+    assert_eq!(node(&book, 0)["condition"], json!({ "kind": "key", "key": "\"a\" \"b\"" }));
+    assert_eq!(node(&book, 1)["condition"], json!({ "kind": "key", "key": "He said \"hi\"" }));
+    let book = playbook("A: q\n\n- `He said \"hi\"%` a\n- `\"a\"b\"%` b\n");
+    assert_eq!(node(&book, 1)["out"][0]["weight"], json!({ "kind": "query", "key": "He said \"hi\"" }));
+    assert_eq!(node(&book, 1)["out"][1]["weight"], json!({ "kind": "query", "key": "\"a\"b\"" }));
 }
 
 #[test]
