@@ -45,6 +45,7 @@ cases! {
     adjudication_recovers_truncated_object => "adjudication-recovers-truncated-object",
     adjudication_undeclared_guard_rejects => "adjudication-undeclared-guard-rejects",
     adjudication_without_object_rejects => "adjudication-without-object-rejects",
+    apply_at_a_final_state_is_rejected => "apply-at-a-final-state-is-rejected",
     apply_abort_in_the_started_window => "apply-abort-in-the-started-window",
     apply_abort_mid_execution_is_failed => "apply-abort-mid-execution-is-failed",
     apply_drain_failure_is_folded_to_failed => "apply-drain-failure-is-folded-to-failed",

@@ -8,9 +8,20 @@ use super::core::{BossEvent, Core, Question};
 use super::drive::{can, pick, BOSS_INTERRUPT, TARGET_ID};
 use super::io::{with, Halt, Reply, Request};
 use super::wire::{ControlAction, ControlView, NormalizedError, Receipt, RunResult};
-use crate::machine::{Machine, FAILED};
+use crate::machine::{Machine, Tag, FAILED};
 
-/// The actions advertised now, with the event each would send.
+/// Whether the run is at a safe capture point (§1.8): bound, not suspended, not done or
+/// stopped, quiescent. Only there are actions advertised, and only there may one be applied.
+pub(crate) fn safe(m: &Machine, core: &Core) -> bool {
+    let state = core.descriptor(m);
+    core.suspended.is_none()
+        && !core.done
+        && !core.stopped
+        && state.quiescent
+        && !state.tags.iter().any(|t| t == super::core::tag_name(Tag::Suspended))
+}
+
+/// The actions advertised now (at a [`safe`] point), with the event each would send.
 pub(crate) fn actions(m: &Machine, core: &Core) -> Vec<(ControlAction, BossEvent)> {
     let mut out = Vec::new();
     let description = |id: &str| m.state(id).map(|s| s.description.trim().to_owned()).filter(|d| !d.is_empty());
@@ -111,7 +122,11 @@ impl Run<'_> {
             }
             _ => {}
         }
-        let found = actions(self.m, &self.core).into_iter().find(|(a, _)| a.id == action_id);
+        // Only an action `describe` advertises now: none away from a safe capture point (a
+        // final state's machine included), where the view lists none (§1.11).
+        let found = safe(self.m, &self.core)
+            .then(|| actions(self.m, &self.core).into_iter().find(|(a, _)| a.id == action_id))
+            .flatten();
         let Some((_, event)) = found else {
             let reason = format!("`{action_id}` is not an action advertised now");
             let fin = with(with(base, "disposition", "rejected"), "reason", reason.as_str());

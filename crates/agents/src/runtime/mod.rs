@@ -35,7 +35,7 @@ pub use snapshot::{parse_snapshot, Snapshot, SnapshotError};
 pub use wire::*;
 
 use self::core::{Core, Derived, Run, SuspendedCall};
-use crate::machine::{Machine, Tag};
+use crate::machine::Machine;
 use io::{Halt, Io};
 
 /// Policy knobs the contract leaves to the host.
@@ -439,12 +439,7 @@ impl Runtime {
     }
 
     fn is_safe(&self) -> bool {
-        let state = self.core.descriptor(&self.machine);
-        self.core.suspended.is_none()
-            && !self.core.done
-            && !self.core.stopped
-            && state.quiescent
-            && !state.tags.iter().any(|t| t == core::tag_name(Tag::Suspended))
+        control::safe(&self.machine, &self.core)
     }
 
     /// A sink failed after a boundary had published (the emission-failure channel): the
