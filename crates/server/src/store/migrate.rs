@@ -41,23 +41,19 @@ fn migrations(backend: Backend) -> &'static [Migration] {
 }
 
 /// Brings the schema up to [`SCHEMA_VERSION`]. Two servers starting at once on one PostgreSQL
-/// database race harmlessly: the loser's transaction fails on the version's primary key, rolls
-/// back its DDL (PostgreSQL's DDL is transactional), and finds the migration applied.
+/// database take turns: each migration's transaction holds an advisory lock and looks again
+/// under it, so the later one finds the migration applied and changes nothing (S3).
 pub(crate) async fn run(pool: &AnyPool, backend: Backend) -> Result<(), StoreError> {
-    // Two servers creating this table at once on PostgreSQL may meet on its catalogue row: the
-    // loser's error is a unique violation, and the table is there when it looks again.
-    for attempt in 0..3 {
-        let created = sqlx::query(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)",
-        )
-        .execute(pool)
-        .await;
-        match created {
-            Ok(_) => break,
-            Err(error) if attempt < 2 && super::is_unique_violation(&error) => continue,
-            Err(error) => return Err(error.into()),
-        }
+    // Two servers creating this table at once on PostgreSQL would meet on its catalogue rows;
+    // under the advisory lock they take turns, and the later one finds it there.
+    let mut tx = pool.begin().await?;
+    if backend == Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(MIGRATING).execute(&mut *tx).await?;
     }
+    sqlx::query("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)")
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
     for migration in migrations(backend) {
         for _attempt in 0..3 {
             let applied: i64 = sqlx::query("SELECT COUNT(*) FROM schema_migrations WHERE version = $1")
@@ -68,7 +64,7 @@ pub(crate) async fn run(pool: &AnyPool, backend: Backend) -> Result<(), StoreErr
             if applied > 0 {
                 break;
             }
-            match apply(pool, migration).await {
+            match apply(pool, backend, migration).await {
                 Ok(()) => break,
                 Err(error) if super::is_retryable(&error) || super::is_unique_violation(&error) => continue,
                 Err(error) => return Err(error.into()),
@@ -86,8 +82,25 @@ pub(crate) async fn run(pool: &AnyPool, backend: Backend) -> Result<(), StoreErr
     }
 }
 
-async fn apply(pool: &AnyPool, migration: &Migration) -> Result<(), sqlx::Error> {
+/// The key of the PostgreSQL advisory lock that lets one server at a time migrate a database.
+const MIGRATING: i64 = 0x5354_4147_4548_4e44; // "STAGEHND"
+
+async fn apply(pool: &AnyPool, backend: Backend, migration: &Migration) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
+    if backend == Backend::Postgres {
+        // Servers migrating at once take turns (the lock ends with the transaction), and each
+        // looks again under it: an `ALTER TABLE` that another server's committed migration
+        // already made would fail on its column, not on the version's key.
+        sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(MIGRATING).execute(&mut *tx).await?;
+        let applied: i64 = sqlx::query("SELECT COUNT(*) FROM schema_migrations WHERE version = $1")
+            .bind(migration.version)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get(0)?;
+        if applied > 0 {
+            return tx.rollback().await;
+        }
+    }
     for statement in migration.sql.split(';').map(str::trim).filter(|s| !only_comments(s)) {
         sqlx::query(statement).execute(&mut *tx).await?;
     }

@@ -155,3 +155,26 @@ async fn an_unknown_url_is_refused() {
     let error = Store::open("mysql://localhost/x").await.unwrap_err();
     assert!(matches!(error, StoreError::Url(_)), "{error}");
 }
+
+/// Servers started at once on one new database all come up: each finds the schema migrated by
+/// whichever got there first (S3), however their migrations interleave.
+#[tokio::test]
+async fn stores_opened_at_once_on_one_new_postgres_database_all_open() {
+    let Some(base) = postgres_url() else { return };
+    for _round in 0..3 {
+        let scratch = ScratchDatabase::create(&base).await.unwrap();
+        let url = scratch.url().to_owned();
+        let opening: Vec<_> = (0..6)
+            .map(|_| {
+                let url = url.clone();
+                tokio::spawn(async move { Store::open(&url).await })
+            })
+            .collect();
+        for opened in opening {
+            let store = opened.await.unwrap().unwrap_or_else(|e| panic!("a server failed to start: {e}"));
+            assert_eq!(store.session_count().await.unwrap(), 0);
+            store.close().await;
+        }
+        scratch.drop_database().await.unwrap();
+    }
+}
