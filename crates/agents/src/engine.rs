@@ -46,7 +46,12 @@ enum Phase {
     /// A port call is outstanding.
     Call(PortCall),
     /// A final state; its output.
-    Ended { output: Option<Value> },
+    Ended {
+        /// The machine's output.
+        output: Option<Value>,
+        /// The final state it ended in (none from a snapshot written before it was kept).
+        at: Option<String>,
+    },
     /// The run cannot go on here (a nested call is pending, or the runtime was disposed).
     Stopped { why: String },
 }
@@ -63,6 +68,10 @@ pub struct AgentSnapshot {
     /// The machine's output, when it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<Value>,
+    /// The final state it ended in, when it ended: a restored session reads back where it
+    /// ended, not where a fresh runtime stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
     /// How many actions the engine has applied (each under its own idempotency key).
     #[serde(default)]
     pub acts: u64,
@@ -130,6 +139,12 @@ impl AgentEngine {
 
     fn identity(&self) -> Session {
         Session::root(&self.session_id, &self.machine.id)
+    }
+
+    /// The runtime's state id now (its active states joined when it has no single one).
+    fn state_here(&self) -> String {
+        let state = self.runtime.state();
+        state.state_id.unwrap_or_else(|| state.active_state_ids.join("+"))
     }
 
     fn fresh_runtime(&self) -> Result<Runtime, RuntimeError> {
@@ -204,7 +219,8 @@ impl AgentEngine {
                     events.push(said(None, &text));
                 }
                 events.push(OwnedEvent::Ended);
-                self.phase = Phase::Ended { output };
+                let at = Some(self.state_here());
+                self.phase = Phase::Ended { output, at };
             }
             RunResult::Failed { error, .. } | RunResult::Aborted { error, .. } => {
                 let why = error.map_or_else(|| "the run failed".to_owned(), |e| e.message);
@@ -392,7 +408,7 @@ impl Engine for AgentEngine {
                     .ok_or_else(|| EngineError::new("the agent runtime is not at a safe point"))?;
                 ("rest", Some(snapshot), None)
             }
-            Phase::Ended { output } => ("ended", None, output.clone()),
+            Phase::Ended { output, .. } => ("ended", None, output.clone()),
             Phase::Call(call) => {
                 return Err(EngineError::new(format!(
                     "not at a safe point: {} is outstanding (answer it first)",
@@ -401,14 +417,18 @@ impl Engine for AgentEngine {
             }
             Phase::Stopped { why } => return Err(EngineError::new(format!("not at a safe point: {why}"))),
         };
-        Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, acts: self.acts })
+        let at = match &self.phase {
+            Phase::Ended { at, .. } => at.clone(),
+            _ => None,
+        };
+        Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, at, acts: self.acts })
     }
 
     fn restore(&mut self, snapshot: &AgentSnapshot) -> Result<(), EngineError> {
         let mut runtime = self.fresh_runtime().map_err(|e| EngineError::new(e.to_string()))?;
         let phase = match (snapshot.phase.as_str(), &snapshot.runtime) {
             ("notStarted", None) => Phase::NotStarted,
-            ("ended", None) => Phase::Ended { output: snapshot.output.clone() },
+            ("ended", None) => Phase::Ended { output: snapshot.output.clone(), at: snapshot.at.clone() },
             ("rest", Some(at)) => {
                 runtime.restore(self.identity(), at).map_err(|e| EngineError::new(e.to_string()))?;
                 Phase::Rest { key: String::new() }
@@ -433,16 +453,16 @@ impl Engine for AgentEngine {
     fn state_id(&self) -> String {
         match &self.phase {
             Phase::NotStarted => "not-started".to_owned(),
-            _ => {
-                let state = self.runtime.state();
-                state.state_id.unwrap_or_else(|| state.active_state_ids.join("+"))
-            }
+            Phase::Ended { at: Some(at), .. } => at.clone(),
+            _ => self.state_here(),
         }
     }
 
     fn describe(&self) -> String {
-        let state = self.runtime.state();
-        let id = state.state_id.clone().unwrap_or_else(|| state.active_state_ids.join("+"));
+        let id = match &self.phase {
+            Phase::Ended { at: Some(at), .. } => at.clone(),
+            _ => self.state_here(),
+        };
         let description = self.machine.state(&id).map(|s| s.description.trim()).filter(|d| !d.is_empty());
         let mut out = match &self.phase {
             Phase::NotStarted => format!("The agent playbook {} has not started.", self.machine.id),

@@ -165,8 +165,15 @@ fn a_snapshot_at_rest_restores_into_a_fresh_engine_with_the_same_future() {
     assert_eq!(a, b, "the same future");
     assert_eq!(engine.snapshot().unwrap(), restored.snapshot().unwrap());
     assert_eq!(engine.snapshot().unwrap().phase, "ended");
+    // An ended run reads back where it ended, not where a fresh runtime stands.
+    let ended = engine.snapshot().unwrap();
+    let mut again = self::engine();
+    again.restore(&ended).expect("an ended run restores");
+    assert_eq!((again.state_id(), engine.state_id()), ("approved".to_owned(), "approved".to_owned()));
+    assert_eq!(again.describe(), engine.describe());
+    assert_eq!(again.waiting(), Waiting::Ended);
     // A snapshot of another shape is refused.
-    let bad = AgentSnapshot { phase: "rest".into(), runtime: None, output: None, acts: 0 };
+    let bad = AgentSnapshot { phase: "rest".into(), runtime: None, output: None, at: None, acts: 0 };
     assert!(self::engine().restore(&bad).is_err());
 }
 
