@@ -232,3 +232,25 @@ fn random_requests_to_every_route_get_answers_never_a_panic_or_a_server_error() 
     let healthy = runtime.block_on(local.call(Method::GET, "/healthz", None, None, Body::empty()));
     assert_eq!(healthy.status, 200);
 }
+
+/// Bodies that are JSON but not an object, and a name with control characters in it, are bad
+/// input with a clear answer (serde reads a struct from an array of its fields; PostgreSQL
+/// refuses a NUL in text), found by an audit.
+#[tokio::test]
+async fn an_array_for_a_body_is_refused_and_control_characters_leave_a_name() {
+    let local = Local::start(Limits::default()).await;
+    let document = local.upload("club-fair.dialogue.md").await;
+    let made = local.call(Method::POST, "/v1/sessions", None, None, json!([document, 7]).to_string()).await;
+    assert_eq!(made.status, 400, "{}", made.body);
+    assert_eq!(made.problem(), "urn:stagehand:problem:invalid-request", "{}", made.body);
+    let (session, token) = local.session(&document).await;
+    let path = format!("/v1/sessions/{session}/apply");
+    let applied = local.call(Method::POST, &path, Some(&token), Some("k1"), r#"  ["next"]"#).await;
+    assert_eq!(applied.status, 400, "{}", applied.body);
+    let applied = local.call(Method::POST, &path, Some(&token), Some("k1"), r#"{"actionId":"done"}"#).await;
+    assert_eq!(applied.status, 200, "the key was not spent by the bad body: {}", applied.body);
+    let named = local.call(Method::POST, "/v1/documents?name=n%00a%0A.dialogue.md", None, None, "Mira: Hi.\n").await;
+    assert_eq!(named.status, 201, "{}", named.body);
+    let listed = local.call(Method::GET, "/v1/documents", None, None, Body::empty()).await;
+    assert!(listed.body.contains("\"na.dialogue.md\""), "{}", listed.body);
+}

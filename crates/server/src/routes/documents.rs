@@ -73,7 +73,9 @@ pub async fn list(State(state): State<Shared>) -> Result<Response, Problem> {
 /// The name asked for, cut to its last path segment (no folder of the client's reaches the
 /// server), or `None` when nothing is left.
 pub fn file_name(asked: &str) -> Option<String> {
-    let base = asked.rsplit(['/', '\\']).next().unwrap_or("").trim();
+    // Control characters never belong in a name (PostgreSQL refuses a NUL in text outright).
+    let base: String = asked.rsplit(['/', '\\']).next().unwrap_or("").chars().filter(|c| !c.is_control()).collect();
+    let base = base.trim();
     (!base.is_empty() && base != "." && base != "..").then(|| base.chars().take(200).collect())
 }
 
@@ -87,5 +89,7 @@ mod tests {
         assert_eq!(file_name("a\\b.xml").as_deref(), Some("b.xml"));
         assert_eq!(file_name(".."), None);
         assert_eq!(file_name(" "), None);
+        assert_eq!(file_name("n\0.dialogue.md\n").as_deref(), Some("n.dialogue.md"), "no control characters");
+        assert_eq!(file_name("\0"), None);
     }
 }

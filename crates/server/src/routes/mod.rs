@@ -30,9 +30,13 @@ pub fn bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
     })
 }
 
-/// The body read as JSON of `T`.
+/// The body read as JSON of `T`, an object (every body this server takes is one; serde would
+/// also read a struct from an array of its fields in order, which the API does not offer).
 pub fn json<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, Problem> {
     let bytes = bytes(body)?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(Problem::new(Kind::InvalidRequest, "the body is not the JSON this route takes: a JSON object"));
+    }
     serde_json::from_slice(&bytes).map_err(|error| {
         Problem::new(Kind::InvalidRequest, format!("the body is not the JSON this route takes: {error}"))
     })
