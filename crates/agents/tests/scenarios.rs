@@ -34,6 +34,7 @@ macro_rules! cases {
 }
 
 cases! {
+    dispose_after_a_failed_init_still_works => "dispose-after-a-failed-init-still-works",
     a_waiting_group_refuses_other_events => "a-waiting-group-refuses-other-events",
     abort_fired_from_the_trace_sink_at_judge_start => "abort-fired-from-the-trace-sink-at-judge-start",
     abort_mid_adjudication => "abort-mid-adjudication",

@@ -426,10 +426,24 @@ impl Runtime {
         Ok(self.begin(Kind::Apply(action_id.to_owned(), key.to_owned()), at))
     }
 
-    /// Ends the session: disposes a pending child first, then emits `session.disposed`.
+    /// Ends the session: disposes a pending child first, then emits `session.disposed`. A
+    /// runtime bound to no session (never initialised, or left unbound by a failed `init` or
+    /// `restore`) is disposed at once with nothing to emit, and disposing a disposed runtime
+    /// settles again (§1.4: "On failure the runtime is left unbound, so `dispose` still works";
+    /// later calls share the one teardown). It throws only while a boundary is active (A34).
     pub fn dispose(&mut self, at: u64) -> Result<Step, RuntimeError> {
-        self.idle()?;
-        Ok(self.begin(Kind::Dispose, at))
+        let settled = Step { emitted: Vec::new(), next: Next::Settled { settled: Settled::Disposed } };
+        match self.life {
+            Life::Disposed => Ok(settled),
+            Life::Unbound if self.boundary.is_none() => {
+                self.life = Life::Disposed;
+                Ok(settled)
+            }
+            _ => {
+                self.idle()?;
+                Ok(self.begin(Kind::Dispose, at))
+            }
+        }
     }
 
     /// The snapshot, at a safe capture point only (§1.8).
