@@ -238,7 +238,7 @@ pub fn begin(
     let fingerprint = document.fingerprint().to_owned();
     let mut session = document.start(id, of.seed, now).map_err(|e| RunError::Refused(e.to_string()))?;
     let mut reported = session.take_opening();
-    let record = Parked {
+    let mut record = Parked {
         schema_version: PARKED_VERSION,
         session_id: id.to_owned(),
         document: of.document,
@@ -256,7 +256,6 @@ pub fn begin(
     let Some(reply) = reply else {
         return settle(session, world, record, Before { reported, log: Vec::new() }, None, store, now);
     };
-    let mut record = record;
     let mut driven = drive(session.as_mut(), world, now);
     reported.append(&mut driven.reported);
     driven.log.extend(session.take_log());
