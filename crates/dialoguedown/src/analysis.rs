@@ -110,7 +110,7 @@ fn anchor(
             Code::HeadingWithoutAnchor,
             span.clone(),
             "A heading needs at least one letter or number so it can be a jump target; this one has none. \
-             Add words to the heading.",
+             Add sluggable text to the heading.",
             "no anchor",
         );
         None
@@ -140,9 +140,9 @@ fn classify(target: &str, span: &std::ops::Range<usize>, sink: &mut Sink) -> Jum
             Code::JumpOutsideScript,
             span.clone(),
             format!(
-                "This jump names '{target}', which is outside this script. Jumps outside the script are not \
-                 resolved yet, so it leads nowhere and the line reads on. Point it at a scene in this script \
-                 ('#the-scene') until cross-file jumps land."
+                "This jump names '{target}', which is outside this script. Targets outside the script are not \
+                 resolved yet, so the jump leads nowhere. Point it at a scene in this script — '#the-scene' — \
+                 until cross-file jumps land."
             ),
             "outside this script",
         );
@@ -218,8 +218,8 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
         sink.push(
             Code::SingleOptionRandom,
             head,
-            "This random choice has a single option, so it is always picked and its weight does nothing. Remove \
-             the weight to make it a plain line, or add more options.",
+            "This random choice has a single option, so it is always selected and the weight has no effect. \
+             Remove the weight to make it a plain line, or add more options.",
             "single option",
         );
         return;
@@ -233,7 +233,7 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
         sink.push(
             Code::ZeroWeights,
             head,
-            "Every weight in this random choice is 0, so no option can be picked. Give at least one option a \
+            "Every weight in this random choice is 0, so no option can be selected. Give at least one option a \
              positive weight.",
             "all weights zero",
         );

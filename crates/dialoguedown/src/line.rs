@@ -180,8 +180,8 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     span,
                     format!(
                         "\"{shown}\" has tags but names no speaker for them to attach to. Begin the line with a \
-                         name to declare a speaker (Alice #excited:), or with an @id to add tags to one already \
-                         declared (@alice #excited:)."
+                         name to declare a speaker (Alice #excited:), or with an @id to add tags to an \
+                         already-declared one (@alice #excited:)."
                     ),
                     "tags without a speaker",
                 );
@@ -219,9 +219,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             Code::TagsWithoutSpeaker,
             span,
             format!(
-                "\"{shown}\" starts a line, but a tag never stands first: it needs a speaker to attach to. Begin \
-                 the line with a name to declare a speaker (Alice #excited:), or with an @id to add tags to one \
-                 already declared (@alice #excited:)."
+                "\"{shown}\" has tags but names no speaker for them to attach to. Begin the line with a name to \
+                 declare a speaker (Alice #excited:), or with an @id to add tags to an already-declared one \
+                 (@alice #excited:)."
             ),
             "tags without a speaker",
         );
@@ -243,7 +243,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             span,
             format!(
                 "This line looks like a speaker prefix (\"{name}\") but the name is styled, so it is not \
-                 recognized and the line has no speaker. Remove the styling to name the speaker."
+                 recognized and the line has no speaker. Remove the styling to declare the speaker."
             ),
             "styled speaker name",
         );
@@ -446,8 +446,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     self.sink.push(
                         Code::DanglingArrow,
                         arrow.clone(),
-                        "`=>` makes a jump only when a link follows it on the same line, so here it is read as \
-                         the characters \"=>\". If you meant to jump, add a target: `=> [The market](#the-market)`.",
+                        "`=>` makes a jump only when a link follows it. With no link here it is read literally, \
+                         staying as the characters \"=>\". If you meant to jump, add a target: \
+                         `=> [The market](#the-market)`.",
                         "no link follows",
                     );
                     speech.insert(blanks, Fragment::Text { text: "=>".into() });
@@ -473,8 +474,8 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             self.sink.push(
                 Code::UnreachableAfterJump,
                 span,
-                "This comes after a jump on the same line, so it can never play: a jump does not return. Move it \
-                 before the jump, or onto its own line.",
+                "Content after a jump on this line can never play: a jump does not return, so anything following \
+                 it is unreachable. Move it before the jump, or onto its own line.",
                 "unreachable",
             );
         }

@@ -66,8 +66,8 @@ impl Table {
                         span.clone(),
                         format!(
                             "Cannot bind name '{name}' to id '@{id}': both are already in use as separate speakers, \
-                             so joining them now is ambiguous. If they are one speaker, declare it ({name} @{id}: …) \
-                             before either is used on its own."
+                             so joining them now is ambiguous. If they are the same speaker, declare it \
+                             (Name @{id}: …) before either is used on its own."
                         ),
                         "ambiguous binding",
                     );
@@ -141,7 +141,7 @@ impl Table {
                         tag.span.clone(),
                         format!(
                             "'##{0}' is not a known reserved tag. Use a custom tag ('#{0}') or one of DialogueDown's \
-                             reserved tags (##default).",
+                             reserved tags.",
                             tag.name
                         ),
                         "unknown reserved tag",

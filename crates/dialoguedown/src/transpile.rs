@@ -67,8 +67,9 @@ impl Transpiler<'_, '_, '_> {
                     self.sink().push(
                         Code::HeadingInsideBranch,
                         span.clone(),
-                        "A scene heading must sit at the top level of the script, not inside a conditional branch \
-                         or a choice option. Move the heading out of the branch and jump to it from there.",
+                        "A scene heading must be a document-level block; it cannot appear inside a control branch \
+                         or choice option. Move the heading outside the branch, then jump to that scene when the \
+                         branch should enter it.",
                         "heading inside a branch",
                     );
                 }
@@ -102,7 +103,8 @@ impl Transpiler<'_, '_, '_> {
                 span.start..first.map_or(span.end, |block| block.span().end),
                 format!(
                     "This branch reaches choice nesting level {level}; the recommended maximum is \
-                     {RECOMMENDED_CHOICE_DEPTH}. Consider moving it into a new scene and jumping there instead."
+                     {RECOMMENDED_CHOICE_DEPTH}. Consider moving this branch into a new scene and jumping to it \
+                     instead."
                 ),
                 format!("choice nesting level {level}"),
             );
@@ -152,8 +154,8 @@ impl Transpiler<'_, '_, '_> {
                     Code::SeveredControlBranch,
                     first.span(),
                     format!(
-                        "`{}` starts a blockquote of its own, with no `if` connected to it. Keep the `if`, every \
-                         `elseif` and the optional `else` in one connected blockquote (join them with `>` lines).",
+                        "`{}` starts a separate blockquote without a connected `if`. Keep the `if`, every \
+                         `elseif`, and the optional `else` inside one connected blockquote.",
                         marker.as_str()
                     ),
                     "no connected `if`",
@@ -180,8 +182,8 @@ impl Transpiler<'_, '_, '_> {
                                     Code::MalformedBranchOrder,
                                     block.span(),
                                     format!(
-                                        "`{}` cannot appear here. A conditional block holds one `if`, then any \
-                                         `elseif` branches, then at most one `else`.",
+                                        "`{}` cannot appear here. A control block must contain one `if`, \
+                                         followed by zero or more `elseif` branches, then at most one `else`.",
                                         marker.as_str()
                                     ),
                                     "out of order",
@@ -236,7 +238,7 @@ impl Transpiler<'_, '_, '_> {
                 marker_span.start..span.end.max(start),
                 format!(
                     "A `{}` marker must stand alone in its paragraph. Put a quoted blank line (`>`) between the \
-                     marker and what follows it.",
+                     marker and its branch body.",
                     marker.as_str()
                 ),
                 "marker shares its paragraph",
@@ -247,7 +249,7 @@ impl Transpiler<'_, '_, '_> {
                 Code::MissingBranchCondition,
                 marker_span,
                 format!(
-                    "A `{0}` marker needs its condition in a second code span, such as `{0}` `Rich?`.",
+                    "A `{0}` marker requires a condition in a separate code span, such as `{0}` `Rich?`.",
                     marker.as_str()
                 ),
                 "condition missing",
@@ -257,8 +259,8 @@ impl Transpiler<'_, '_, '_> {
                     Code::ElseWithCondition,
                     found.span.clone(),
                     format!(
-                        "An `else` is the fallback and takes no condition, but this one has `{}?`. Remove the \
-                         condition, or write `elseif` for a conditional branch.",
+                        "An `else` marker cannot have the condition `{}?`. Remove the condition for a fallback \
+                         branch, or change `else` to `elseif`.",
                         found.key
                     ),
                     "else with a condition",

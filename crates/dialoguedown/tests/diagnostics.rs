@@ -272,3 +272,137 @@ fn a_marker_pulled_into_the_paragraph_above_is_not_alone() {
     let fixed = "> `if` `Rich?`\n>\n> Guard: Welcome.\n>\n> > `if` `Armed?`\n> >\n> > Guard: Blade.\n>\n> `else`\n>\n> Guard: Poor.\n";
     assert_eq!(codes(fixed), []);
 }
+
+/// Each message is the error-code reference's documented format, word for word, its
+/// placeholders filled with what the triggering example names. The formats are copied from
+/// the reference (`guide/error-codes.md`) as written there, `{0}` and all.
+#[test]
+fn messages_say_what_the_error_code_guide_says() {
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "DLG1003",
+            "# Crossroads\n=> [Market](#market) or => [Home](#home)\n\n# Market\nM: W.\n\n# Home\nA: C.\n",
+            "Content after a jump on this line can never play: a jump does not return, so anything following it is unreachable. Move it before the jump, or onto its own line.",
+            &[],
+        ),
+        (
+            "DLG1101",
+            "# Scene\n#excited: We made it!\n",
+            "\"{0}\" has tags but names no speaker for them to attach to. Begin the line with a name to declare a speaker (Alice #excited:), or with an @id to add tags to an already-declared one (@alice #excited:).",
+            &["#excited"],
+        ),
+        (
+            "DLG1101",
+            "# Scene\n#excited We made it!\n",
+            "\"{0}\" has tags but names no speaker for them to attach to. Begin the line with a name to declare a speaker (Alice #excited:), or with an @id to add tags to an already-declared one (@alice #excited:).",
+            &["#excited"],
+        ),
+        (
+            "DLG1106",
+            "# Moor\nGuide: `\"Rainy\"?` The moor is bleak.\n",
+            "A condition (`\"{0}\"?`) must guard a jump, line, choice option, or control branch. Put it immediately before a `=>` jump, at the start of a line or choice option, or after an `if`/`elseif` marker; otherwise remove the `?` to write a plain query.",
+            &["Rainy"],
+        ),
+        (
+            "DLG1107",
+            "*Alice*: Hello there.\n",
+            "This line looks like a speaker prefix (\"{0}\") but the name is styled, so it is not recognized and the line has no speaker. Remove the styling to declare the speaker.",
+            &["Alice"],
+        ),
+        (
+            "DLG1108",
+            "> `elseif` `Known?`\n>\n> Alice: Welcome back.\n",
+            "`{0}` starts a separate blockquote without a connected `if`. Keep the `if`, every `elseif`, and the optional `else` inside one connected blockquote.",
+            &["elseif"],
+        ),
+        (
+            "DLG1109",
+            "> `if` `Rich?`\n>\n> A: Up.\n>\n> `else`\n>\n> A: Down.\n>\n> `else`\n>\n> A: Back.\n",
+            "`{0}` cannot appear here. A control block must contain one `if`, followed by zero or more `elseif` branches, then at most one `else`.",
+            &["else"],
+        ),
+        (
+            "DLG1110",
+            "> `if` `Rich?`\n> Alice: Welcome upstairs.\n",
+            "A `{0}` marker must stand alone in its paragraph. Put a quoted blank line (`>`) between the marker and its branch body.",
+            &["if"],
+        ),
+        (
+            "DLG1111",
+            "> `if`\n>\n> Alice: Welcome upstairs.\n",
+            "A `{0}` marker requires a condition in a separate code span, such as `{0}` `Rich?`.",
+            &["if"],
+        ),
+        (
+            "DLG1112",
+            "> `if` `Rich?`\n>\n> A: Up.\n>\n> `else` `Known?`\n>\n> A: Back.\n",
+            "An `else` marker cannot have the condition `{0}?`. Remove the condition for a fallback branch, or change `else` to `elseif`.",
+            &["Known"],
+        ),
+        (
+            "DLG1113",
+            "# Crossroads\nAlice: Which way?\n\n=> The market\n",
+            "`=>` makes a jump only when a link follows it. With no link here it is read literally, staying as the characters \"=>\". If you meant to jump, add a target: `=> [The market](#the-market)`.",
+            &[],
+        ),
+        (
+            "DLG2002",
+            "# ...\nAlice: Hello.\n",
+            "A heading needs at least one letter or number so it can be a jump target; this one has none. Add sluggable text to the heading.",
+            &[],
+        ),
+        (
+            "DLG2003",
+            "Alice: Hello.\n\n@A: Over here.\n\nAlice @A: It is me.\n",
+            "Cannot bind name '{0}' to id '@{1}': both are already in use as separate speakers, so joining them now is ambiguous. If they are the same speaker, declare it (Name @{1}: …) before either is used on its own.",
+            &["Alice", "A"],
+        ),
+        (
+            "DLG2008",
+            "# Scene\nAlice ##hero: To the rescue!\n",
+            "'##{0}' is not a known reserved tag. Use a custom tag ('#{0}') or one of DialogueDown's reserved tags.",
+            &["hero"],
+        ),
+        (
+            "DLG2010",
+            "# Coin\nThe coin spins.\n\n- `0%` Heads.\n- `0%` Tails.\n",
+            "Every weight in this random choice is 0, so no option can be selected. Give at least one option a positive weight.",
+            &[],
+        ),
+        (
+            "DLG2015",
+            "> `if` `Rich?`\n>\n> # Upstairs\n>\n> Alice: Welcome.\n",
+            "A scene heading must be a document-level block; it cannot appear inside a control branch or choice option. Move the heading outside the branch, then jump to that scene when the branch should enter it.",
+            &[],
+        ),
+        (
+            "DLG2016",
+            "Alice: To the vault.\n\n=> [The vault](chapter-02.md#the-vault)\n",
+            "This jump names '{0}', which is outside this script. Targets outside the script are not resolved yet, so the jump leads nowhere. Point it at a scene in this script — '#the-scene' — until cross-file jumps land.",
+            &["chapter-02.md#the-vault"],
+        ),
+        (
+            "DLG3002",
+            "- Level 1\n    - Level 2\n        - Level 3\n            - Level 4\n                Alice: Deep.\n",
+            "This branch reaches choice nesting level {0}; the recommended maximum is {1}. Consider moving this branch into a new scene and jumping to it instead.",
+            &["4", "3"],
+        ),
+        (
+            "DLG3004",
+            "# Coin\nThe coin spins.\n\n- `50%` It always lands heads.\n",
+            "This random choice has a single option, so it is always selected and the weight has no effect. Remove the weight to make it a plain line, or add more options.",
+            &[],
+        ),
+    ];
+    let options = Options { mode: stagehand_dialoguedown::Mode::BestEffort, ..Options::default() };
+    for (code, source, format, fills) in cases {
+        let expected = fills
+            .iter()
+            .enumerate()
+            .fold(format.to_string(), |text, (at, fill)| text.replace(&format!("{{{at}}}"), fill));
+        let compilation = compile(source, "case.dialogue.md", &options);
+        let found = compilation.diagnostics.iter().find(|d| d.code.as_str() == *code);
+        let Some(found) = found else { panic!("{code} not reported for {source:?}: {:#?}", compilation.diagnostics) };
+        assert_eq!(found.message, expected, "{code} for {source:?}");
+    }
+}

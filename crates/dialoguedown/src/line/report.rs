@@ -17,9 +17,9 @@ impl LineBuilder<'_, '_, '_> {
             Code::ConditionGuardsNothing,
             condition.span.clone(),
             format!(
-                "A condition (`\"{}\"?`) must guard a jump, a line, a choice option or a control branch. Put it \
-                 right before a `=>` jump, at the start of a line or option, or after an `if`/`elseif` marker; \
-                 or drop the `?` to read the value as a query.",
+                "A condition (`\"{}\"?`) must guard a jump, line, choice option, or control branch. Put it \
+                 immediately before a `=>` jump, at the start of a line or choice option, or after an \
+                 `if`/`elseif` marker; otherwise remove the `?` to write a plain query.",
                 condition.key
             ),
             "guards nothing",
@@ -41,9 +41,9 @@ impl LineBuilder<'_, '_, '_> {
             Code::MarkerNotAlone,
             span.start..end,
             format!(
-                "A `{}` marker must stand alone in its paragraph, but this one follows other content in it: \
-                 without a quoted blank line (`>`) above the marker, Markdown continues the paragraph before \
-                 it. Put a quoted blank line between that paragraph and the marker.",
+                "A `{}` marker must stand alone in its paragraph. This one follows other content in it: without \
+                 a quoted blank line (`>`) above the marker, Markdown continues the paragraph before it. Put a \
+                 quoted blank line (`>`) between that paragraph and the marker.",
                 marker.as_str()
             ),
             "marker fused into the paragraph above",
@@ -70,9 +70,9 @@ impl LineBuilder<'_, '_, '_> {
             Code::ConditionGuardsNothing,
             arrow,
             format!(
-                "A condition (`\"{}\"?`) guards the jump it comes right before, but no link follows this `=>`, \
-                 so there is no jump and the condition guards nothing. Add a target after the arrow: \
-                 `=> [The market](#the-market)`.",
+                "A condition (`\"{}\"?`) must guard a jump, line, choice option, or control branch. It stands \
+                 immediately before this `=>`, but no link follows the arrow, so there is no jump for it to \
+                 guard. Add a target after the arrow: `=> [The market](#the-market)`.",
                 condition.key
             ),
             "no link follows the guarded arrow",
