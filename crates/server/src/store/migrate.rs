@@ -47,9 +47,7 @@ pub(crate) async fn run(pool: &AnyPool, backend: Backend) -> Result<(), StoreErr
     // Two servers creating this table at once on PostgreSQL would meet on its catalogue rows;
     // under the advisory lock they take turns, and the later one finds it there.
     let mut tx = pool.begin().await?;
-    if backend == Backend::Postgres {
-        sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(MIGRATING).execute(&mut *tx).await?;
-    }
+    take_turn(&mut tx, backend).await?;
     sqlx::query("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)")
         .execute(&mut *tx)
         .await?;
@@ -85,13 +83,21 @@ pub(crate) async fn run(pool: &AnyPool, backend: Backend) -> Result<(), StoreErr
 /// The key of the PostgreSQL advisory lock that lets one server at a time migrate a database.
 const MIGRATING: i64 = 0x5354_4147_4548_4e44; // "STAGEHND"
 
+/// On PostgreSQL, waits for any other server's migrating transaction and holds the lock until
+/// `tx` ends: servers migrating one database take turns.
+async fn take_turn(tx: &mut sqlx::Transaction<'_, sqlx::Any>, backend: Backend) -> Result<(), sqlx::Error> {
+    if backend == Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(MIGRATING).execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
 async fn apply(pool: &AnyPool, backend: Backend, migration: &Migration) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
     if backend == Backend::Postgres {
-        // Servers migrating at once take turns (the lock ends with the transaction), and each
-        // looks again under it: an `ALTER TABLE` that another server's committed migration
-        // already made would fail on its column, not on the version's key.
-        sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(MIGRATING).execute(&mut *tx).await?;
+        // Each looks again under the lock: an `ALTER TABLE` that another server's committed
+        // migration already made would fail on its column, not on the version's key.
+        take_turn(&mut tx, backend).await?;
         let applied: i64 = sqlx::query("SELECT COUNT(*) FROM schema_migrations WHERE version = $1")
             .bind(migration.version)
             .fetch_one(&mut *tx)

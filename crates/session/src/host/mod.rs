@@ -67,6 +67,17 @@ pub enum HostError {
     Mismatch(String),
 }
 
+/// Refuses a snapshot written in another version of its shape.
+fn readable<S>(snapshot: &SessionSnapshot<S>) -> Result<(), HostError> {
+    if snapshot.schema_version == SESSION_SNAPSHOT_VERSION {
+        return Ok(());
+    }
+    Err(HostError::Mismatch(format!(
+        "its schema version is {}; this build reads {SESSION_SNAPSHOT_VERSION}",
+        snapshot.schema_version
+    )))
+}
+
 /// One playthrough of one document by any engine.
 #[derive(Debug)]
 pub struct Session<E: Engine> {
@@ -178,23 +189,8 @@ impl<E: Engine> Session<E> {
         engine.set_now(now);
         let initial = engine.snapshot()?;
         let id = id.into();
-        let mut session = Session {
-            engine,
-            receipts: Receipts::new(&id),
-            id,
-            initial,
-            journal: Vec::new(),
-            pending: Pending::Start,
-            trace: Trace::default(),
-            disposed: false,
-            opening: Vec::new(),
-            kept: None,
-            fingerprint: None,
-            rejected: String::new(),
-            traced: Vec::new(),
-            lent: None,
-            engine_actions: std::cell::OnceCell::new(),
-        };
+        let receipts = Receipts::new(&id);
+        let mut session = Session::assembled(engine, id, initial, receipts, Trace::default());
         let state_id = session.trace.put_with(|out| session.engine.write_state_id(out));
         let description = session.trace.put_with(|out| session.engine.write_description(out));
         session.trace.started(now, state_id, description);
@@ -212,12 +208,7 @@ impl<E: Engine> Session<E> {
     /// Puts a session back on a fresh engine of the same document, without `session.started`:
     /// its trace continues where it stopped.
     pub fn restore(mut engine: E, snapshot: SessionSnapshot<E::Snapshot>) -> Result<Self, HostError> {
-        if snapshot.schema_version != SESSION_SNAPSHOT_VERSION {
-            return Err(HostError::Mismatch(format!(
-                "its schema version is {}; this build reads {SESSION_SNAPSHOT_VERSION}",
-                snapshot.schema_version
-            )));
-        }
+        readable(&snapshot)?;
         let fingerprint = engine.fingerprint();
         if snapshot.fingerprint != fingerprint {
             return Err(HostError::Mismatch("it was made of another document (its fingerprint differs)".to_owned()));
@@ -225,28 +216,37 @@ impl<E: Engine> Session<E> {
         engine.restore(&snapshot.engine)?;
         // A restore traces nothing of the engine's either (H48).
         engine.drain_trace(&mut |_, _| {});
-        let mut receipts = Receipts::new(&snapshot.session_id);
-        for (key, recorded) in &snapshot.receipts {
-            receipts.record(key, recorded);
-        }
-        receipts.all_written();
+        let receipts = Receipts::of_snapshot(&snapshot.session_id, &snapshot.receipts);
+        let trace = Trace::continuing(snapshot.sequences);
         Ok(Session {
-            engine,
-            id: snapshot.session_id,
-            initial: snapshot.initial,
             journal: snapshot.journal,
             pending: snapshot.pending,
-            receipts,
-            trace: Trace::continuing(snapshot.sequences),
             disposed: snapshot.disposed,
+            fingerprint: Some(fingerprint),
+            ..Session::assembled(engine, snapshot.session_id, snapshot.initial, receipts, trace)
+        })
+    }
+
+    /// A session of `engine` with these parts, nothing taken yet and nothing in flight: what
+    /// making, restoring and replaying a session share.
+    fn assembled(engine: E, id: String, initial: E::Snapshot, receipts: Receipts, trace: Trace) -> Self {
+        Session {
+            engine,
+            id,
+            initial,
+            journal: Vec::new(),
+            pending: Pending::Start,
+            receipts,
+            trace,
+            disposed: false,
             opening: Vec::new(),
             kept: None,
-            fingerprint: Some(fingerprint),
+            fingerprint: None,
             rejected: String::new(),
             traced: Vec::new(),
             lent: None,
             engine_actions: std::cell::OnceCell::new(),
-        })
+        }
     }
 
     /// The session as plain data. It copies the journal and every receipt; to save a session,

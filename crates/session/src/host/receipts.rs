@@ -670,6 +670,16 @@ impl Receipts {
         self.open();
     }
 
+    /// The receipts of a session's snapshot, by key, each with its events written down.
+    pub(crate) fn of_snapshot(session_id: &str, recorded: &BTreeMap<String, Recorded>) -> Self {
+        let mut receipts = Receipts::new(session_id);
+        for (key, recorded) in recorded {
+            receipts.record(key, recorded);
+        }
+        receipts.all_written();
+        receipts
+    }
+
     /// Notes that every receipt recorded so far has its events written down.
     pub(crate) fn all_written(&mut self) {
         self.written_to = self.entries.len();

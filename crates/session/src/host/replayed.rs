@@ -3,9 +3,9 @@
 
 use stagehand_protocol::Engine;
 
-use super::pending::{Move, Pending};
+use super::pending::Move;
 use super::receipts::Receipts;
-use super::snapshot::{SessionSnapshot, SESSION_SNAPSHOT_VERSION};
+use super::snapshot::SessionSnapshot;
 use super::trace::Trace;
 use super::{HostError, Session};
 
@@ -16,34 +16,13 @@ impl<E: Engine> Session<E> {
     /// document. A move the engine refuses now is an error naming the step (from 1) and the
     /// move, and nothing is put back. Like [`restore`](Self::restore), it traces nothing.
     pub fn replayed(mut engine: E, snapshot: SessionSnapshot<E::Snapshot>) -> Result<Self, HostError> {
-        if snapshot.schema_version != SESSION_SNAPSHOT_VERSION {
-            return Err(HostError::Mismatch(format!(
-                "its schema version is {}; this build reads {SESSION_SNAPSHOT_VERSION}",
-                snapshot.schema_version
-            )));
-        }
+        super::readable(&snapshot)?;
         let initial = engine.snapshot()?;
-        let mut receipts = Receipts::new(&snapshot.session_id);
-        for (key, recorded) in &snapshot.receipts {
-            receipts.record(key, recorded);
-        }
-        receipts.all_written();
+        let receipts = Receipts::of_snapshot(&snapshot.session_id, &snapshot.receipts);
         let mut session = Session {
-            engine,
-            id: snapshot.session_id,
-            initial,
             journal: Vec::with_capacity(snapshot.journal.len()),
-            pending: Pending::Start,
-            receipts,
-            trace: Trace::continuing(snapshot.sequences),
             disposed: snapshot.disposed,
-            opening: Vec::new(),
-            kept: None,
-            fingerprint: None,
-            rejected: String::new(),
-            traced: Vec::new(),
-            lent: None,
-            engine_actions: std::cell::OnceCell::new(),
+            ..Session::assembled(engine, snapshot.session_id, initial, receipts, Trace::continuing(snapshot.sequences))
         };
         for (at, step) in snapshot.journal.into_iter().enumerate() {
             let named = name(&step);
