@@ -113,6 +113,9 @@ pub(crate) struct SuspendedCall {
     pub child_session_id: String,
     pub turn_id: Option<u64>,
     pub state_id: String,
+    /// The text the call handed its child (its finish repeats the start's identity).
+    #[serde(default)]
+    pub text: String,
 }
 
 /// Everything that survives between boundaries.

@@ -79,6 +79,12 @@ impl Run<'_> {
         p
     }
 
+    /// A nested call's identity, which its start and every finish carry (a settled call, a
+    /// resumed one, one finished by `dispose`): the state, its source item, target and text.
+    pub(crate) fn call_identity(&self, id: &str, target: &str, text: &str) -> Map<String, Value> {
+        with(with(self.identity(id), "playbookId", target), "text", text)
+    }
+
     /// The prompt of the call about to be asked: empty when the play replays it, since its
     /// start trace and its call went out in an earlier play (A30). The context does not change
     /// between a call and its corrective re-ask, so the re-ask gets the same prompt.
@@ -355,7 +361,7 @@ impl Run<'_> {
         };
         self.core.seq.playbook_call += 1;
         let call_id = format!("playbook-{}", self.core.seq.playbook_call);
-        let identity = with(with(self.identity(id), "playbookId", target.as_str()), "text", text.as_str());
+        let identity = self.call_identity(id, &target, &text);
         self.trace("playbook.call.started", Some(&call_id), Value::Object(identity.clone()));
         let reply = self.io.call(PortCall::Playbook {
             call_id: call_id.clone(),
@@ -375,6 +381,7 @@ impl Run<'_> {
                     child_session_id,
                     turn_id: self.turn,
                     state_id: id.to_owned(),
+                    text,
                 });
                 Ok(Settle::Suspend)
             }

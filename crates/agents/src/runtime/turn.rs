@@ -232,12 +232,7 @@ impl Run<'_> {
         self.turn = call.turn_id;
         self.event_sent = true;
         self.core.suspended = None;
-        let mut p = Map::new();
-        p.insert("stateId".into(), Value::String(call.state_id.clone()));
-        if let Some(item) = self.source_item(&call.state_id) {
-            p.insert("sourceItem".into(), Value::String(item));
-        }
-        p.insert("playbookId".into(), Value::String(call.playbook_id.clone()));
+        let mut p = self.call_identity(&call.state_id, &call.playbook_id, &call.text);
         p.insert("result".into(), serde_json::to_value(result).unwrap_or(Value::Null));
         self.trace("playbook.call.finished", Some(&call.call_id), Value::Object(p));
         let results = match self.invokes(&call.state_id) {
@@ -261,11 +256,10 @@ impl Run<'_> {
                 call_id: call.call_id.clone(),
                 child_session_id: call.child_session_id.clone(),
             })?;
-            let p = json!({
-                "stateId": call.state_id, "playbookId": call.playbook_id,
-                "result": {"status": "aborted", "error": NormalizedError::named("AbortError", "the parent was disposed").to_value()},
-            });
-            self.trace_at("playbook.call.finished", call.turn_id, Some(&call.call_id), p);
+            let mut p = self.call_identity(&call.state_id, &call.playbook_id, &call.text);
+            let error = NormalizedError::named("AbortError", "the parent was disposed").to_value();
+            p.insert("result".into(), json!({"status": "aborted", "error": error}));
+            self.trace_at("playbook.call.finished", call.turn_id, Some(&call.call_id), Value::Object(p));
             self.core.suspended = None;
         }
         self.core.stopped = true;

@@ -1,0 +1,64 @@
+//! Lifecycle details the scenario log does not show: the identity a nested call's finish
+//! repeats when the call is resumed or disposed, and the descriptor `session.disposed` carries.
+
+use serde_json::{json, Value};
+use stagehand_agents::machine::read_json;
+use stagehand_agents::runtime::{Emission, Next, PlaybookCallResult, PlaybookCallStart, Reply, Runtime, Session, Step};
+
+fn delegator() -> Runtime {
+    let text = include_str!("../../../conformance/agents/machines/delegator.json");
+    Runtime::new(read_json(text).expect("reads"), Default::default()).expect("runtime")
+}
+
+/// A delegator suspended on its fixed child `review`, with the `playbook.call.started` payload.
+fn suspended() -> (Runtime, Value) {
+    let mut rt = delegator();
+    rt.init(Session::root("s", "delegator"), 1).expect("init");
+    rt.answer(Reply::Drained, 1).expect("drained");
+    rt.handle_boss_input("review it", 2).expect("turn");
+    let step = rt.answer(Reply::Judge { text: json!({"type": "START"}).to_string() }, 3).expect("fits");
+    let started = payload_of(&step, "playbook.call.started").expect("the call started");
+    rt.answer(Reply::Playbook { start: PlaybookCallStart::Suspended { child_session_id: "c".into() } }, 4)
+        .expect("fits");
+    (rt, started)
+}
+
+fn payload_of(step: &Step, trace_type: &str) -> Option<Value> {
+    step.emitted.iter().find_map(|e| match e {
+        Emission::Trace { event } if event.trace_type == trace_type => Some(event.payload.clone()),
+        _ => None,
+    })
+}
+
+/// A finish's identity: its payload without the result.
+fn identity(payload: &Value) -> Value {
+    let mut p = payload.as_object().cloned().unwrap_or_default();
+    p.remove("result");
+    Value::Object(p)
+}
+
+#[test]
+fn a_resumed_call_finishes_with_the_identity_it_started_with() {
+    let (mut rt, started) = suspended();
+    assert_eq!(started["text"], "review it");
+    let result = PlaybookCallResult::Ok {
+        child_session_id: "c".into(),
+        state: None,
+        output: Some(json!({"guard": "approved", "summary": "s"})),
+    };
+    let step = rt.resume_playbook_call("playbook-1", result, 5).expect("resumes");
+    let finished = payload_of(&step, "playbook.call.finished").expect("the call finished");
+    assert_eq!(identity(&finished), started);
+    assert_eq!(finished["result"]["status"], "ok");
+}
+
+#[test]
+fn a_call_finished_by_dispose_repeats_the_identity_it_started_with() {
+    let (mut rt, started) = suspended();
+    let step = rt.dispose(5).expect("disposes");
+    assert!(matches!(step.next, Next::Request { .. }), "the child is disposed first");
+    let step = rt.answer(Reply::Drained, 6).expect("fits");
+    let finished = payload_of(&step, "playbook.call.finished").expect("the call finished");
+    assert_eq!(identity(&finished), started);
+    assert_eq!(finished["result"]["status"], "aborted");
+}
