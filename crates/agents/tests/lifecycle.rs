@@ -3,7 +3,9 @@
 
 use serde_json::{json, Value};
 use stagehand_agents::machine::read_json;
-use stagehand_agents::runtime::{Emission, Next, PlaybookCallResult, PlaybookCallStart, Reply, Runtime, Session, Step};
+use stagehand_agents::runtime::{
+    Emission, Next, PlaybookCallResult, PlaybookCallStart, Reply, Runtime, Session, Settled, Step,
+};
 
 fn delegator() -> Runtime {
     let text = include_str!("../../../conformance/agents/machines/delegator.json");
@@ -61,4 +63,20 @@ fn a_call_finished_by_dispose_repeats_the_identity_it_started_with() {
     let finished = payload_of(&step, "playbook.call.finished").expect("the call finished");
     assert_eq!(identity(&finished), started);
     assert_eq!(finished["result"]["status"], "aborted");
+}
+
+#[test]
+fn session_disposed_carries_the_descriptor_the_session_ended_in() {
+    // §1.4: dispose stops the actor with inspection suppressed and emits `session.disposed`
+    // with the final descriptor — the state the session was in, not the stopped actor's.
+    let mut rt = delegator();
+    rt.init(Session::root("s", "delegator"), 1).expect("init");
+    rt.answer(Reply::Drained, 1).expect("drained");
+    let before = serde_json::to_value(rt.state()).expect("serialises");
+    let step = rt.dispose(2).expect("disposes");
+    assert!(matches!(step.next, Next::Settled { settled: Settled::Disposed }));
+    let disposed = payload_of(&step, "session.disposed").expect("session.disposed");
+    assert_eq!(disposed["state"], before);
+    assert_eq!(disposed["state"]["status"], "active");
+    assert_eq!(disposed["stateId"], "ready");
 }

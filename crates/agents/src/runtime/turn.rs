@@ -249,8 +249,11 @@ impl Run<'_> {
     }
 
     /// Disposal: a pending child is disposed first, then its call finishes aborted, then
-    /// `session.disposed` with the final descriptor; tokens are discarded.
+    /// `session.disposed` with the final descriptor — the state the session ended in, taken
+    /// before the machine is stopped (as the reference takes it before stopping its actor), so
+    /// its status is `active` or `done`, never the teardown's `stopped`; tokens are discarded.
     pub(crate) fn dispose(&mut self) -> Result<(), Halt> {
+        let payload = self.state_payload();
         if let Some(call) = self.core.suspended.clone() {
             self.io.call(super::io::PortCall::DisposeChild {
                 call_id: call.call_id.clone(),
@@ -263,7 +266,6 @@ impl Run<'_> {
             self.core.suspended = None;
         }
         self.core.stopped = true;
-        let payload = self.state_payload();
         self.trace("session.disposed", None, payload);
         self.core.tokens.clear();
         Ok(())
