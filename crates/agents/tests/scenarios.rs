@@ -35,6 +35,7 @@ macro_rules! cases {
 
 cases! {
     dispose_after_a_failed_init_still_works => "dispose-after-a-failed-init-still-works",
+    a_second_dispose_joins_the_teardown => "a-second-dispose-joins-the-teardown",
     a_waiting_group_refuses_other_events => "a-waiting-group-refuses-other-events",
     abort_fired_from_the_trace_sink_at_judge_start => "abort-fired-from-the-trace-sink-at-judge-start",
     abort_mid_adjudication => "abort-mid-adjudication",

@@ -430,9 +430,14 @@ impl Runtime {
     /// runtime bound to no session (never initialised, or left unbound by a failed `init` or
     /// `restore`) is disposed at once with nothing to emit, and disposing a disposed runtime
     /// settles again (§1.4: "On failure the runtime is left unbound, so `dispose` still works";
-    /// later calls share the one teardown). It throws only while a boundary is active (A34).
+    /// later calls share the one teardown). A dispose while another is tearing down joins it:
+    /// the step hands back the request that teardown waits on, and the one answer finishes it
+    /// (A37). It throws only while another kind of boundary is active (A34).
     pub fn dispose(&mut self, at: u64) -> Result<Step, RuntimeError> {
         let settled = Step { emitted: Vec::new(), next: Next::Settled { settled: Settled::Disposed } };
+        if let Some(Boundary { kind: Kind::Dispose, waiting: Some(request), .. }) = &self.boundary {
+            return Ok(Step { emitted: Vec::new(), next: Next::Request { request: request.clone() } });
+        }
         match self.life {
             Life::Disposed => Ok(settled),
             Life::Unbound if self.boundary.is_none() => {
