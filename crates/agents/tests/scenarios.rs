@@ -101,6 +101,7 @@ cases! {
     nested_dispose_disposes_the_child_first => "nested-dispose-disposes-the-child-first",
     nested_dynamic_target => "nested-dynamic-target",
     nested_dynamic_target_may_not_be_itself => "nested-dynamic-target-may-not-be-itself",
+    nested_dynamic_target_may_not_be_blank => "nested-dynamic-target-may-not-be-blank",
     nested_dynamic_target_outside_the_catalogue => "nested-dynamic-target-outside-the-catalogue",
     parallel_group_joins_when_all_are_done => "parallel-group-joins-when-all-are-done",
     parallel_keyed_question => "parallel-keyed-question",

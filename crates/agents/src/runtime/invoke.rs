@@ -351,14 +351,18 @@ impl Run<'_> {
             (None, Some(f)) => self.core.context.get(f).and_then(Value::as_str).unwrap_or_default().to_owned(),
             _ => String::new(),
         };
-        if let Some(problem) = self.bad_target(&target) {
-            return Ok(Settle::Fail(NormalizedError::named("PlaybookTargetError", problem)));
-        }
         let text = match text {
             Some(Operand::Context(f)) => text_of(self.core.context.get(f)),
             Some(Operand::Literal(v)) => text_of(Some(v)),
             _ => String::new(),
         };
+        let problem = self.bad_target(&target).or_else(|| {
+            // A dynamic call also needs input text (§2.3); a fixed one is the author's own.
+            (fixed.is_none() && text.trim().is_empty()).then(|| "the nested call's input text is empty".to_owned())
+        });
+        if let Some(problem) = problem {
+            return Ok(Settle::Fail(NormalizedError::named("PlaybookTargetError", problem)));
+        }
         self.core.seq.playbook_call += 1;
         let call_id = format!("playbook-{}", self.core.seq.playbook_call);
         let identity = self.call_identity(id, &target, &text);
@@ -389,10 +393,10 @@ impl Run<'_> {
         }
     }
 
-    /// Why a nested target is refused before the call (§2.3): empty, this playbook itself,
-    /// or outside the catalogue when one is given.
+    /// Why a nested target is refused before the call (§2.3): empty or white space only, this
+    /// playbook itself, or outside the catalogue when one is given.
     fn bad_target(&self, target: &str) -> Option<String> {
-        if target.is_empty() {
+        if target.trim().is_empty() {
             return Some("the nested playbook id is empty".into());
         }
         if target == self.m.id {
