@@ -102,6 +102,7 @@ cases! {
     nested_dynamic_target => "nested-dynamic-target",
     nested_dynamic_target_may_not_be_itself => "nested-dynamic-target-may-not-be-itself",
     nested_dynamic_target_may_not_be_blank => "nested-dynamic-target-may-not-be-blank",
+    nested_dynamic_call_is_not_repeated => "nested-dynamic-call-is-not-repeated",
     nested_dynamic_target_outside_the_catalogue => "nested-dynamic-target-outside-the-catalogue",
     parallel_group_joins_when_all_are_done => "parallel-group-joins-when-all-are-done",
     parallel_keyed_question => "parallel-keyed-question",

@@ -131,6 +131,9 @@ pub(crate) struct Core {
     pub seq: Sequences,
     pub last_boss_event: Option<BossEvent>,
     pub receipts: BTreeMap<String, Receipt>,
+    /// The `[playbookId, text]` of every dynamic nested call this run made (§2.3: one is not
+    /// made twice); a run that starts again from a final state starts with none.
+    pub call_signatures: Vec<[String; 2]>,
     pub suspended: Option<SuspendedCall>,
     pub stopped: bool,
 }
@@ -148,6 +151,7 @@ impl Core {
             seq: Sequences::default(),
             last_boss_event: None,
             receipts: BTreeMap::new(),
+            call_signatures: Vec::new(),
             suspended: None,
             stopped: false,
         }

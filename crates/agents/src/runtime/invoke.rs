@@ -356,12 +356,25 @@ impl Run<'_> {
             Some(Operand::Literal(v)) => text_of(Some(v)),
             _ => String::new(),
         };
+        let signature = [target.clone(), text.clone()];
         let problem = self.bad_target(&target).or_else(|| {
-            // A dynamic call also needs input text (§2.3); a fixed one is the author's own.
-            (fixed.is_none() && text.trim().is_empty()).then(|| "the nested call's input text is empty".to_owned())
+            // A dynamic call also needs input text, and is not made twice alike in one run
+            // (§2.3); a fixed one is the author's own.
+            if fixed.is_some() {
+                None
+            } else if text.trim().is_empty() {
+                Some("the nested call's input text is empty".to_owned())
+            } else if self.core.call_signatures.contains(&signature) {
+                Some(format!("`{target}` was already called with this text in this run"))
+            } else {
+                None
+            }
         });
         if let Some(problem) = problem {
             return Ok(Settle::Fail(NormalizedError::named("PlaybookTargetError", problem)));
+        }
+        if fixed.is_none() {
+            self.core.call_signatures.push(signature);
         }
         self.core.seq.playbook_call += 1;
         let call_id = format!("playbook-{}", self.core.seq.playbook_call);

@@ -45,6 +45,8 @@ struct Persisted {
     last_boss_event: Option<BossEvent>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     apply_receipts: BTreeMap<String, Receipt>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    call_signatures: Vec<[String; 2]>,
 }
 
 /// Why a snapshot was refused.
@@ -60,6 +62,7 @@ pub(crate) fn capture(m: &Machine, core: &Core) -> Snapshot {
         last_error: core.last_error.clone(),
         last_boss_event: core.last_boss_event.clone(),
         apply_receipts: core.receipts.clone(),
+        call_signatures: core.call_signatures.clone(),
     };
     let mut sequences = core.seq.clone();
     sequences.captain_call = Some(sequences.captain_call.unwrap_or(0));
@@ -139,6 +142,7 @@ pub(crate) fn validate(m: &Machine, snap: &Snapshot) -> Result<Core, SnapshotErr
     core.last_error = p.last_error;
     core.last_boss_event = p.last_boss_event;
     core.receipts = p.apply_receipts;
+    core.call_signatures = p.call_signatures;
     core.tokens = snap.player_resume_tokens.clone();
     core.seq = seq;
     if core.pending.iter().map(Question::public).collect::<Vec<_>>() != snap.pending_boss_questions {
