@@ -178,7 +178,7 @@ impl AgentEngine {
 
     fn emitted(&mut self, emission: Emission) {
         match emission {
-            Emission::Status { message } => self.log.push(format!("◇ {message}")),
+            Emission::Status { message, .. } => self.log.push(format!("◇ {message}")),
             Emission::Trace { event } => self.trace.push(event),
             _ => {}
         }

@@ -80,3 +80,33 @@ fn session_disposed_carries_the_descriptor_the_session_ended_in() {
     assert_eq!(disposed["state"]["status"], "active");
     assert_eq!(disposed["stateId"], "ready");
 }
+
+#[test]
+fn the_failure_status_carries_the_error_as_its_data() {
+    // §1.7: status.emitted carries `data?`; the failure line's data is `{lastError}`.
+    let text = include_str!("../../../conformance/agents/machines/writer.json");
+    let mut rt = Runtime::new(read_json(text).expect("reads"), Default::default()).expect("runtime");
+    rt.init(Session::root("s", "writer"), 1).expect("init");
+    rt.answer(Reply::Drained, 1).expect("drained");
+    rt.handle_boss_input("rain", 2).expect("turn");
+    let failed = stagehand_agents::runtime::PlayerResult {
+        status: stagehand_protocol::port::CallStatus::Error,
+        resume_token: None,
+        final_text: None,
+        error: Some("boom".into()),
+    };
+    let step = rt.answer(Reply::Player { result: failed }, 3).expect("fits");
+    let expected = json!({"lastError": {"name": "Error", "message": "boom"}});
+    let status = step.emitted.iter().find_map(|e| match e {
+        Emission::Status { message, data } if message.contains("Workflow failed") => Some(data.clone()),
+        _ => None,
+    });
+    assert_eq!(status, Some(Some(expected.clone())), "the status itself");
+    let trace = step.emitted.iter().find_map(|e| match e {
+        Emission::Trace { event } if event.trace_type == "status.emitted" => Some(event.payload.clone()),
+        _ => None,
+    });
+    let trace = trace.expect("a status.emitted");
+    assert_eq!(trace["message"], "Workflow failed; awaiting Boss recovery.");
+    assert_eq!(trace["data"], expected, "its trace");
+}

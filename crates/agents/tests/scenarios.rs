@@ -94,6 +94,7 @@ cases! {
     init_sink_failure_unbinds => "init-sink-failure-unbinds",
     init_twice_is_refused => "init-twice-is-refused",
     legacy_status_profile => "legacy-status-profile",
+    legacy_status_profile_asks_and_fails => "legacy-status-profile-asks-and-fails",
     nested_call_settles_error => "nested-call-settles-error",
     nested_call_settles_ok => "nested-call-settles-ok",
     nested_call_suspends_and_resumes => "nested-call-suspends-and-resumes",

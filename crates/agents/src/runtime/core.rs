@@ -10,7 +10,7 @@ use super::io::{Emission, Io, TraceEvent};
 use super::wire::{MachineStatus, NormalizedError, PendingBossQuestion, PlaybookState, Receipt};
 use super::{Options, Session};
 use crate::adjudicate::classify::EventContract;
-use crate::machine::{Invoke, Machine, State, Tag, AWAIT_BOSS_REPLY, FAILED};
+use crate::machine::{Invoke, Machine, State, Tag, AWAIT_BOSS_REPLY, DONE, FAILED, READY};
 
 /// Where the machine stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -389,8 +389,9 @@ impl<'a> Run<'a> {
         if let Some(id) = state_id {
             p.insert("stateId".into(), Value::String(id));
         }
+        let data = p.get("data").cloned();
         self.trace("status.emitted", None, Value::Object(p));
-        self.io.emit(Emission::Status { message: message.to_owned() });
+        self.io.emit(Emission::Status { message: message.to_owned(), data });
     }
 
     /// Moves to `position` because of `event`: the `fsm.transition` trace, the
@@ -445,18 +446,43 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The human status lines on entering `to` (§1.7): the canonical profile for a machine
+    /// with `playerStates` (`⤷` on a player state, the `◆` lines at a question and at a
+    /// failure, nothing at an idle, final or unlisted state), else the legacy one (`Entered
+    /// <state>.`, none at `ready` or `done`, the bare question, and `Workflow failed; …`). The
+    /// failure line carries the error as its data (`{lastError}`; compact in the canonical
+    /// profile). Only the `→ <guard>` and classification lines are emitted elsewhere.
     fn entry_statuses(&mut self, to: &str) {
         let canonical = !self.m.player_states.is_empty();
         if to == AWAIT_BOSS_REPLY {
-            if let Some(q) = self.core.pending.last().cloned() {
-                self.status(&format!("{} asks: {}", q.player, q.question), None);
-                let item = q.source_item.clone().unwrap_or_default();
-                self.status(&format!("◆ awaiting Boss reply · {} · {} · {item}", q.resume_state_id, q.player), None);
+            match self.core.pending.last().cloned() {
+                Some(q) => {
+                    self.status(&format!("{} asks: {}", q.player, q.question), None);
+                    if canonical {
+                        let item = q.source_item.clone().unwrap_or_default();
+                        let line = format!("◆ awaiting Boss reply · {} · {} · {item}", q.resume_state_id, q.player);
+                        self.status(&line, None);
+                    }
+                }
+                None if !canonical => self.status("Awaiting Boss reply.", None),
+                None => {}
             }
             return;
         }
         if to == FAILED {
-            self.status("◆ workflow failed; awaiting Boss recovery.", None);
+            let data = self.core.last_error.as_ref().map(|e| {
+                let mut e = e.clone();
+                if canonical {
+                    e.stack = None;
+                }
+                json!({ "lastError": e.to_value() })
+            });
+            let line = if canonical {
+                "◆ workflow failed; awaiting Boss recovery."
+            } else {
+                "Workflow failed; awaiting Boss recovery."
+            };
+            self.status(line, data);
             return;
         }
         if canonical {
@@ -464,7 +490,7 @@ impl<'a> Run<'a> {
                 let line = format!("⤷ {}: {}", capitalise(&ps.player), ps.label);
                 self.status(&line, None);
             }
-        } else {
+        } else if to != READY && to != DONE {
             self.status(&format!("Entered {to}."), None);
         }
     }

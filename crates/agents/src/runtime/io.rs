@@ -183,6 +183,9 @@ pub enum Emission {
     Status {
         /// The line.
         message: String,
+        /// Its structured data (`emitStatus(message, data)`), e.g. `{lastError}` at a failure.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<Value>,
     },
     /// Structured telemetry (`playbook.fsm.state`, `playbook.script`).
     Telemetry {

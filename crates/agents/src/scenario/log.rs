@@ -77,7 +77,7 @@ pub fn render(e: &Emission, show: &[String]) -> Option<String> {
             }
             Some(line)
         }
-        Emission::Status { message } => shown("status").then(|| format!("> {message}")),
+        Emission::Status { message, .. } => shown("status").then(|| format!("> {message}")),
         Emission::Telemetry { topic, payload } => shown("telemetry").then(|| {
             let brief = match topic.as_str() {
                 "playbook.fsm.state" => payload["state"]["value"].to_string(),
