@@ -110,3 +110,37 @@ fn the_failure_status_carries_the_error_as_its_data() {
     assert_eq!(trace["message"], "Workflow failed; awaiting Boss recovery.");
     assert_eq!(trace["data"], expected, "its trace");
 }
+
+#[test]
+fn a_transition_names_its_question_and_its_error_as_the_context_does() {
+    // §1.7: fsm.transition carries any pending question and, into failure, the normalised
+    // error, under the context's names `pendingBossQuestion` and `lastError`.
+    let text = include_str!("../../../conformance/agents/machines/writer.json");
+    let mut rt = Runtime::new(read_json(text).expect("reads"), Default::default()).expect("runtime");
+    rt.init(Session::root("s", "writer"), 1).expect("init");
+    rt.answer(Reply::Drained, 1).expect("drained");
+    rt.handle_boss_input("rain", 2).expect("turn");
+    let ask = stagehand_agents::runtime::PlayerResult::ok("Tone?");
+    rt.answer(Reply::Player { result: ask }, 3).expect("fits");
+    let judged = json!({"guard": "needsBossReply", "question": "Tone?"}).to_string();
+    let step = rt.answer(Reply::Judge { text: judged }, 4).expect("fits");
+    let moved = payload_of(&step, "fsm.transition").expect("a transition");
+    assert_eq!(moved["to"], "awaitBossReply");
+    assert_eq!(
+        moved["pendingBossQuestion"],
+        json!({"questionId": "write", "resumeStateId": "write", "sourceItem": "WRITE-1", "player": "writer", "question": "Tone?"})
+    );
+    rt.handle_boss_input("gloomy", 5).expect("turn");
+    rt.answer(Reply::Judge { text: json!({"type": "BOSS_REPLY"}).to_string() }, 6).expect("fits");
+    let failed = stagehand_agents::runtime::PlayerResult {
+        status: stagehand_protocol::port::CallStatus::Error,
+        resume_token: None,
+        final_text: None,
+        error: Some("boom".into()),
+    };
+    let step = rt.answer(Reply::Player { result: failed }, 7).expect("fits");
+    let moved = payload_of(&step, "fsm.transition").expect("a transition");
+    assert_eq!(moved["to"], "failed");
+    assert_eq!(moved["lastError"], json!({"name": "Error", "message": "boom"}));
+    assert!(moved.get("pendingBossQuestion").is_none());
+}

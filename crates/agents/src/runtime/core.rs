@@ -417,12 +417,14 @@ impl<'a> Run<'a> {
         p.insert("event".into(), event);
         p.insert("previousState".into(), previous);
         p.insert("state".into(), state.clone());
+        // Named as the context names them (`pendingBossQuestion`, `lastError`), as the
+        // reference's transition payload does (A41).
         if let Some(q) = self.core.pending.last() {
-            p.insert("pendingQuestion".into(), serde_json::to_value(q.public()).unwrap_or(Value::Null));
+            p.insert("pendingBossQuestion".into(), serde_json::to_value(q).unwrap_or(Value::Null));
         }
         if let Some(e) = &self.core.last_error {
             if to == FAILED {
-                p.insert("error".into(), e.to_value());
+                p.insert("lastError".into(), e.to_value());
             }
         }
         self.trace("fsm.transition", None, Value::Object(p));
