@@ -25,6 +25,26 @@ fn suspended() -> (Runtime, Value) {
     (rt, started)
 }
 
+/// The writer, initialised, with a Boss turn begun on `text` (waiting on its player).
+fn writer_turn(text: &str) -> Runtime {
+    let doc = include_str!("../../../conformance/agents/machines/writer.json");
+    let mut rt = Runtime::new(read_json(doc).expect("reads"), Default::default()).expect("runtime");
+    rt.init(Session::root("s", "writer"), 1).expect("init");
+    rt.answer(Reply::Drained, 1).expect("drained");
+    rt.handle_boss_input(text, 2).expect("turn");
+    rt
+}
+
+/// A player result `error` with this message.
+fn player_error(message: &str) -> stagehand_agents::runtime::PlayerResult {
+    stagehand_agents::runtime::PlayerResult {
+        status: stagehand_protocol::port::CallStatus::Error,
+        resume_token: None,
+        final_text: None,
+        error: Some(message.into()),
+    }
+}
+
 fn payload_of(step: &Step, trace_type: &str) -> Option<Value> {
     step.emitted.iter().find_map(|e| match e {
         Emission::Trace { event } if event.trace_type == trace_type => Some(event.payload.clone()),
@@ -84,17 +104,8 @@ fn session_disposed_carries_the_descriptor_the_session_ended_in() {
 #[test]
 fn the_failure_status_carries_the_error_as_its_data() {
     // §1.7: status.emitted carries `data?`; the failure line's data is `{lastError}`.
-    let text = include_str!("../../../conformance/agents/machines/writer.json");
-    let mut rt = Runtime::new(read_json(text).expect("reads"), Default::default()).expect("runtime");
-    rt.init(Session::root("s", "writer"), 1).expect("init");
-    rt.answer(Reply::Drained, 1).expect("drained");
-    rt.handle_boss_input("rain", 2).expect("turn");
-    let failed = stagehand_agents::runtime::PlayerResult {
-        status: stagehand_protocol::port::CallStatus::Error,
-        resume_token: None,
-        final_text: None,
-        error: Some("boom".into()),
-    };
+    let mut rt = writer_turn("rain");
+    let failed = player_error("boom");
     let step = rt.answer(Reply::Player { result: failed }, 3).expect("fits");
     let expected = json!({"lastError": {"name": "Error", "message": "boom"}});
     let status = step.emitted.iter().find_map(|e| match e {
@@ -115,11 +126,7 @@ fn the_failure_status_carries_the_error_as_its_data() {
 fn a_transition_names_its_question_and_its_error_as_the_context_does() {
     // §1.7: fsm.transition carries any pending question and, into failure, the normalised
     // error, under the context's names `pendingBossQuestion` and `lastError`.
-    let text = include_str!("../../../conformance/agents/machines/writer.json");
-    let mut rt = Runtime::new(read_json(text).expect("reads"), Default::default()).expect("runtime");
-    rt.init(Session::root("s", "writer"), 1).expect("init");
-    rt.answer(Reply::Drained, 1).expect("drained");
-    rt.handle_boss_input("rain", 2).expect("turn");
+    let mut rt = writer_turn("rain");
     let ask = stagehand_agents::runtime::PlayerResult::ok("Tone?");
     rt.answer(Reply::Player { result: ask }, 3).expect("fits");
     let judged = json!({"guard": "needsBossReply", "question": "Tone?"}).to_string();
@@ -132,12 +139,7 @@ fn a_transition_names_its_question_and_its_error_as_the_context_does() {
     );
     rt.handle_boss_input("gloomy", 5).expect("turn");
     rt.answer(Reply::Judge { text: json!({"type": "BOSS_REPLY"}).to_string() }, 6).expect("fits");
-    let failed = stagehand_agents::runtime::PlayerResult {
-        status: stagehand_protocol::port::CallStatus::Error,
-        resume_token: None,
-        final_text: None,
-        error: Some("boom".into()),
-    };
+    let failed = player_error("boom");
     let step = rt.answer(Reply::Player { result: failed }, 7).expect("fits");
     let moved = payload_of(&step, "fsm.transition").expect("a transition");
     assert_eq!(moved["to"], "failed");

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use stagehand_agents::machine::read_json;
-use stagehand_agents::runtime::{Emission, Next, Reply, Request, RunResult, Runtime, Session, Settled};
+use stagehand_agents::runtime::{Emission, Next, Reply, Request, RunResult, Runtime, Session, Settled, Step};
 
 /// The delegator with its dynamic call's text replaced by `text`.
 fn delegator_with_text(text: Value) -> Runtime {
@@ -15,14 +15,19 @@ fn delegator_with_text(text: Value) -> Runtime {
     Runtime::new(read_json(&m.to_string()).expect("reads"), Default::default()).expect("runtime")
 }
 
-#[test]
-fn a_dynamic_call_with_blank_text_is_refused_before_it_starts() {
-    let mut rt = delegator_with_text(json!({"literal": " \n "}));
+/// The step after the judge routes the Boss's turn to the dynamic call of `review`.
+fn routed_to_review(text: Value) -> Step {
+    let mut rt = delegator_with_text(text);
     rt.init(Session::root("s", "delegator"), 1).expect("init");
     rt.answer(Reply::Drained, 1).expect("drained");
     rt.handle_boss_input("send it to review", 2).expect("turn");
-    let step = rt.answer(Reply::Judge { text: json!({"type": "ROUTE", "target": "review"}).to_string() }, 3);
-    let step = step.expect("fits");
+    let judged = json!({"type": "ROUTE", "target": "review"}).to_string();
+    rt.answer(Reply::Judge { text: judged }, 3).expect("fits")
+}
+
+#[test]
+fn a_dynamic_call_with_blank_text_is_refused_before_it_starts() {
+    let step = routed_to_review(json!({"literal": " \n "}));
     assert!(
         !matches!(step.next, Next::Request { request: Request::Call { .. } }),
         "no nested call is made: {:?}",
@@ -44,10 +49,6 @@ fn a_dynamic_call_with_blank_text_is_refused_before_it_starts() {
 
 #[test]
 fn a_dynamic_call_with_text_still_starts() {
-    let mut rt = delegator_with_text(json!({"literal": "look at PR 7"}));
-    rt.init(Session::root("s", "delegator"), 1).expect("init");
-    rt.answer(Reply::Drained, 1).expect("drained");
-    rt.handle_boss_input("send it to review", 2).expect("turn");
-    let step = rt.answer(Reply::Judge { text: json!({"type": "ROUTE", "target": "review"}).to_string() }, 3);
-    assert!(matches!(step.expect("fits").next, Next::Request { request: Request::Call { .. } }));
+    let step = routed_to_review(json!({"literal": "look at PR 7"}));
+    assert!(matches!(step.next, Next::Request { request: Request::Call { .. } }));
 }
