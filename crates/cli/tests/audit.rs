@@ -1,0 +1,71 @@
+//! What an audit of the command line found, each through the real binary: a demanding user's
+//! edge cases (a byte-order mark, invalid UTF-8, an output that is the input, a document of the
+//! wrong kind) where one command disagreed with another or with the docs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn stagehand_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stagehand"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Compiles a one-line script to `NAME.json` in `dir` and returns the playbook's bytes.
+fn playbook(dir: &Path, name: &str) -> Vec<u8> {
+    std::fs::write(dir.join("hello.dialogue.md"), "Mira: Hello XX.\n").expect("written");
+    let out = dir.join(name).to_string_lossy().into_owned();
+    let compiled = stagehand_in(dir, &["compile", "hello.dialogue.md", "-o", &out]);
+    assert!(compiled.status.success(), "{}", text(&compiled.stderr));
+    std::fs::read(dir.join(name)).expect("the playbook")
+}
+
+#[test]
+fn check_reads_a_playbook_as_play_reads_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let compiled = playbook(dir.path(), "hello.json");
+    // A byte-order mark before the JSON: play takes it, so check must too.
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(&compiled);
+    std::fs::write(dir.path().join("bom.json"), &bom).expect("written");
+    let played = stagehand_in(dir.path(), &["play", "bom.json"]);
+    assert!(played.status.success(), "{}", text(&played.stderr));
+    let checked = stagehand_in(dir.path(), &["check", "bom.json"]);
+    assert!(checked.status.success(), "{}{}", text(&checked.stdout), text(&checked.stderr));
+    // Bytes that are not UTF-8 inside a string: play refuses the file, so check must not pass it.
+    let broken: Vec<u8> =
+        text(&compiled).replace("XX", "\u{1}\u{2}").bytes().map(|b| if b < 3 { 0xff } else { b }).collect();
+    std::fs::write(dir.path().join("broken.json"), &broken).expect("written");
+    let played = stagehand_in(dir.path(), &["play", "broken.json"]);
+    assert_eq!(played.status.code(), Some(1), "{}", text(&played.stderr));
+    let checked = stagehand_in(dir.path(), &["check", "broken.json"]);
+    let said = text(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(1), "{said}");
+    assert!(said.contains("not UTF-8"), "{said}");
+}
+
+#[test]
+fn check_refuses_an_agent_machine_that_run_cannot_read() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut machine = std::fs::read(root().join("examples/agents/write-review-revise.toml")).expect("the example");
+    machine.extend_from_slice(b"\n# \xff\n");
+    std::fs::write(dir.path().join("broken.toml"), &machine).expect("written");
+    let ran = stagehand_in(dir.path(), &["run", "broken.toml", "a task"]);
+    assert_eq!(ran.status.code(), Some(1), "{}", text(&ran.stderr));
+    assert!(text(&ran.stderr).contains("not UTF-8"), "{}", text(&ran.stderr));
+    let checked = stagehand_in(dir.path(), &["check", "broken.toml"]);
+    let said = text(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(1), "{said}");
+    assert!(said.contains("not UTF-8"), "{said}");
+}
