@@ -69,3 +69,17 @@ fn check_refuses_an_agent_machine_that_run_cannot_read() {
     assert_eq!(checked.status.code(), Some(1), "{said}");
     assert!(said.contains("not UTF-8"), "{said}");
 }
+
+#[test]
+fn compile_never_writes_its_playbook_over_the_script() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let script = "Mira: Hello.\n";
+    std::fs::write(dir.path().join("hello.dialogue.md"), script).expect("written");
+    for out in ["hello.dialogue.md", "./hello.dialogue.md"] {
+        let compiled = stagehand_in(dir.path(), &["compile", "hello.dialogue.md", "-o", out]);
+        assert_eq!(compiled.status.code(), Some(1), "{}", text(&compiled.stderr));
+        assert!(text(&compiled.stderr).contains("would be written over the script"), "{}", text(&compiled.stderr));
+        let kept = std::fs::read_to_string(dir.path().join("hello.dialogue.md")).expect("the script");
+        assert_eq!(kept, script, "-o {out} wrote over the script");
+    }
+}
