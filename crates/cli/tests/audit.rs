@@ -83,3 +83,17 @@ fn compile_never_writes_its_playbook_over_the_script() {
         assert_eq!(kept, script, "-o {out} wrote over the script");
     }
 }
+
+#[test]
+fn play_sends_an_agent_machine_to_run_rather_than_sticking() {
+    let played = Command::new(env!("CARGO_BIN_EXE_stagehand"))
+        .args(["play", "examples/agents/write-review-revise.toml"])
+        .current_dir(root())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the binary runs");
+    let said = text(&played.stderr);
+    assert_eq!(played.status.code(), Some(1), "{said}");
+    assert!(said.contains("is an agent machine") && said.contains("stagehand run"), "{said}");
+    assert!(!said.contains("stuck") && text(&played.stdout).is_empty(), "{said}{}", text(&played.stdout));
+}

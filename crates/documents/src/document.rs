@@ -261,16 +261,17 @@ impl Document {
 
     /// Where a player starts: `start`, a scene's anchor, is for a DialogueDown script or
     /// playbook; `conversation`, by id or title, for a ChatMapper project. The other is refused,
-    /// naming the one to use.
+    /// naming the one to use; an agent machine is refused, naming `stagehand run` (decision P16).
     pub fn opening(&self, start: Option<&str>, conversation: Option<&str>) -> Result<Option<String>, String> {
         let name = &self.name;
         match (&self.body, start, conversation) {
             (Body::ChatMapper { .. }, Some(anchor), _) => Err(format!(
                 "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
             )),
-            (Body::Machine(_), Some(_), _) | (Body::Machine(_), _, Some(_)) => {
-                Err(format!("{name} is an agent machine: it starts at its initial state only"))
-            }
+            // Its players are agents reached through ports, which only `run` and `serve` bind.
+            (Body::Machine(_), _, _) => Err(format!(
+                "{name} is an agent machine: its players are agents, so run it with `stagehand run {name} TASK --player NAME=PORT …` (examples/agents/README.md)"
+            )),
             (Body::Playbook(_), _, Some(_)) => Err(format!(
                 "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
             )),
