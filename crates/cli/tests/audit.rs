@@ -97,3 +97,19 @@ fn play_sends_an_agent_machine_to_run_rather_than_sticking() {
     assert!(said.contains("is an agent machine") && said.contains("stagehand run"), "{said}");
     assert!(!said.contains("stuck") && text(&played.stdout).is_empty(), "{said}{}", text(&played.stdout));
 }
+
+#[test]
+fn a_parked_run_shows_a_person_its_lines_whole_and_the_worlds_own_error() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for file in ["club-fair.dialogue.md", "club-fair.world.lua"] {
+        std::fs::copy(root().join("examples").join(file), dir.path().join(file)).expect("copied");
+    }
+    // The chess sign-up fails once in the example's world, with its own words.
+    let ran = stagehand_in(dir.path(), &["run", "club-fair.dialogue.md", "choose:1"]);
+    let shown = text(&ran.stdout);
+    assert_eq!(ran.status.code(), Some(3), "{shown}{}", text(&ran.stderr));
+    // The option's line opens with a command: its words are one line, as `play` shows them.
+    assert!(shown.contains("Join the chess club.\nMira hands you a pawn, solemnly.\n"), "{shown}");
+    assert!(!shown.lines().any(|line| line.is_empty() || line.starts_with(' ') && !line.starts_with("  ")), "{shown}");
+    assert!(shown.contains("a gust of wind blows the chess sign-up sheet away; try again"), "{shown}");
+}
