@@ -1,0 +1,38 @@
+//! What an audit of the HTTP API found, each against the router in process.
+
+mod support;
+
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+use stagehand_server::Limits;
+use support::Local;
+
+/// `GET /v1/sessions/{id}/trace` is "the trace as JSON lines" (docs/server.md): every line after
+/// `after`, however long the session has run, not the first thousand of them.
+#[tokio::test]
+async fn the_trace_as_json_lines_is_whole_past_a_thousand_lines() {
+    let local = Local::start(Limits::default()).await;
+    let document = local.upload("club-fair.dialogue.md").await;
+    let (session, token) = local.session(&document).await;
+    let path = format!("/v1/sessions/{session}/apply");
+    // Each apply writes a pair of trace lines: 520 of them pass a thousand lines.
+    for n in 0..520 {
+        let anchor = if n % 2 == 0 { "the-party" } else { "the-club-fair" };
+        let body = json!({"actionId": format!("jump:{anchor}")}).to_string();
+        let answer = local.call(Method::POST, &path, Some(&token), Some(&format!("k{n}")), body).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
+    let trace = format!("/v1/sessions/{session}/trace");
+    let answer = local.call(Method::GET, &trace, Some(&token), None, "").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let sequences: Vec<u64> = answer
+        .body
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).expect("a JSON line")["sequence"].as_u64().unwrap())
+        .collect();
+    assert!(sequences.len() > 1040, "{} lines", sequences.len());
+    assert!(sequences.iter().enumerate().all(|(i, s)| *s == i as u64 + 1), "not contiguous from 1");
+    // After a sequence number: the rest, whole.
+    let answer = local.call(Method::GET, &format!("{trace}?after=7"), Some(&token), None, "").await;
+    assert_eq!(answer.body.lines().count(), sequences.len() - 7);
+}
