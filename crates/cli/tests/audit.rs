@@ -113,3 +113,23 @@ fn a_parked_run_shows_a_person_its_lines_whole_and_the_worlds_own_error() {
     assert!(!shown.lines().any(|line| line.is_empty() || line.starts_with(' ') && !line.starts_with("  ")), "{shown}");
     assert!(shown.contains("a gust of wind blows the chess sign-up sheet away; try again"), "{shown}");
 }
+
+#[test]
+fn serve_says_at_once_why_its_database_cannot_be_reached() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Nothing listens on port 1: the server must say so, not wait for a pool to time out.
+    let began = std::time::Instant::now();
+    let url = "postgres://postgres@127.0.0.1:1/stagehand";
+    let served = stagehand_in(dir.path(), &["serve", "--listen", "127.0.0.1:0", "--database", url]);
+    let said = text(&served.stderr);
+    assert_eq!(served.status.code(), Some(2), "{said}");
+    assert!(began.elapsed() < std::time::Duration::from_secs(10), "took {:?}: {said}", began.elapsed());
+    assert!(said.to_lowercase().contains("refused") && said.contains("127.0.0.1:1"), "{said}");
+    // A SQLite file that cannot be opened is named.
+    let file = dir.path().join("missing-folder/stagehand.db");
+    let url = format!("sqlite:{}", file.display());
+    let served = stagehand_in(dir.path(), &["serve", "--listen", "127.0.0.1:0", "--database", &url]);
+    let said = text(&served.stderr);
+    assert_eq!(served.status.code(), Some(2), "{said}");
+    assert!(said.contains(&file.display().to_string()), "{said}");
+}
