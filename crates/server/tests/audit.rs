@@ -36,3 +36,17 @@ async fn the_trace_as_json_lines_is_whole_past_a_thousand_lines() {
     let answer = local.call(Method::GET, &format!("{trace}?after=7"), Some(&token), None, "").await;
     assert_eq!(answer.body.lines().count(), sequences.len() - 7);
 }
+
+/// Text sent when no question is pending is refused in words a client can show: not as an
+/// answer to a question named `""` (the id the server had filled in for "the first pending one").
+#[tokio::test]
+async fn input_with_no_question_pending_says_so_without_an_empty_name() {
+    let local = Local::start(Limits::default()).await;
+    let document = local.upload("club-fair.dialogue.md").await;
+    let (session, token) = local.session(&document).await;
+    let path = format!("/v1/sessions/{session}/input");
+    let answer = local.call(Method::POST, &path, Some(&token), Some("k1"), json!({"text": "yes"}).to_string()).await;
+    assert_eq!(answer.status, StatusCode::CONFLICT, "{}", answer.body);
+    let detail = answer.json()["detail"].as_str().unwrap_or("").to_owned();
+    assert!(detail.contains("no question is pending") && !detail.contains("\"\""), "{detail}");
+}
