@@ -50,3 +50,21 @@ async fn input_with_no_question_pending_says_so_without_an_empty_name() {
     let detail = answer.json()["detail"].as_str().unwrap_or("").to_owned();
     assert!(detail.contains("no question is pending") && !detail.contains("\"\""), "{detail}");
 }
+
+/// The authentication scheme is a case-insensitive token (RFC 9110 §11.1): `BEARER` and
+/// `Bearer` name the same scheme, and a token after either opens the session.
+#[tokio::test]
+async fn the_bearer_scheme_is_read_in_any_case() {
+    let local = Local::start(Limits::default()).await;
+    let document = local.upload("club-fair.dialogue.md").await;
+    let (session, token) = local.session(&document).await;
+    for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+        let request = axum::http::Request::builder()
+            .uri(format!("/v1/sessions/{session}"))
+            .header("authorization", format!("{scheme} {token}"))
+            .body(axum::body::Body::empty())
+            .expect("a request");
+        let answer = local.send(request).await;
+        assert_eq!(answer.status, StatusCode::OK, "{scheme}: {}", answer.body);
+    }
+}
