@@ -133,3 +133,16 @@ fn serve_says_at_once_why_its_database_cannot_be_reached() {
     assert_eq!(served.status.code(), Some(2), "{said}");
     assert!(said.contains(&file.display().to_string()), "{said}");
 }
+
+#[test]
+fn resume_last_names_a_parked_run_it_cannot_read() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let sessions = dir.path().join("state/stagehand/sessions");
+    std::fs::create_dir_all(&sessions).expect("made");
+    std::fs::write(sessions.join("run-1-2.json"), "not a record").expect("written");
+    let resumed = stagehand_in(dir.path(), &["run", "resume", "--last"]);
+    let said = text(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(1), "{said}");
+    // Not "no run is parked": there is one, and it cannot be read.
+    assert!(said.contains("run-1-2.json") && said.contains("cannot be read"), "{said}");
+}
