@@ -146,3 +146,18 @@ fn resume_last_names_a_parked_run_it_cannot_read() {
     // Not "no run is parked": there is one, and it cannot be read.
     assert!(said.contains("run-1-2.json") && said.contains("cannot be read"), "{said}");
 }
+
+#[test]
+fn check_as_json_reports_a_file_it_cannot_read() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("utf16.dialogue.md"), b"\xff\xfeM\0i\0").expect("written");
+    let checked =
+        stagehand_in(dir.path(), &["check", "--message-format", "json", "missing.dialogue.md", "utf16.dialogue.md"]);
+    assert_eq!(checked.status.code(), Some(1));
+    // Exit 1 with `[]` told an editor nothing: each file that cannot be read is an error in the array.
+    let found: serde_json::Value = serde_json::from_slice(&checked.stdout).expect("one JSON array");
+    let files: Vec<&str> =
+        found.as_array().expect("an array").iter().map(|f| f["file"].as_str().unwrap_or("")).collect();
+    assert_eq!(files, ["missing.dialogue.md", "utf16.dialogue.md"], "{found}");
+    assert!(found.as_array().unwrap().iter().all(|f| f["severity"] == "error"), "{found}");
+}

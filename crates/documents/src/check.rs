@@ -34,6 +34,13 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// A file that cannot be read (or read as text) at all: one error naming it.
+    pub fn unreadable(file: &str, message: &str) -> Finding {
+        Finding::new(Severity::Error, "read", message.to_owned(), file, file, json!({}))
+    }
+}
+
 /// How many of `diagnostics` are errors and how many warnings.
 pub fn tally(diagnostics: &[Diagnostic]) -> (usize, usize) {
     let count = |severity| diagnostics.iter().filter(|d| d.severity == severity).count();
