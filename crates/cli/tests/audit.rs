@@ -161,3 +161,35 @@ fn check_as_json_reports_a_file_it_cannot_read() {
     assert_eq!(files, ["missing.dialogue.md", "utf16.dialogue.md"], "{found}");
     assert!(found.as_array().unwrap().iter().all(|f| f["severity"] == "error"), "{found}");
 }
+
+#[test]
+fn serve_documents_leaves_worlds_and_configurations_alone() {
+    use std::io::{BufRead, Read};
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let stories = dir.path().join("stories");
+    std::fs::create_dir(&stories).expect("made");
+    for file in ["club-fair.dialogue.md", "club-fair.world.lua", "the-crossing.json"] {
+        std::fs::copy(root().join("examples").join(file), stories.join(file)).expect("copied");
+    }
+    // What sits beside a story and is not one: a world of facts, the compiler's configuration.
+    std::fs::write(stories.join("the-crossing.world.json"), r#"{"You": {"HasToken": true}}"#).expect("written");
+    std::fs::write(stories.join("dialogue.toml"), "[speakers]\n").expect("written");
+    let database = format!("sqlite:{}", dir.path().join("s.db").display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stagehand"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--documents", "stories"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut listening = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut listening).expect("a line");
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut said = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut said).expect("stderr");
+    assert!(listening.contains("listening on"), "{listening}{said}");
+    // The stories load; the files beside them are not stories, and are not called broken ones.
+    assert!(!said.contains("skipped"), "{said}");
+}
