@@ -193,3 +193,17 @@ fn serve_documents_leaves_worlds_and_configurations_alone() {
     // The stories load; the files beside them are not stories, and are not called broken ones.
     assert!(!said.contains("skipped"), "{said}");
 }
+
+#[test]
+fn each_commands_help_names_what_the_readme_says_it_does() {
+    let help = |command: &str| text(&stagehand_in(&root(), &[command, "--help"]).stdout);
+    // README: play knows :save!, :skip and :start; check and graph take agent machines too.
+    let play = help("play");
+    for command in [":save! FILE", ":skip", ":start", ":quit"] {
+        assert!(play.contains(command), "play --help lacks {command}:\n{play}");
+    }
+    for command in ["check", "graph"] {
+        let said = help(command);
+        assert!(said.contains("agent machine"), "{command} --help:\n{said}");
+    }
+}
