@@ -68,3 +68,33 @@ async fn the_bearer_scheme_is_read_in_any_case() {
         assert_eq!(answer.status, StatusCode::OK, "{scheme}: {}", answer.body);
     }
 }
+
+/// An upload that does not open is `422` "with the diagnostics (file, line, column, code)"
+/// (issue 14), each a `Diagnostic` as the OpenAPI document requires one: a playbook or a project
+/// that does not read has one error placed where the reader stopped, not an empty list.
+#[tokio::test]
+async fn an_upload_that_does_not_read_has_a_placed_diagnostic() {
+    let local = Local::start(Limits::default()).await;
+    let deep = "<a>".repeat(100);
+    let cases: [(&str, &[u8], u64, u64); 3] = [
+        ("broken.json", b"{\"format\":\n  {\"version\": 0,,", 2, 17),
+        ("deep.xml", deep.as_bytes(), 1, 193),
+        ("bytes.json", b"{\"x\": \"\xff\"}", 1, 1),
+    ];
+    for (name, body, line, column) in cases {
+        let answer = local.call(Method::POST, &format!("/v1/documents?name={name}"), None, None, body.to_vec()).await;
+        assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", answer.body);
+        let found = answer.json()["diagnostics"].clone();
+        assert_eq!(found.as_array().map(Vec::len), Some(1), "{name}: {}", answer.body);
+        let diagnostic = &found[0];
+        assert_eq!(diagnostic["file"], name, "{diagnostic}");
+        assert_eq!(
+            (diagnostic["line"].as_u64(), diagnostic["column"].as_u64()),
+            (Some(line), Some(column)),
+            "{diagnostic}"
+        );
+        assert_eq!(diagnostic["severity"], "error", "{diagnostic}");
+        assert!(diagnostic["code"].is_string() && diagnostic["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(!diagnostic["message"].as_str().unwrap_or("").starts_with(name), "{diagnostic}");
+    }
+}
