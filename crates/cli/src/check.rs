@@ -18,10 +18,7 @@ pub fn run(files: &[PathBuf], settings: &Settings, format: MessageFormat) -> Exi
     for file in files {
         let name = file.to_string_lossy().into_owned();
         let (e, w) = match crate::read::bytes(file) {
-            Err(message) => {
-                errln!("error: {message}");
-                (1, 0)
-            }
+            Err(message) => unreadable(&name, &message, format, &mut json),
             Ok(bytes) => match kind(file, &bytes) {
                 Kind::Script => script(file, bytes, settings, format, &mut json),
                 Kind::Playbook => findings(&check_playbook(&name, &bytes), format, &mut json),
@@ -55,6 +52,15 @@ fn findings(found: &[Finding], format: MessageFormat, json: &mut Vec<serde_json:
     (count(Severity::Error), count(Severity::Warning))
 }
 
+/// A file that cannot be read as its kind at all: one error, in the array when JSON is asked for.
+fn unreadable(name: &str, message: &str, format: MessageFormat, json: &mut Vec<serde_json::Value>) -> (usize, usize) {
+    match format {
+        MessageFormat::Human => errln!("error: {message}"),
+        MessageFormat::Json => json.push(Finding::unreadable(name, message).json),
+    }
+    (1, 0)
+}
+
 fn script(
     file: &Path,
     bytes: Vec<u8>,
@@ -70,10 +76,7 @@ fn script(
     });
     let (checked, source) = match checked {
         Ok(checked) => checked,
-        Err(message) => {
-            errln!("error: {message}");
-            return (1, 0);
-        }
+        Err(message) => return unreadable(&name, &message, format, json),
     };
     if format == MessageFormat::Json {
         json.extend(stagehand_dialoguedown::render_json_values(&checked.diagnostics));

@@ -128,6 +128,10 @@ pub fn run(
     }
     let mut failed = false;
     for script in files {
+        let Ok(destination) = spelling.destination(output, script).inspect_err(|e| errln!("error: {e}")) else {
+            failed = true;
+            continue;
+        };
         let (source, compilation) = match compile_file(script, settings) {
             Ok(done) => done,
             Err(message) => {
@@ -144,11 +148,6 @@ pub fn run(
             errln!("{name}: {errors} error(s), {warnings} warning(s); no playbook written");
             failed = true;
             continue;
-        };
-        let destination = match output {
-            None => None,
-            Some(dir) if dir.is_dir() => Some(dir.join(spelling.file_name(script))),
-            Some(file) => Some(file.to_path_buf()),
         };
         // The playbook is written, and dropped, before the diagnostics are rendered: rendering
         // indexes every line of the script, and a big playbook need not wait beside that.

@@ -60,7 +60,7 @@ enum Commands {
     /// export (XML or JSON), told apart by content.
     ///
     /// In a terminal: styled speech, numbered menus, Enter after each line, and the commands
-    /// :undo, :history, :save FILE, :load FILE, :why, :restart, :quit.
+    /// :undo, :history, :save FILE, :save! FILE, :load FILE, :why, :skip, :start NAME, :restart, :quit.
     ///
     /// Piped: a plain transcript; lines play on and only menus read a line (a number, or a
     /// command); exit 0 when the story ends.
@@ -98,14 +98,14 @@ enum Commands {
         #[arg(long, value_enum, default_value_t = compile::MessageFormat::Human)]
         message_format: compile::MessageFormat,
     },
-    /// Checks scripts, playbooks and ChatMapper projects.
+    /// Checks scripts, playbooks, ChatMapper projects and agent machines.
     ///
     /// A script is compiled, read back and its graph linted; a ChatMapper project is checked for
     /// missing links, unreachable entries, Lua that does not compile and undeclared variables.
     ///
     /// Exits 0 when clean, 1 on errors; warnings are counted.
     Check {
-        /// Scripts (`*.dialogue.md`), playbooks (`*.json`) or ChatMapper projects (`*.xml`, `*.json`).
+        /// Scripts (`*.dialogue.md`), playbooks, ChatMapper projects (`*.xml`, `*.json`), agent machines.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -124,11 +124,11 @@ enum Commands {
     /// Exits 0 when the story ended (its record is deleted), 1 for bad arguments, an unknown id or
     /// a record that cannot be read, 2 for a failure (the record is kept), 3 when parked.
     Run(run::RunArgs),
-    /// Draws a script's or playbook's graph.
+    /// Draws the graph of a script, a playbook or an agent machine.
     ///
     /// Scenes are clusters, node kinds are shapes, conditions are on the edges.
     Graph {
-        /// The script or playbook.
+        /// The script, playbook or agent machine (`*.toml`, `*.json`).
         file: PathBuf,
         /// The output format.
         #[arg(long, value_enum, default_value_t = graph::Format::Dot)]

@@ -5,7 +5,6 @@
 
 use serde_json::{json, Value};
 use stagehand_dialoguedown::{compile, Diagnostic, Severity};
-use stagehand_playbook::Playbook;
 
 use crate::lint::{lint, Lint};
 
@@ -32,6 +31,13 @@ impl Finding {
             object.extend(more);
         }
         Finding { severity, human, json: Value::Object(object) }
+    }
+}
+
+impl Finding {
+    /// A file that cannot be read (or read as text) at all: one error naming it.
+    pub fn unreadable(file: &str, message: &str) -> Finding {
+        Finding::new(Severity::Error, "read", message.to_owned(), file, file, json!({}))
     }
 }
 
@@ -77,14 +83,14 @@ pub fn check_script(name: &str, source: &str, options: &stagehand_dialoguedown::
 
 /// Reads a playbook (JSON or binary) and lints its graph.
 pub fn check_playbook(name: &str, bytes: &[u8]) -> Vec<Finding> {
-    let read: Result<Playbook, String> = if stagehand_playbook::is_binary(bytes) {
-        stagehand_playbook::read_binary(bytes).map_err(|e| e.to_string())
-    } else {
-        stagehand_playbook::read(&String::from_utf8_lossy(bytes)).map_err(|e| e.to_string())
-    };
-    match read {
+    match crate::document::playbook_from(bytes) {
         Ok(playbook) => lints(name, &lint(&playbook, &[])),
-        Err(error) => vec![Finding::new(Severity::Error, "reader", error, name, name, json!({}))],
+        Err(refused) => {
+            let at = refused.place.map_or_else(|| name.to_owned(), |(line, column)| format!("{name}:{line}:{column}"));
+            let place = json!({"line": refused.place.map(|p| p.0), "column": refused.place.map(|p| p.1)});
+            let message = format!("not a playbook: {}", refused.message);
+            vec![Finding::new(Severity::Error, "reader", message, &at, name, place)]
+        }
     }
 }
 
@@ -120,8 +126,13 @@ pub fn check_project(name: &str, bytes: &[u8]) -> Vec<Finding> {
 /// (its rule and JSON path), else each analysis's finding (unreachable states, guards never
 /// taken, states with no way to a final state) as a warning.
 pub fn check_machine(name: &str, bytes: &[u8]) -> Vec<Finding> {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim_start_matches('\u{feff}');
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text.trim_start_matches('\u{feff}'),
+        Err(e) => {
+            let message = format!("not an agent machine: not UTF-8 text: {e}");
+            return vec![Finding::new(Severity::Error, "reader", message, name, name, json!({}))];
+        }
+    };
     let read = if name.to_ascii_lowercase().ends_with(".toml") {
         stagehand_agents::machine::read_toml(text)
     } else {

@@ -261,16 +261,17 @@ impl Document {
 
     /// Where a player starts: `start`, a scene's anchor, is for a DialogueDown script or
     /// playbook; `conversation`, by id or title, for a ChatMapper project. The other is refused,
-    /// naming the one to use.
+    /// naming the one to use; an agent machine is refused, naming `stagehand run` (decision P16).
     pub fn opening(&self, start: Option<&str>, conversation: Option<&str>) -> Result<Option<String>, String> {
         let name = &self.name;
         match (&self.body, start, conversation) {
             (Body::ChatMapper { .. }, Some(anchor), _) => Err(format!(
                 "{name} is a ChatMapper project: name the conversation with --conversation {anchor} (--start is for a scene of a DialogueDown script)"
             )),
-            (Body::Machine(_), Some(_), _) | (Body::Machine(_), _, Some(_)) => {
-                Err(format!("{name} is an agent machine: it starts at its initial state only"))
-            }
+            // Its players are agents reached through ports, which only `run` and `serve` bind.
+            (Body::Machine(_), _, _) => Err(format!(
+                "{name} is an agent machine: its players are agents, so run it with `stagehand run {name} TASK --player NAME=PORT …` (examples/agents/README.md)"
+            )),
             (Body::Playbook(_), _, Some(_)) => Err(format!(
                 "{name} is a DialogueDown script or playbook: --conversation is for ChatMapper projects (start at a scene with --start)"
             )),
@@ -396,17 +397,36 @@ fn read_machine(name: &str, bytes: &[u8]) -> Result<Machine, OpenError> {
 
 /// Reads a playbook in either form, naming the file (and the line and column, for JSON).
 fn read_playbook(name: &str, bytes: &[u8]) -> Result<Playbook, OpenError> {
-    if stagehand_playbook::is_binary(bytes) {
-        return stagehand_playbook::read_binary(bytes)
-            .map_err(|e| OpenError::Unreadable(format!("{name}: not a playbook: {e}")));
-    }
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| OpenError::Unreadable(format!("{name}: not a playbook: not UTF-8 text: {e}")))?;
-    stagehand_playbook::read(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
-        stagehand_playbook::ReadError::Syntax { line, column, message } => {
-            OpenError::Unreadable(format!("{name}:{line}:{column}: not a playbook: {message}"))
+    playbook_from(bytes).map_err(|refused| match refused.place {
+        Some((line, column)) => {
+            OpenError::Unreadable(format!("{name}:{line}:{column}: not a playbook: {}", refused.message))
         }
-        other => OpenError::Unreadable(format!("{name}: not a playbook: {other}")),
+        None => OpenError::Unreadable(format!("{name}: not a playbook: {}", refused.message)),
+    })
+}
+
+/// Why bytes are not a playbook, and where in the JSON when the reader says.
+pub(crate) struct NotAPlaybook {
+    /// The line and column of a JSON syntax error.
+    pub place: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A playbook in either form (binary, or UTF-8 JSON after an optional byte-order mark): the one
+/// reading every command shares, so `check` passes what `play` plays and refuses what it refuses.
+pub(crate) fn playbook_from(bytes: &[u8]) -> Result<Playbook, NotAPlaybook> {
+    let refused = |message: String| NotAPlaybook { place: None, message };
+    if stagehand_playbook::is_binary(bytes) {
+        return stagehand_playbook::read_binary(bytes).map_err(|e| refused(e.to_string()));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| refused(format!("not UTF-8 text: {e}")))?;
+    stagehand_playbook::read(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
+        // serde_json counts a column 0 at an empty line's end; the reader's places count from 1.
+        stagehand_playbook::ReadError::Syntax { line, column, message } if line > 0 => {
+            NotAPlaybook { place: Some((line, column.max(1))), message }
+        }
+        other => refused(other.to_string()),
     })
 }
 

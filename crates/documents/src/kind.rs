@@ -135,6 +135,14 @@ pub fn by_name(path: &Path) -> Option<Kind> {
     }
 }
 
+/// Whether a file is one a folder of documents holds beside them that is not a document: a world
+/// (`NAME.world.lua`, `.world.toml`, `.world.json`) or the compiler's configuration
+/// (`dialogue.toml`). A server loading a folder leaves them alone.
+pub fn beside_documents(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    name == "dialogue.toml" || [".world.lua", ".world.toml", ".world.json"].iter().any(|end| name.ends_with(end))
+}
+
 /// The text of UTF-16 bytes as UTF-8, for bytes that are UTF-16: with a byte-order mark, or
 /// starting with `<` or `{` and a zero byte (as the ChatMapper reader, which decodes them too,
 /// accepts); `None` for anything else.

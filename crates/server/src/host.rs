@@ -68,12 +68,12 @@ pub fn kind_of_media(media: &str) -> Option<Kind> {
 /// as its content says (a script when nothing else fits).
 pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Opened, Refused> {
     let options = OpenOptions::default();
-    let opened = match (name, media.and_then(kind_of_media)) {
-        (Some(name), _) => Document::open(name, bytes, &options),
-        (None, Some(kind)) => Document::open_as(kind, name_for(kind, bytes), bytes, &options),
-        (None, None) => {
-            let kind = kind_of_content(bytes);
-            Document::open_as(kind, name_for(kind, bytes), bytes, &options)
+    let (opened, shown) = match (name, media.and_then(kind_of_media)) {
+        (Some(name), _) => (Document::open(name, bytes, &options), name),
+        (None, kind) => {
+            let kind = kind.unwrap_or_else(|| kind_of_content(bytes));
+            let name = name_for(kind, bytes);
+            (Document::open_as(kind, name, bytes, &options), name)
         }
     };
     match opened {
@@ -89,11 +89,26 @@ pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Ope
         Err(error) => {
             let diagnostics = match &error {
                 OpenError::Compile { diagnostics: found } => diagnostics!(found),
-                OpenError::Unreadable(_) => Vec::new(),
+                OpenError::Unreadable(why) => vec![unreadable(shown, why)],
             };
             Err(Refused { detail: error.to_string(), diagnostics })
         }
     }
+}
+
+/// The one diagnostic of a document that does not read (a playbook, a project or a machine the
+/// reader refuses; the compiler's own come with codes of their own): placed where its reader
+/// said (`NAME:LINE:COLUMN: …`), else at the document's start, so that every refusal carries
+/// what the API's `Diagnostic` requires.
+fn unreadable(name: &str, why: &str) -> Value {
+    let rest = why.strip_prefix(name).unwrap_or(why);
+    let placed = rest.strip_prefix(':').and_then(|rest| {
+        let (line, rest) = rest.split_once(':')?;
+        let (column, message) = rest.split_once(':')?;
+        Some((line.parse::<u64>().ok()?, column.parse::<u64>().ok()?, message))
+    });
+    let (line, column, message) = placed.unwrap_or((1, 1, rest.strip_prefix(':').unwrap_or(rest)));
+    json!({"file": name, "line": line, "column": column, "code": "unreadable", "severity": "error", "message": message.trim()})
 }
 
 /// The name a document without one is opened and stored under: an agent machine's says

@@ -162,6 +162,9 @@ fn inside(folder: &Path, file: &Path) -> bool {
 /// Whether a file of the folder is a document: its name says so (`.md`, `.cmp`, `.json`, `.xml`)
 /// or its first bytes do (a binary playbook).
 fn is_document(path: &Path) -> bool {
+    if stagehand_documents::kind::beside_documents(path) {
+        return false;
+    }
     if stagehand_documents::kind::by_name(path).is_some() {
         return true;
     }
@@ -257,6 +260,8 @@ mod tests {
         assert!(is_document(Path::new("the-crossing.XML")));
         assert!(is_document(Path::new("the-crossing.json")));
         assert!(!is_document(Path::new("club-fair.world.lua")));
+        assert!(!is_document(Path::new("fair.world.json")) && !is_document(Path::new("fair.world.toml")));
+        assert!(!is_document(Path::new("dialogue.toml")));
         assert!(!is_document(Path::new("notes.txt")));
     }
 }

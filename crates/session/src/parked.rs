@@ -237,7 +237,8 @@ impl Store {
         Ok(record)
     }
 
-    /// The id of the record written last (the newest `updatedAt`; ties go to the greater id).
+    /// The id of the record written last (the newest `updatedAt`; ties go to the greater id);
+    /// when every record there is unreadable, why the first one is.
     pub fn last(&self) -> Result<String, ParkedError> {
         let entries = match fs::read_dir(&self.folder) {
             Ok(entries) => entries,
@@ -245,20 +246,26 @@ impl Store {
             Err(e) => return Err(io(&self.folder)(e)),
         };
         let mut newest: Option<(u64, String)> = None;
+        let mut unreadable = None;
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".json")).filter(|id| is_id(id)) else {
                 continue;
             };
-            // A record that cannot be read is skipped here; naming it loads it and says why.
-            if let Ok(record) = self.load(id) {
-                let candidate = (record.updated_at, record.session_id);
-                if newest.as_ref().is_none_or(|n| candidate > *n) {
-                    newest = Some(candidate);
+            // A record that cannot be read is skipped while another can be; naming it loads it
+            // and says why.
+            match self.load(id) {
+                Ok(record) => {
+                    let candidate = (record.updated_at, record.session_id);
+                    if newest.as_ref().is_none_or(|n| candidate > *n) {
+                        newest = Some(candidate);
+                    }
                 }
+                Err(error) => unreadable = unreadable.or(Some(error)),
             }
         }
-        newest.map(|(_, id)| id).ok_or(ParkedError::None)
+        // Only unreadable records: "no run is parked" would hide them; say what is wrong.
+        newest.map(|(_, id)| id).ok_or_else(|| unreadable.unwrap_or(ParkedError::None))
     }
 
     /// Holds the run `id` for one command: waits until no other process holds it, and keeps it

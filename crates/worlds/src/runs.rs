@@ -427,10 +427,23 @@ fn take(
 pub fn for_a_person(envelope: &Value) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    // A line that opens with a command is said blank, then continued after it: shown as one
+    // line, as the player shows it (`Painter::event_in_line`).
+    let mut opened: Option<Option<&str>> = None;
     for said in envelope["said"].as_array().into_iter().flatten() {
-        match said["speaker"].as_str() {
-            Some(speaker) => writeln!(out, "{speaker}: {}", said["text"].as_str().unwrap_or("")),
-            None => writeln!(out, "{}", said["text"].as_str().unwrap_or("")),
+        let (speaker, text) = (said["speaker"].as_str(), said["text"].as_str().unwrap_or(""));
+        let (speaker, text) = match (said["type"].as_str(), opened.take()) {
+            (Some("said"), _) if text.trim().is_empty() => {
+                opened = Some(speaker);
+                continue;
+            }
+            (Some("continued"), Some(speaker)) => (speaker, text.trim_start().to_owned()),
+            (Some("continued"), None) => (None, format!("  {}", text.trim_start())),
+            _ => (speaker, text.to_owned()),
+        };
+        match speaker {
+            Some(speaker) => writeln!(out, "{speaker}: {text}"),
+            None => writeln!(out, "{text}"),
         }
         .ok();
     }
@@ -441,6 +454,10 @@ pub fn for_a_person(envelope: &Value) -> String {
             let view = &envelope["view"];
             if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
                 writeln!(out, "error: {error}").ok();
+            }
+            // What the world said of its failure (H11): what a person can act on.
+            if let Some(error) = envelope["worldError"].as_str() {
+                writeln!(out, "  the world said: {error}").ok();
             }
             for question in view["pendingQuestions"].as_array().into_iter().flatten() {
                 writeln!(out, "? {}", question["text"].as_str().unwrap_or("")).ok();

@@ -58,7 +58,9 @@ pub fn bearer(headers: &HeaderMap) -> Result<&str, Problem> {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
+        // The scheme is a case-insensitive token (RFC 9110 §11.1).
+        .and_then(|value| value.split_once(' ').filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer")))
+        .map(|(_, token)| token)
         .map(str::trim)
         .filter(|token| !token.is_empty())
         .ok_or_else(|| Problem::new(Kind::Unauthorized, "send the session's token as Authorization: Bearer TOKEN"))

@@ -36,12 +36,10 @@ pub async fn trace(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/event-stream"));
     if !live {
-        let lines = state.store.trace(&id, after, PAGE).await?;
-        let mut body = String::new();
-        for (_, line) in lines {
-            body.push_str(&line);
-            body.push('\n');
-        }
+        // Every line after `after`, read a page at a time as the body is sent; the first page is
+        // read before answering, so a store that does not answer is a problem, not a cut body.
+        let first = state.store.trace(&id, after, PAGE).await?;
+        let body = axum::body::Body::from_stream(pages(state, id, first));
         return Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"))], body).into_response());
     }
     if let Some(last) = headers.get("last-event-id") {
@@ -53,6 +51,32 @@ pub async fn trace(
             .ok_or_else(|| Problem::new(Kind::InvalidRequest, "Last-Event-ID must be a sequence number"))?;
     }
     Ok(Sse::new(live_stream(state, id, after)).keep_alive(KeepAlive::default()).into_response())
+}
+
+/// The trace's lines from `first` on as JSON lines, a page a chunk, until a page comes short.
+/// A page the store cannot read cuts the body short, visibly (the connection fails), never
+/// silently.
+fn pages(
+    state: Shared,
+    id: String,
+    first: Vec<(i64, String)>,
+) -> impl Stream<Item = Result<String, crate::store::StoreError>> {
+    stream::unfold((Some(first), None::<i64>), move |(page, after)| {
+        let (state, id) = (state.clone(), id.clone());
+        async move {
+            let page = match (page, after) {
+                (Some(page), _) => page,
+                (None, Some(after)) => match state.store.trace(&id, after, PAGE).await {
+                    Ok(page) => page,
+                    Err(error) => return Some((Err(error), (None, None))),
+                },
+                (None, None) => return None,
+            };
+            let more = page.last().map(|(seq, _)| *seq).filter(|_| page.len() as i64 == PAGE);
+            let chunk: String = page.into_iter().flat_map(|(_, line)| [line, "\n".to_owned()]).collect();
+            Some((Ok(chunk), (None, more)))
+        }
+    })
 }
 
 struct Cursor {

@@ -15,7 +15,7 @@ mod migrate;
 use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyPool, Connection, Executor, Row};
 
 pub use migrate::SCHEMA_VERSION;
 
@@ -34,6 +34,15 @@ pub enum StoreError {
     /// The database URL names no database this build serves.
     #[error("the database URL must start with sqlite: or postgres:// (it starts with {0:?})")]
     Url(String),
+    /// The database could not be opened or reached when the store opened: where (a SQLite file,
+    /// a PostgreSQL host and port; never the credentials), and why.
+    #[error("cannot open the database at {place}: {source}")]
+    Open {
+        /// The file, or `HOST:PORT`.
+        place: String,
+        /// Why.
+        source: sqlx::Error,
+    },
     /// The database refused or failed.
     #[error("the database failed: {0}")]
     Database(#[from] sqlx::Error),
@@ -138,7 +147,8 @@ impl Store {
                 return Err(StoreError::Url(url.chars().take(12).collect()));
             }
             let url = with_create_mode(url);
-            let writer = sqlite_pool(1).connect(&url).await?;
+            let opened = |source| StoreError::Open { place: path.to_owned(), source };
+            let writer = sqlite_pool(1).connect(&url).await.map_err(opened)?;
             // WAL lets readers go on while the one writer writes; it is a property of the file.
             writer.execute("PRAGMA journal_mode = WAL").await?;
             let reader = sqlite_pool(4).connect(&url).await?;
@@ -146,6 +156,10 @@ impl Store {
             let batcher = Some(batch::Batcher::start(path, SYNCHRONOUS)?);
             Ok(Store { backend: Backend::Sqlite, writer, reader, batcher })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            // One connection first: a pool retries a refused connection until its 30 s timeout
+            // and then names no cause; this says at once where and why.
+            let opened = |source| StoreError::Open { place: host_and_port(url), source };
+            sqlx::AnyConnection::connect(url).await.map_err(opened)?.close().await?;
             let pool = AnyPoolOptions::new().max_connections(16).connect(url).await?;
             migrate::run(&pool, Backend::Postgres).await?;
             Ok(Store { backend: Backend::Postgres, writer: pool.clone(), reader: pool, batcher: None })
@@ -496,3 +510,15 @@ pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// A PostgreSQL URL's `HOST:PORT` (or what stands there), without its user or password.
+fn host_and_port(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let place = rest.split(['/', '?']).next().unwrap_or("");
+    let place = place.rsplit_once('@').map_or(place, |(_, place)| place);
+    if place.is_empty() {
+        "localhost".to_owned()
+    } else {
+        place.to_owned()
+    }
+}

@@ -107,7 +107,11 @@ fn lookup<E: Engine>(session: &Session<E>, action_id: &str) -> Option<Act> {
 /// What answering `question_id` with `text` does, or why it cannot.
 pub(crate) fn answer<E: Engine>(session: &Session<E>, question_id: &str, text: &str) -> Result<Act, String> {
     let Pending::Resolve { asked } = &session.pending else {
-        return Err(format!("no question is pending, so {question_id:?} cannot be answered"));
+        return Err(match question_id {
+            // No id named: a host's "the first pending one" (the server's input), of which there is none.
+            "" => "no question is pending, so the text answers nothing (take one of the actions)".to_owned(),
+            id => format!("no question is pending, so {id:?} cannot be answered"),
+        });
     };
     let Some(index) = asked.iter().position(|a| a.key == question_id && a.given.is_none()) else {
         let open: Vec<&str> = asked.iter().filter(|a| a.given.is_none()).map(|a| a.key.as_str()).collect();
