@@ -1,0 +1,69 @@
+//! Corners of the language guide's grammar: front matter, headings and their anchors, and the
+//! other places where a script's Markdown reads one way or another.
+
+use serde_json::{json, Value};
+use stagehand_dialoguedown::{compile, Code, Options};
+
+fn compiled(source: &str) -> (Value, Vec<Code>) {
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let codes = compilation.diagnostics.iter().map(|found| found.code).collect();
+    let playbook = compilation.playbook.unwrap_or_else(|| panic!("errors: {:#?}", compilation.diagnostics));
+    (stagehand_playbook::to_json(&playbook), codes)
+}
+
+/// What each node says, in order: its speech's words, `""` for a node without speech.
+fn said(playbook: &Value) -> Vec<String> {
+    let nodes = playbook["nodes"].as_array().cloned().unwrap_or_default();
+    nodes
+        .iter()
+        .map(|node| {
+            let speech = node["speech"].as_array().cloned().unwrap_or_default();
+            speech.iter().filter_map(|part| part["text"].as_str()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn only_a_block_at_the_very_start_is_front_matter() {
+    // The guide: "Only a block at the document start is front matter; a `---` later in the
+    // script is a thematic break". After content, `---` is a divider, and the text under it
+    // with the `---` below is a heading — nothing is silently dropped.
+    let (book, codes) = compiled("Alice: Hi.\n\n---\nBob: there\n---\n\nCarol: Bye.\n");
+    assert_eq!(said(&book), ["Hi.", "Bye.", ""]);
+    assert_eq!(book["anchors"], json!({ "bob-there": 1 }));
+    assert_eq!(codes, [Code::IgnoredMarkdown]);
+
+    // A blank line first: the block no longer opens the document (the reference's Markdown
+    // reader takes front matter only at offset 0).
+    let (book, codes) = compiled("\n---\ntitle: x\n---\n\nAlice: Hi.\n");
+    assert_eq!(said(&book), ["Hi.", ""]);
+    assert_eq!(book["anchors"], json!({ "title-x": 0 }));
+    assert_eq!(codes, [Code::IgnoredMarkdown]);
+
+    // Inside a list or a quote it is no front matter either.
+    let (book, _) = compiled("Alice: Hi.\n\n> ---\n> Bob: quoted\n> ---\n");
+    assert_eq!(book["anchors"], json!({ "bob-quoted": 1 }));
+}
+
+#[test]
+fn front_matter_is_fenced_by_any_closing_line() {
+    // At the start, a `---` line up to the next `---` or `...` line is front matter, whatever
+    // it holds: a blank first line, blank lines within, or nothing at all.
+    for source in [
+        "---\ntitle: x\n---\n\nAlice: Hi.\n",
+        "---\n\ntitle: x\n---\n\nAlice: Hi.\n",
+        "---\ntitle: x\n\nmore: y\n...\n\nAlice: Hi.\n",
+        "---\n---\n\nAlice: Hi.\n",
+        "---  \r\ntitle: x\r\n---\t\r\n\r\nAlice: Hi.\r\n",
+        "---\ntitle: x\n---\nAlice: Hi.\n",
+    ] {
+        let (book, codes) = compiled(source);
+        assert_eq!(said(&book), ["Hi.", ""], "{source:?}");
+        assert_eq!(book["anchors"], json!({}), "{source:?}");
+        assert!(codes.is_empty(), "{source:?}: {codes:?}");
+    }
+    // Without a closing line, the opening `---` is a divider.
+    let (book, codes) = compiled("---\nAlice: Hi.\n");
+    assert_eq!(said(&book), ["Hi.", ""]);
+    assert_eq!(codes, [Code::IgnoredMarkdown]);
+}
