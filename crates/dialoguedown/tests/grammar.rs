@@ -67,3 +67,26 @@ fn front_matter_is_fenced_by_any_closing_line() {
     assert_eq!(said(&book), ["Hi.", ""]);
     assert_eq!(codes, [Code::IgnoredMarkdown]);
 }
+
+#[test]
+fn a_heading_slugs_as_github_slugger_does() {
+    // The Semantic Analyzer note (DD5): `Slug` is "a faithful port of github-slugger's exact
+    // rules (its punctuation set, no trimming or run-collapsing)". That slugger lower-cases,
+    // turns each plain space into `-` and drops only punctuation but `-` and connectors,
+    // symbols, other numbers, controls, format characters and separators but the space:
+    // combining marks stay, and a tab or a no-break space is dropped, not a hyphen.
+    for (heading, anchor) in [
+        ("Play tennis", "play-tennis"),
+        ("\u{928}\u{92e}\u{938}\u{94d}\u{924}\u{947}", "\u{928}\u{92e}\u{938}\u{94d}\u{924}\u{947}"),
+        ("Cafe\u{301} time", "cafe\u{301}-time"),
+        ("Chapter \u{bd} two\u{b2}", "chapter--two"),
+        ("A\u{a0}B", "ab"),
+        ("\u{39f}\u{394}\u{39f}\u{3a3}", "\u{3bf}\u{3b4}\u{3bf}\u{3c2}"),
+        ("A\u{203f}B", "a\u{203f}b"),
+        ("A \u{2013} B", "a--b"),
+        ("\u{24b6} circled", "\u{24d0}-circled"),
+    ] {
+        let (book, _) = compiled(&format!("## {heading}\n\nAlice: Hi.\n"));
+        assert_eq!(book["anchors"], json!({ anchor: 0 }), "{heading:?}");
+    }
+}
