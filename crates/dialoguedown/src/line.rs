@@ -79,6 +79,10 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 items.trim_start();
             }
         }
+        // The condition of the option's first line, when one follows the option's own guard or
+        // weight: it "sits at the body start and guards the body's first line, not the option"
+        // (the Conditional Choice note's boundary table).
+        let mut first_line = None;
         if lead == Lead::Option {
             if let Some(MdInline::Code { text, span }) = items.first() {
                 if let Some(weight) = leaf::weight_of(text) {
@@ -87,11 +91,20 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     items.trim_start();
                 }
             }
+            if parts.condition.is_some() || parts.weight.is_some() {
+                if let Some(MdInline::Code { text, span }) = items.first() {
+                    if let Some(key) = leaf::condition(text) {
+                        first_line = Some(Cond { key: key.into(), span: span.clone() });
+                        items.pop_front();
+                        items.trim_start();
+                    }
+                }
+            }
         }
         let at_start = parts.condition.is_none() && parts.weight.is_none();
         let speaker = self.speaker(&mut items);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
-        let mut condition = if lead == Lead::Line { parts.condition.take() } else { None };
+        let mut condition = if lead == Lead::Line { parts.condition.take() } else { first_line };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, start, &mut pieces);

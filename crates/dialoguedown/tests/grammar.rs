@@ -90,3 +90,33 @@ fn a_heading_slugs_as_github_slugger_does() {
         assert_eq!(book["anchors"], json!({ anchor: 0 }), "{heading:?}");
     }
 }
+
+#[test]
+fn a_condition_after_an_options_weight_or_guard_guards_its_first_line() {
+    // The Conditional Choice note's boundary table: "Weight then condition (- `50%` `"K"?` …):
+    // the weight is peeled (random); the `"K"?` sits at the body start and guards the body's
+    // first line, not the option", and "Condition on a nested line inside an option's body:
+    // guards that line (a conditional line), not the option".
+    let (book, codes) = compiled("- `50%` `Angry?` Guard: Halt!\n- `%` Guard: Move along.\n");
+    assert!(codes.is_empty(), "{codes:?}");
+    let menu = &book["nodes"][0];
+    assert_eq!(menu["kind"], "random-choice");
+    assert_eq!(menu["out"][0]["weight"], json!({ "kind": "number", "percentage": 50 }));
+    assert!(menu["out"][0].get("condition").is_none(), "the option is not guarded: {menu}");
+    let first = &book["nodes"][menu["out"][0]["target"].as_u64().expect("a target") as usize];
+    assert_eq!(first["condition"], json!({ "kind": "key", "key": "Angry" }));
+    assert_eq!(said(&book)[1], "Halt!");
+
+    let (book, codes) = compiled("- `HasKey?` `Awake?` Guard: Use it.\n- Leave.\n");
+    assert!(codes.is_empty(), "{codes:?}");
+    let menu = &book["nodes"][0];
+    assert_eq!(menu["out"][0]["condition"], json!({ "kind": "key", "key": "HasKey" }));
+    let first = &book["nodes"][menu["out"][0]["target"].as_u64().expect("a target") as usize];
+    assert_eq!(first["condition"], json!({ "kind": "key", "key": "Awake" }));
+    assert!(menu["out"].as_array().is_some_and(|out| out.iter().all(|edge| edge["kind"] == "option")));
+
+    // With nothing after it, that condition guards nothing, as anywhere else.
+    let compilation = compile("- `50%` `Angry?`\n- `%` Go.\n", "t.dialogue.md", &Options::default());
+    let codes: Vec<Code> = compilation.diagnostics.iter().map(|found| found.code).collect();
+    assert_eq!(codes, [Code::ConditionGuardsNothing]);
+}
