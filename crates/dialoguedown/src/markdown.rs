@@ -662,12 +662,16 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 }
                 let inlines = settle(&mut self.inlines, &mut self.tree.inlines, start);
                 match kind {
+                    // A paragraph or a heading spans its text, not the line ending pulldown-cmark
+                    // counts in (the reference's spans end at the block's last character).
                     InlineKind::Paragraph | InlineKind::Implicit => {
                         if !inlines.is_empty() {
-                            self.push_block(MdBlock::Paragraph { inlines, span });
+                            self.push_block(MdBlock::Paragraph { inlines, span: trim_span(self.source, span) });
                         }
                     }
-                    InlineKind::Heading => self.push_block(MdBlock::Heading { inlines, span }),
+                    InlineKind::Heading => {
+                        self.push_block(MdBlock::Heading { inlines, span: trim_span(self.source, span) })
+                    }
                     InlineKind::Styled(style) => self.inline(MdInline::Styled { style, children: inlines, span }),
                     InlineKind::Link(target) => self.inline(MdInline::Link { target, children: inlines, span }),
                     InlineKind::Image(source) => self.inline(MdInline::Image { source, children: inlines, span }),

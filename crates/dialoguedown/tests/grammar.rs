@@ -120,3 +120,18 @@ fn a_condition_after_an_options_weight_or_guard_guards_its_first_line() {
     let codes: Vec<Code> = compilation.diagnostics.iter().map(|found| found.code).collect();
     assert_eq!(codes, [Code::ConditionGuardsNothing]);
 }
+
+#[test]
+fn a_heading_or_paragraph_span_ends_where_its_text_does() {
+    // The reference's spans (Markdig's) cover a block's text, not the line ending after it; a
+    // report underlines the heading, and the JSON span ends at its last character.
+    for (source, code, spanned) in [
+        ("# A\n\n# A\n", Code::DuplicateAnchor, "# A"),
+        ("## !!!\r\n", Code::HeadingWithoutAnchor, "## !!!"),
+        ("> `else`\n>\n> y\n", Code::SeveredControlBranch, "`else`"),
+    ] {
+        let compilation = compile(source, "t.dialogue.md", &Options::default());
+        let found = compilation.diagnostics.iter().find(|found| found.code == code).expect("reported");
+        assert_eq!(&source[found.span.clone()], spanned, "{source:?}");
+    }
+}
