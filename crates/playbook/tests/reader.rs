@@ -242,3 +242,23 @@ fn two_speakers_sharing_an_id_are_read() {
     assert_eq!(playbook.speakers[0].id.as_deref(), playbook.speakers[1].id.as_deref());
     assert_eq!(to_json(&playbook)["speakers"], twice["speakers"]);
 }
+
+#[test]
+fn a_reference_written_as_an_integral_number_is_read() {
+    // JSON Schema 2020-12's "integer" is any number with a zero fractional part: `-0`, `1.0` and
+    // `1e0` are all node references the schema allows, so the reader reads them as written
+    // integers; a fraction or a negative number is still refused.
+    let end = json!({ "kind": "end", "id": 1, "out": [] });
+    let text = document(json!([hello(json!([{ "kind": "succession", "target": 1 }])), end])).to_string();
+    let plain = read(&text).expect("read");
+    for (from, to) in
+        [(r#""entry":0"#, r#""entry":-0"#), (r#""target":1"#, r#""target":1.0"#), (r#""id":1"#, r#""id":1e0"#)]
+    {
+        assert!(text.contains(from), "{text}");
+        let written = text.replacen(from, to, 1);
+        assert_eq!(read(&written).unwrap_or_else(|e| panic!("{to}: {e}")), plain, "{to}");
+    }
+    for (from, to) in [(r#""target":1"#, r#""target":1.5"#), (r#""entry":0"#, r#""entry":-1"#)] {
+        assert!(read(&text.replacen(from, to, 1)).is_err(), "{to}");
+    }
+}
