@@ -502,6 +502,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             Tag::Image { dest_url, .. } => {
                 Frame::Inlines { kind: InlineKind::Image(cow(dest_url)), start: self.inlines.len(), span: range }
             }
+            // Metadata blocks are switched off (front matter is cut off before parsing, C23).
             Tag::MetadataBlock(_) => return self.skip(Skipped::FrontMatter, range),
             Tag::CodeBlock(_) => return self.skip(Skipped::Block("code block", self.policy.code_block), range),
             Tag::Table(_) => return self.skip(Skipped::Block("table", self.policy.table), range),
