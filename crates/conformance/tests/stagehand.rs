@@ -6,6 +6,7 @@ mod common;
 
 cases! {
     stagehand_keys_with_quotes => "stagehand/keys-with-quotes",
+    stagehand_option_first_line_guard => "stagehand/option-first-line-guard",
     stagehand_random_auto_weights => "stagehand/random-auto-weights",
     stagehand_random_conditional_option => "stagehand/random-conditional-option",
     stagehand_random_dynamic_weights => "stagehand/random-dynamic-weights",

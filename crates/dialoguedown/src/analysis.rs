@@ -11,17 +11,26 @@ use crate::config::Options;
 use crate::diagnostics::{Code, Sink};
 use crate::speakers::{Binder, Speakers};
 
-/// The anchor a heading's words slug to: lower-cased, spaces to hyphens, punctuation dropped.
+/// The anchor a heading's words slug to, as github-slugger makes it (the Semantic Analyzer
+/// note's DD5: "a faithful port of github-slugger's exact rules … no trimming or
+/// run-collapsing"): lower-cased, each space a hyphen, and dropped every character that is
+/// punctuation but `-` and connectors (`_`), a symbol, an "other" number (`½`, `²`), a control,
+/// format or private-use character, unassigned, or a separator but the space — unless it is
+/// alphabetic (`Ⓐ` stays). Letters, marks, digits and letter numbers stay.
 pub(crate) fn slug(title: &str) -> String {
-    let mut out = String::with_capacity(title.len());
-    for c in title.trim().chars() {
-        if c.is_alphanumeric() || c == '_' || c == '-' {
-            out.extend(c.to_lowercase());
-        } else if c.is_whitespace() {
-            out.push('-');
+    use unicode_properties::{GeneralCategory as G, GeneralCategoryGroup as Group, UnicodeGeneralCategory};
+    let dropped = |c: char| {
+        if c == ' ' || c == '-' || c.is_alphabetic() {
+            return false;
         }
-    }
-    out
+        match c.general_category_group() {
+            Group::Letter | Group::Mark => false,
+            Group::Number => c.general_category() == G::OtherNumber,
+            Group::Punctuation => c.general_category() != G::ConnectorPunctuation,
+            Group::Symbol | Group::Separator | Group::Other => true,
+        }
+    };
+    title.to_lowercase().chars().filter(|&c| !dropped(c)).map(|c| if c == ' ' { '-' } else { c }).collect()
 }
 
 /// Visits every block in document order, descending into options and arms.

@@ -259,7 +259,7 @@ pub struct Diagnostic {
     pub file: String,
     /// The 1-based line the span starts on.
     pub line: usize,
-    /// The 1-based column (in characters) the span starts at.
+    /// The 1-based column (in UTF-16 code units, C25) the span starts at.
     pub column: usize,
     /// The byte range in the source the diagnostic points at.
     pub span: Range<usize>,
@@ -362,22 +362,29 @@ impl Cursor {
         match memchr::memrchr(b'\n', passed.as_bytes()) {
             Some(last) => {
                 self.line += memchr::memchr_iter(b'\n', passed.as_bytes()).count();
-                self.column = 1 + passed[last + 1..].chars().count();
+                self.column = 1 + utf16_units(&passed[last + 1..]);
             }
-            None => self.column += passed.chars().count(),
+            None => self.column += utf16_units(passed),
         }
         self.at = to;
     }
 }
 
-/// The line and column (both from 1, columns in characters) of byte `at` of `source`.
+/// How many UTF-16 code units `text` is: the unit columns are counted in (the reference's
+/// `LineMap`, and the Language Server Protocol's default), so a character outside the Basic
+/// Multilingual Plane, an emoji, is two columns.
+fn utf16_units(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// The line and column (both from 1, columns in UTF-16 code units) of byte `at` of `source`.
 pub(crate) fn line_column(source: &str, at: usize) -> (usize, usize) {
     let mut cursor = Cursor::start(source);
     cursor.advance(source, clamp(source, at));
     (cursor.line, cursor.column)
 }
 
-/// The line and column (both from 1, columns in characters, as diagnostics count them) of each
+/// The line and column (both from 1, columns in UTF-16 code units, as diagnostics count them) of each
 /// byte offset of `source`, in the order given; one pass over the source however many there are.
 /// Each is a pair of `u32` (8 bytes, not 16: a big script's playbook has hundreds of thousands
 /// of nodes to place); a line or column past `u32::MAX` reads as `u32::MAX`.

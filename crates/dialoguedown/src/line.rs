@@ -71,14 +71,11 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     pub fn line(&mut self, group: &[MdInline], lead: Lead) -> LineParts {
         let start = group.first().map_or(0, |inline| inline.span().start);
         let mut items = Items { rest: group, skip: 0 };
-        let mut parts = LineParts::default();
-        if let Some(MdInline::Code { text, span }) = items.first() {
-            if let Some(key) = leaf::condition(text) {
-                parts.condition = Some(Cond { key: key.into(), span: span.clone() });
-                items.pop_front();
-                items.trim_start();
-            }
-        }
+        let mut parts = LineParts { condition: items.leading_condition(), ..LineParts::default() };
+        // The condition of the option's first line, when one follows the option's own guard or
+        // weight: it "sits at the body start and guards the body's first line, not the option"
+        // (the Conditional Choice note's boundary table).
+        let mut first_line = None;
         if lead == Lead::Option {
             if let Some(MdInline::Code { text, span }) = items.first() {
                 if let Some(weight) = leaf::weight_of(text) {
@@ -87,11 +84,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     items.trim_start();
                 }
             }
+            if parts.condition.is_some() || parts.weight.is_some() {
+                first_line = items.leading_condition();
+            }
         }
         let at_start = parts.condition.is_none() && parts.weight.is_none();
         let speaker = self.speaker(&mut items);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
-        let mut condition = if lead == Lead::Line { parts.condition.take() } else { None };
+        let mut condition = if lead == Lead::Line { parts.condition.take() } else { first_line };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, start, &mut pieces);
@@ -517,6 +517,15 @@ struct Items<'a, 's> {
 impl<'a, 's> Items<'a, 's> {
     fn first(&self) -> Option<&'a MdInline<'s>> {
         self.rest.first()
+    }
+
+    /// Takes a condition code span leading what is left, and the whitespace after it.
+    fn leading_condition(&mut self) -> Option<Cond> {
+        let Some(MdInline::Code { text, span }) = self.first() else { return None };
+        let key = leaf::condition(text)?;
+        self.pop_front();
+        self.trim_start();
+        Some(Cond { key: key.into(), span: span.clone() })
     }
 
     /// The first inline's words, past what is taken, with their span.

@@ -184,10 +184,11 @@ enum Skipped {
 /// About how many bytes pulldown-cmark parses at once (see [`cuts`]).
 pub(crate) const PIECE: usize = 64 * 1024;
 
-/// The pieces a script is parsed in, in order, together the whole source: cut where [`cuts`]
-/// finds it safe, each at least `piece` bytes long but the last.
+/// The pieces a script is parsed in, in order, together the whole source after any front matter
+/// (which is never parsed): cut where [`cuts`] finds it safe, each at least `piece` bytes long
+/// but the last.
 pub(crate) fn pieces(source: &str, piece: usize) -> Vec<Range<usize>> {
-    let mut start = 0;
+    let mut start = front_matter(source).unwrap_or(0);
     cuts(source, piece).into_iter().chain([source.len()]).map(|end| std::mem::replace(&mut start, end)..end).collect()
 }
 
@@ -212,8 +213,9 @@ pub(crate) fn parse<'s>(
 /// Runs pulldown-cmark over one piece of the source, handing each event on with its range in
 /// the whole source.
 fn parse_piece<'s>(source: &'s str, bound: &Range<usize>, mut event: impl FnMut(Event<'s>, Range<usize>)) {
-    let options =
-        MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TABLES | MdOptions::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    // Front matter is found by [`front_matter`] and left out of the pieces; pulldown-cmark's own
+    // metadata blocks would take a `---`-fenced block anywhere in the script.
+    let options = MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TABLES;
     let Range { start, end } = *bound;
     // A piece is parsed with the heading that ends it, so what comes before the heading ends
     // just as it does in the whole script; the heading's own events are left to the next piece.
@@ -289,7 +291,7 @@ fn line_start(bytes: &[u8], at: usize) -> usize {
 }
 
 /// Where the first line at or after `start` starts that opens something a blank line does not
-/// close (see [`opens_unclosed`]), or the end of the source. Only lines holding `---`, a
+/// close (see [`opens_unclosed`]), or the end of the source. Only lines holding a
 /// fence or a `<` can, so only those are looked at.
 fn first_unclosed(bytes: &[u8], start: usize) -> usize {
     let rest = &bytes[start..];
@@ -311,7 +313,7 @@ fn first_unclosed(bytes: &[u8], start: usize) -> usize {
             }
         }
     };
-    for needle in ["---", "```", "~~~"] {
+    for needle in ["```", "~~~"] {
         look(&mut memchr::memmem::find_iter(rest, needle));
     }
     look(&mut memchr::memchr_iter(b'<', rest));
@@ -319,8 +321,7 @@ fn first_unclosed(bytes: &[u8], start: usize) -> usize {
 }
 
 /// Whether a line opens something that a blank line does not close, so that no cut may follow
-/// it: a metadata block (pulldown-cmark reads a `---` line as the start of one anywhere), a
-/// fenced code block, or an HTML block that ends at a marker.
+/// it: a fenced code block, or an HTML block that ends at a marker.
 fn opens_unclosed(line: &[u8]) -> bool {
     // What a line holds past any indentation, blockquote markers and list markers.
     let prefix = line
@@ -328,31 +329,28 @@ fn opens_unclosed(line: &[u8]) -> bool {
         .position(|&byte| !matches!(byte, b' ' | b'\t' | b'>' | b'-' | b'+' | b'*' | b'.' | b')' | b'0'..=b'9'))
         .unwrap_or(line.len());
     let content = &line[prefix..];
-    let metadata = prefix >= 3 && line[..prefix].windows(3).any(|three| three == b"---");
     let fence = content.starts_with(b"```") || content.starts_with(b"~~~");
-    metadata || fence || opens_html_block(content)
+    fence || opens_html_block(content)
 }
 
-/// Where the front matter ends, if the script opens with front matter as pulldown-cmark reads
-/// it: a `---` line, a first line that is neither blank nor a closing line, and a closing line.
+/// Where the front matter ends, if the script opens with it: a first line that is `---` and
+/// whitespace, up to and including the next line that is `---` or `...` and whitespace, as the
+/// reference's Markdown reader (Markdig's YAML front matter) takes it. Only a block at the very
+/// start of the document is front matter (the guide); a `---` anywhere else is a divider.
 fn front_matter(source: &str) -> Option<usize> {
-    let is_closing = |line: &str| {
-        let rest = line.strip_prefix("---").or_else(|| line.strip_prefix("..."));
-        rest.is_some_and(|rest| matches!(rest.trim_start_matches(' '), "" | "\n" | "\r\n"))
+    let fence = |line: &str, marks: &[&str]| {
+        let rest = marks.iter().find_map(|mark| line.strip_prefix(mark));
+        rest.is_some_and(|rest| rest.bytes().all(|byte| byte.is_ascii_whitespace()))
     };
     let mut lines = source.split_inclusive('\n');
     let first = lines.next()?;
-    if !first.strip_prefix("---")?.bytes().all(|byte| byte.is_ascii_whitespace()) {
+    if !fence(first, &["---"]) {
         return None;
     }
-    let second = lines.next()?;
-    if is_closing(second) || second.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
-        return None;
-    }
-    let mut at = first.len() + second.len();
+    let mut at = first.len();
     for line in lines {
         at += line.len();
-        if is_closing(line) {
+        if fence(line, &["---", "..."]) {
             return Some(at);
         }
     }
@@ -504,6 +502,7 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             Tag::Image { dest_url, .. } => {
                 Frame::Inlines { kind: InlineKind::Image(cow(dest_url)), start: self.inlines.len(), span: range }
             }
+            // Metadata blocks are switched off (front matter is cut off before parsing, C23).
             Tag::MetadataBlock(_) => return self.skip(Skipped::FrontMatter, range),
             Tag::CodeBlock(_) => return self.skip(Skipped::Block("code block", self.policy.code_block), range),
             Tag::Table(_) => return self.skip(Skipped::Block("table", self.policy.table), range),
@@ -664,12 +663,16 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
                 }
                 let inlines = settle(&mut self.inlines, &mut self.tree.inlines, start);
                 match kind {
+                    // A paragraph or a heading spans its text, not the line ending pulldown-cmark
+                    // counts in (the reference's spans end at the block's last character).
                     InlineKind::Paragraph | InlineKind::Implicit => {
                         if !inlines.is_empty() {
-                            self.push_block(MdBlock::Paragraph { inlines, span });
+                            self.push_block(MdBlock::Paragraph { inlines, span: trim_span(self.source, span) });
                         }
                     }
-                    InlineKind::Heading => self.push_block(MdBlock::Heading { inlines, span }),
+                    InlineKind::Heading => {
+                        self.push_block(MdBlock::Heading { inlines, span: trim_span(self.source, span) })
+                    }
                     InlineKind::Styled(style) => self.inline(MdInline::Styled { style, children: inlines, span }),
                     InlineKind::Link(target) => self.inline(MdInline::Link { target, children: inlines, span }),
                     InlineKind::Image(source) => self.inline(MdInline::Image { source, children: inlines, span }),

@@ -102,3 +102,17 @@ fn a_byte_order_mark_alone_is_an_empty_script() {
     let (empty, marked) = (empty.playbook.expect("compiles"), marked.playbook.expect("compiles"));
     assert_eq!(stagehand_playbook::write(&marked), stagehand_playbook::write(&empty));
 }
+
+#[test]
+fn columns_count_utf16_code_units_as_the_reference_line_map_does() {
+    // The CLI Diagnostic Rendering note (DR4): "Line and column are one-based, counted in UTF-16
+    // code units (matching how spans index the string, and the LSP convention)". An emoji is two
+    // such units, an accented letter one.
+    let source = "Zo\u{eb} \u{1f389}: `nonsense`.\n";
+    let compilation = compile(source, "s.dialogue.md", &Options::default());
+    let found = &compilation.diagnostics[0];
+    assert_eq!(found.code, Code::NotAGameCall);
+    assert_eq!((found.line, found.column), (1, 9));
+    let offsets = [u32::try_from(found.span.start).expect("small"), u32::try_from(source.len()).expect("small")];
+    assert_eq!(stagehand_dialoguedown::line_columns(source, &offsets), [(1, 9), (2, 1)]);
+}

@@ -99,11 +99,6 @@ fn refusals_name_the_rule_and_the_path() {
     assert_eq!((rule, path.as_str()), (Rule::Shape, "$.nodes[0].kind"));
     assert!(message.contains("teleport"));
 
-    let mut twice = document(json!([hello(json!([{ "kind": "succession", "target": 1 }])), end]));
-    twice["speakers"][0]["id"] = json!("a");
-    let (rule, path, _) = refusal(twice);
-    assert_eq!((rule, path.as_str()), (Rule::Reference, "$.speakers[1].id"));
-
     let conditional_without_fall_through = document(json!([
         { "kind": "line", "id": 0, "speaker": 0, "speech": [], "condition": { "kind": "key", "key": "k" },
           "out": [{ "kind": "divert", "target": 1, "label": [] }] },
@@ -232,4 +227,38 @@ fn a_reference_past_u32_is_refused_not_truncated() {
     far_speaker["nodes"][0]["speaker"] = json!(4_294_967_297u64);
     let (rule, path, _) = refusal(far_speaker);
     assert_eq!((rule, path.as_str()), (Rule::Reference, "$.nodes[0].speaker"));
+}
+
+#[test]
+fn two_speakers_sharing_an_id_are_read() {
+    // The schema lets two speakers carry one id, and none of the reference's checkers
+    // ("Playbook Format", Reading a playbook) refuses it: speakers are addressed by position, and
+    // the id is "the writer's own, carried through unchanged". The compiler never writes such a
+    // playbook (C19), but a reader reads every one the schema and the checkers allow.
+    let end = json!({ "kind": "end", "id": 1, "out": [] });
+    let mut twice = document(json!([hello(json!([{ "kind": "succession", "target": 1 }])), end]));
+    twice["speakers"][0]["id"] = json!("a");
+    let playbook = read(&twice.to_string()).expect("read");
+    assert_eq!(playbook.speakers[0].id.as_deref(), playbook.speakers[1].id.as_deref());
+    assert_eq!(to_json(&playbook)["speakers"], twice["speakers"]);
+}
+
+#[test]
+fn a_reference_written_as_an_integral_number_is_read() {
+    // JSON Schema 2020-12's "integer" is any number with a zero fractional part: `-0`, `1.0` and
+    // `1e0` are all node references the schema allows, so the reader reads them as written
+    // integers; a fraction or a negative number is still refused.
+    let end = json!({ "kind": "end", "id": 1, "out": [] });
+    let text = document(json!([hello(json!([{ "kind": "succession", "target": 1 }])), end])).to_string();
+    let plain = read(&text).expect("read");
+    for (from, to) in
+        [(r#""entry":0"#, r#""entry":-0"#), (r#""target":1"#, r#""target":1.0"#), (r#""id":1"#, r#""id":1e0"#)]
+    {
+        assert!(text.contains(from), "{text}");
+        let written = text.replacen(from, to, 1);
+        assert_eq!(read(&written).unwrap_or_else(|e| panic!("{to}: {e}")), plain, "{to}");
+    }
+    for (from, to) in [(r#""target":1"#, r#""target":1.5"#), (r#""entry":0"#, r#""entry":-1"#)] {
+        assert!(read(&text.replacen(from, to, 1)).is_err(), "{to}");
+    }
 }

@@ -1,6 +1,5 @@
 //! The standard checkers, one rule each, in the order the reader runs them.
 
-use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
 use super::{Checker, Document, JsonPath, Refusal, Rule};
@@ -87,8 +86,8 @@ impl Checker for NodePositionChecker {
     }
 }
 
-/// Refuses an entry, anchor, edge target or speaker index that lands nowhere, and a speaker id
-/// used twice.
+/// Refuses an entry, anchor, edge target or speaker index that lands nowhere. Two speakers may
+/// share an id: speakers are addressed by position, and the schema allows it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReferenceChecker;
 
@@ -128,18 +127,6 @@ impl Checker for ReferenceChecker {
             }
             for (i, edge) in node.out().iter().enumerate() {
                 lands(edge.target(), &|| node_path().key("out").index(i).key("target"), "the edge's target")?;
-            }
-        }
-        let mut ids = HashSet::new();
-        for (position, speaker) in playbook.speakers.iter().enumerate() {
-            if let Some(id) = &speaker.id {
-                if !ids.insert(id.as_str()) {
-                    return Err(Refusal::new(
-                        Rule::Reference,
-                        JsonPath::root().key("speakers").index(position).key("id"),
-                        format!("the speaker id {id:?} is used by an earlier speaker too; speaker ids are unique"),
-                    ));
-                }
             }
         }
         Ok(())

@@ -242,6 +242,17 @@ impl<'de> Expect<'de> for Whole<'_> {
     fn on_u64<E: de::Error>(self, n: u64) -> Result<u64, E> {
         Ok(n)
     }
+    /// JSON Schema's "integer" is any number whose fractional part is zero, so `-0`, `1.0` and
+    /// `1e0` are integers the schema allows; anything else written as a float is no integer.
+    fn on_f64<E: de::Error>(self, n: f64) -> Result<u64, E> {
+        // Below 2^64 exactly: `u64::MAX as f64` rounds up to 2^64, which no `u64` holds.
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+        // `-0` is zero; NaN and the infinities have no zero fractional part.
+        if n.fract() == 0.0 && n > -1.0 && n < LIMIT {
+            return Ok(n as u64);
+        }
+        Err(self.mismatch(Found::Number(float(n))))
+    }
 }
 
 /// A position in a table (a node or a speaker), described as `what`.

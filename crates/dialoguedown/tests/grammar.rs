@@ -1,0 +1,137 @@
+//! Corners of the language guide's grammar: front matter, headings and their anchors, and the
+//! other places where a script's Markdown reads one way or another.
+
+use serde_json::{json, Value};
+use stagehand_dialoguedown::{compile, Code, Options};
+
+fn compiled(source: &str) -> (Value, Vec<Code>) {
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let codes = compilation.diagnostics.iter().map(|found| found.code).collect();
+    let playbook = compilation.playbook.unwrap_or_else(|| panic!("errors: {:#?}", compilation.diagnostics));
+    (stagehand_playbook::to_json(&playbook), codes)
+}
+
+/// What each node says, in order: its speech's words, `""` for a node without speech.
+fn said(playbook: &Value) -> Vec<String> {
+    let nodes = playbook["nodes"].as_array().cloned().unwrap_or_default();
+    nodes
+        .iter()
+        .map(|node| {
+            let speech = node["speech"].as_array().cloned().unwrap_or_default();
+            speech.iter().filter_map(|part| part["text"].as_str()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn only_a_block_at_the_very_start_is_front_matter() {
+    // The guide: "Only a block at the document start is front matter; a `---` later in the
+    // script is a thematic break". After content, `---` is a divider, and the text under it
+    // with the `---` below is a heading — nothing is silently dropped.
+    let (book, codes) = compiled("Alice: Hi.\n\n---\nBob: there\n---\n\nCarol: Bye.\n");
+    assert_eq!(said(&book), ["Hi.", "Bye.", ""]);
+    assert_eq!(book["anchors"], json!({ "bob-there": 1 }));
+    assert_eq!(codes, [Code::IgnoredMarkdown]);
+
+    // A blank line first: the block no longer opens the document (the reference's Markdown
+    // reader takes front matter only at offset 0).
+    let (book, codes) = compiled("\n---\ntitle: x\n---\n\nAlice: Hi.\n");
+    assert_eq!(said(&book), ["Hi.", ""]);
+    assert_eq!(book["anchors"], json!({ "title-x": 0 }));
+    assert_eq!(codes, [Code::IgnoredMarkdown]);
+
+    // Inside a list or a quote it is no front matter either.
+    let (book, _) = compiled("Alice: Hi.\n\n> ---\n> Bob: quoted\n> ---\n");
+    assert_eq!(book["anchors"], json!({ "bob-quoted": 1 }));
+}
+
+#[test]
+fn front_matter_is_fenced_by_any_closing_line() {
+    // At the start, a `---` line up to the next `---` or `...` line is front matter, whatever
+    // it holds: a blank first line, blank lines within, or nothing at all.
+    for source in [
+        "---\ntitle: x\n---\n\nAlice: Hi.\n",
+        "---\n\ntitle: x\n---\n\nAlice: Hi.\n",
+        "---\ntitle: x\n\nmore: y\n...\n\nAlice: Hi.\n",
+        "---\n---\n\nAlice: Hi.\n",
+        "---  \r\ntitle: x\r\n---\t\r\n\r\nAlice: Hi.\r\n",
+        "---\ntitle: x\n---\nAlice: Hi.\n",
+    ] {
+        let (book, codes) = compiled(source);
+        assert_eq!(said(&book), ["Hi.", ""], "{source:?}");
+        assert_eq!(book["anchors"], json!({}), "{source:?}");
+        assert!(codes.is_empty(), "{source:?}: {codes:?}");
+    }
+    // Without a closing line, the opening `---` is a divider.
+    let (book, codes) = compiled("---\nAlice: Hi.\n");
+    assert_eq!(said(&book), ["Hi.", ""]);
+    assert_eq!(codes, [Code::IgnoredMarkdown]);
+}
+
+#[test]
+fn a_heading_slugs_as_github_slugger_does() {
+    // The Semantic Analyzer note (DD5): `Slug` is "a faithful port of github-slugger's exact
+    // rules (its punctuation set, no trimming or run-collapsing)". That slugger lower-cases,
+    // turns each plain space into `-` and drops only punctuation but `-` and connectors,
+    // symbols, other numbers, controls, format characters and separators but the space:
+    // combining marks stay, and a tab or a no-break space is dropped, not a hyphen.
+    for (heading, anchor) in [
+        ("Play tennis", "play-tennis"),
+        ("\u{928}\u{92e}\u{938}\u{94d}\u{924}\u{947}", "\u{928}\u{92e}\u{938}\u{94d}\u{924}\u{947}"),
+        ("Cafe\u{301} time", "cafe\u{301}-time"),
+        ("Chapter \u{bd} two\u{b2}", "chapter--two"),
+        ("A\u{a0}B", "ab"),
+        ("\u{39f}\u{394}\u{39f}\u{3a3}", "\u{3bf}\u{3b4}\u{3bf}\u{3c2}"),
+        ("A\u{203f}B", "a\u{203f}b"),
+        ("A \u{2013} B", "a--b"),
+        ("\u{24b6} circled", "\u{24d0}-circled"),
+    ] {
+        let (book, _) = compiled(&format!("## {heading}\n\nAlice: Hi.\n"));
+        assert_eq!(book["anchors"], json!({ anchor: 0 }), "{heading:?}");
+    }
+}
+
+#[test]
+fn a_condition_after_an_options_weight_or_guard_guards_its_first_line() {
+    // The Conditional Choice note's boundary table: "Weight then condition (- `50%` `"K"?` …):
+    // the weight is peeled (random); the `"K"?` sits at the body start and guards the body's
+    // first line, not the option", and "Condition on a nested line inside an option's body:
+    // guards that line (a conditional line), not the option".
+    let (book, codes) = compiled("- `50%` `Angry?` Guard: Halt!\n- `%` Guard: Move along.\n");
+    assert!(codes.is_empty(), "{codes:?}");
+    let menu = &book["nodes"][0];
+    assert_eq!(menu["kind"], "random-choice");
+    assert_eq!(menu["out"][0]["weight"], json!({ "kind": "number", "percentage": 50 }));
+    assert!(menu["out"][0].get("condition").is_none(), "the option is not guarded: {menu}");
+    let first = &book["nodes"][menu["out"][0]["target"].as_u64().expect("a target") as usize];
+    assert_eq!(first["condition"], json!({ "kind": "key", "key": "Angry" }));
+    assert_eq!(said(&book)[1], "Halt!");
+
+    let (book, codes) = compiled("- `HasKey?` `Awake?` Guard: Use it.\n- Leave.\n");
+    assert!(codes.is_empty(), "{codes:?}");
+    let menu = &book["nodes"][0];
+    assert_eq!(menu["out"][0]["condition"], json!({ "kind": "key", "key": "HasKey" }));
+    let first = &book["nodes"][menu["out"][0]["target"].as_u64().expect("a target") as usize];
+    assert_eq!(first["condition"], json!({ "kind": "key", "key": "Awake" }));
+    assert!(menu["out"].as_array().is_some_and(|out| out.iter().all(|edge| edge["kind"] == "option")));
+
+    // With nothing after it, that condition guards nothing, as anywhere else.
+    let compilation = compile("- `50%` `Angry?`\n- `%` Go.\n", "t.dialogue.md", &Options::default());
+    let codes: Vec<Code> = compilation.diagnostics.iter().map(|found| found.code).collect();
+    assert_eq!(codes, [Code::ConditionGuardsNothing]);
+}
+
+#[test]
+fn a_heading_or_paragraph_span_ends_where_its_text_does() {
+    // The reference's spans (Markdig's) cover a block's text, not the line ending after it; a
+    // report underlines the heading, and the JSON span ends at its last character.
+    for (source, code, spanned) in [
+        ("# A\n\n# A\n", Code::DuplicateAnchor, "# A"),
+        ("## !!!\r\n", Code::HeadingWithoutAnchor, "## !!!"),
+        ("> `else`\n>\n> y\n", Code::SeveredControlBranch, "`else`"),
+    ] {
+        let compilation = compile(source, "t.dialogue.md", &Options::default());
+        let found = compilation.diagnostics.iter().find(|found| found.code == code).expect("reported");
+        assert_eq!(&source[found.span.clone()], spanned, "{source:?}");
+    }
+}
