@@ -358,9 +358,10 @@ impl DialogEntry {
         self.value("Dialogue Text")
     }
 
-    /// Whether the entry is a player choice: its Menu Text is non-empty.
+    /// Whether the entry is a player choice: its Menu Text is non-empty. Menu Text of only
+    /// whitespace counts as empty (decision M22): it would label an option with nothing.
     pub fn is_choice(&self) -> bool {
-        !self.menu_text().is_empty()
+        !self.menu_text().trim().is_empty()
     }
 
     /// The speaking actor's ID (`Actor` field), if it holds a whole number.
