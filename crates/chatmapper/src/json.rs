@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::coerce::infer_type;
 use crate::error::{Format, LoadError};
 use crate::model::{
-    Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, Id, Link, Project,
+    Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, FieldType, Id, Link, Project,
 };
 use crate::text;
 
@@ -285,21 +285,26 @@ fn condition_priority<'de, D: Deserializer<'de>>(d: D) -> Result<ConditionPriori
 }
 
 /// `Fields` is an object of title → untyped value; an array of `{Title, Value}` objects is
-/// accepted too.
+/// accepted too, as the XML export writes fields, and there a `Type` is the field's type as in
+/// XML (a missing or null one is inferred).
 fn fields<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Field>, D::Error> {
-    let field = |title: String, value: Value| {
+    let field = |title: String, value: Value, declared: Option<Value>| {
         let value = value_text(value);
-        Field { kind: infer_type(&title, &value), title, value }
+        let kind = match declared {
+            None | Some(Value::Null) => infer_type(&title, &value),
+            Some(kind) => FieldType::from_name(&value_text(kind)),
+        };
+        Field { kind, title, value }
     };
     match Value::deserialize(d)? {
         Value::Null => Ok(Vec::new()),
-        Value::Object(map) => Ok(map.into_iter().map(|(t, v)| field(t, v)).collect()),
+        Value::Object(map) => Ok(map.into_iter().map(|(t, v)| field(t, v, None)).collect()),
         Value::Array(list) => list
             .into_iter()
             .map(|item| match item {
                 Value::Object(mut map) => {
                     let title = value_text(map.remove("Title").unwrap_or(Value::Null));
-                    Ok(field(title, map.remove("Value").unwrap_or(Value::Null)))
+                    Ok(field(title, map.remove("Value").unwrap_or(Value::Null), map.remove("Type")))
                 }
                 other => Err(D::Error::custom(format!("expected a field object, found {other}"))),
             })
@@ -386,5 +391,29 @@ mod tests {
         assert_eq!(root.false_condition_action, FalseConditionAction::Passthrough);
         assert_eq!((root.links[0].origin_conversation, root.links[0].origin_entry), (2, 0));
         assert_eq!(root.links[0].destination_conversation, 2);
+    }
+}
+
+#[cfg(test)]
+mod spellings {
+    use super::*;
+    use crate::coerce::Coerced;
+    use crate::model::FieldType;
+
+    #[test]
+    fn a_field_list_keeps_its_declared_types() {
+        // Fields written as the XML export writes them, a list of {Title, Value, Type}: the
+        // declared type wins over inference ("007" typed Text stays a string).
+        let json = r#"{"Assets": {"UserVariables": [{"Fields": [
+            {"Title": "Name", "Value": "code", "Type": "Text"},
+            {"Title": "Initial Value", "Value": "007", "Type": "Text", "Hint": ""}]},
+            {"Fields": [{"Title": "Name", "Value": "count"}, {"Title": "Initial Value", "Value": "3"}]},
+            {"Fields": [{"Title": "Name", "Value": "flag"}, {"Title": "Initial Value", "Value": "yes", "Type": "Boolean"}]}]}}"#;
+        let project = read_json(json.as_bytes(), "t.json").unwrap();
+        let initial = |i: usize| project.user_variables[i].field("Initial Value").unwrap().clone();
+        assert_eq!(initial(0).kind, FieldType::Text);
+        assert_eq!(initial(0).lua_value(), Coerced::String("007".into()));
+        assert_eq!(initial(1).lua_value(), Coerced::Number(3.0), "no Type: inferred as before");
+        assert_eq!(initial(2).lua_value(), Coerced::Boolean(false));
     }
 }
