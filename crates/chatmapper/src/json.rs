@@ -4,6 +4,9 @@
 //! ([`crate::coerce::infer_type`]), enumerations are integers and links carry no connector flag.
 //! The reader is lenient about scalars (a number where a string is expected, `null` for empty,
 //! `"True"` for a boolean) and strict about structure, reporting serde_json's line and column.
+//! It reads the XML's spellings too, as tools that write the editor's classes as JSON spell them:
+//! `DialogEntries` for `DialogNodes`, the misspelt `FalseCondtionAction`, and `Fields` as a list
+//! of typed `{Title, Value, Type}` objects.
 
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
@@ -118,7 +121,7 @@ struct RawConversation {
     id: Id,
     #[serde(rename = "Fields", default, deserialize_with = "fields")]
     fields: Vec<Field>,
-    #[serde(rename = "DialogNodes", default, deserialize_with = "or_default")]
+    #[serde(rename = "DialogNodes", alias = "DialogEntries", default, deserialize_with = "or_default")]
     nodes: Vec<RawNode>,
 }
 
@@ -142,7 +145,7 @@ struct RawNode {
     is_group: bool,
     #[serde(default, deserialize_with = "boolean")]
     delay_sim_status: bool,
-    #[serde(default, deserialize_with = "false_condition_action")]
+    #[serde(alias = "FalseCondtionAction", default, deserialize_with = "false_condition_action")]
     false_condition_action: FalseConditionAction,
     #[serde(default, deserialize_with = "condition_priority")]
     condition_priority: ConditionPriority,
@@ -415,5 +418,21 @@ mod spellings {
         assert_eq!(initial(0).lua_value(), Coerced::String("007".into()));
         assert_eq!(initial(1).lua_value(), Coerced::Number(3.0), "no Type: inferred as before");
         assert_eq!(initial(2).lua_value(), Coerced::Boolean(false));
+    }
+
+    #[test]
+    fn the_xml_spellings_of_entries_and_their_action_read_too() {
+        // `DialogEntries` (the XML's and the editor's name for the list) and the XML's misspelt
+        // `FalseCondtionAction`, as tools that write the editor's classes as JSON spell them.
+        let json = r#"{"Assets": {"Conversations": [{"ID": 1, "DialogEntries": [
+            {"ID": 0, "IsRoot": true, "FalseCondtionAction": "Passthrough",
+             "OutgoingLinks": [{"DestinationConvoID": 1, "DestinationDialogID": 1, "IsConnector": false}]},
+            {"ID": 1, "FalseCondtionAction": 0}]}]}}"#;
+        let project = read_json(json.as_bytes(), "t.json").unwrap();
+        let entries = &project.conversations[0].entries;
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].false_condition_action, FalseConditionAction::Passthrough);
+        assert_eq!(entries[1].false_condition_action, FalseConditionAction::Block);
+        assert_eq!(entries[1].parent, Some(0));
     }
 }
