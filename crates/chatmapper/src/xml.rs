@@ -1,8 +1,9 @@
 //! The XML export reader (FORMAT.md §2).
 //!
-//! The text is decoded first (BOM, UTF-16; a declared encoding is not consulted), parsed with
-//! `quick-xml` into a small element tree, then mapped onto the model; dialogue entries and
-//! conversations are mapped as their elements close, so their trees are never all held at once.
+//! The text is decoded first (BOM, UTF-16; a declared ISO-8859-1 or windows-1252 only for bytes
+//! that are not UTF-8), parsed with `quick-xml` into a small element tree, then mapped onto the
+//! model; dialogue entries and conversations are mapped as their elements close, so their trees
+//! are never all held at once.
 //! Text line ends are normalised to `\n` as XML requires; unknown elements and attributes are
 //! ignored; any of the `Assets` sub-lists may be missing. A field with no `Type` attribute is
 //! typed by inference, as in the JSON export (decision M24).
