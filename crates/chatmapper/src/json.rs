@@ -227,7 +227,7 @@ fn whole_number(value: &Value) -> Option<Id> {
         Value::Number(n) => {
             n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as Id))
         }
-        Value::String(s) => s.trim().parse().ok(),
+        Value::String(s) => crate::coerce::whole_id(s),
         _ => None,
     }
 }

@@ -6,7 +6,7 @@
 //! each entry's tree [`parent`](DialogEntry::parent); call it yourself after building or editing a
 //! project by hand.
 
-use crate::coerce::parse_number;
+use crate::coerce::whole_id;
 
 /// An asset, conversation or dialog entry ID as the exports write it.
 pub type Id = i64;
@@ -262,9 +262,7 @@ fn field_text<'a>(fields: &'a [Field], title: &str) -> &'a str {
 }
 
 fn field_id(fields: &[Field], title: &str) -> Option<Id> {
-    let n = parse_number(field_text(fields, title))?;
-    // The range check keeps the cast exact; IDs are whole numbers.
-    (n.fract() == 0.0 && n.abs() < 9.0e15).then_some(n as Id)
+    whole_id(field_text(fields, title))
 }
 
 impl Asset {

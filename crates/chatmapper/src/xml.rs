@@ -325,7 +325,7 @@ fn required_id(element: &Element, name: &str) -> Result<Id, Problem> {
 fn optional_id(element: &Element, name: &str) -> Result<Option<Id>, Problem> {
     match element.attribute(name) {
         None => Ok(None),
-        Some(v) => v.trim().parse().map(Some).map_err(|_| {
+        Some(v) => crate::coerce::whole_id(v).map(Some).ok_or_else(|| {
             (element.offset, format!("<{}> has {name}=\"{v}\", which is not a whole number", element.name))
         }),
     }
@@ -455,5 +455,24 @@ mod untyped_fields {
         let initial = |i: usize| project.user_variables[i].field("Initial Value").unwrap().lua_value();
         assert_eq!(initial(0), Coerced::Number(5.0));
         assert_eq!(initial(1), Coerced::String("7".into()));
+    }
+}
+
+#[cfg(test)]
+mod ids {
+    use super::*;
+
+    #[test]
+    fn ids_written_as_whole_decimals_read_as_whole_numbers() {
+        // A JSON export's 3.0 is read as 3; the same spelling in a string or an attribute is too.
+        let xml = r#"<ChatMapperProject><Assets><Actors><Actor ID="3.0"/><Actor ID=" +4 "/></Actors></Assets></ChatMapperProject>"#;
+        let project = read_xml(xml.as_bytes(), "t.xml").unwrap();
+        assert_eq!(project.actors.iter().map(|a| a.id).collect::<Vec<_>>(), [3, 4]);
+        let json = r#"{"Assets": {"Actors": [{"ID": "3.0"}, {"ID": 4.0}]}}"#;
+        let project = crate::read_json(json.as_bytes(), "t.json").unwrap();
+        assert_eq!(project.actors.iter().map(|a| a.id).collect::<Vec<_>>(), [3, 4]);
+        let bad = r#"<ChatMapperProject><Assets><Actors><Actor ID="3.5"/></Actors></Assets></ChatMapperProject>"#;
+        assert!(read_xml(bad.as_bytes(), "t.xml").unwrap_err().to_string().contains("not a whole number"));
+        assert!(crate::read_json(br#"{"Assets": {"Actors": [{"ID": "1e400"}]}}"#, "t.json").is_err());
     }
 }
