@@ -1,5 +1,6 @@
-//! Questions the page leaves to the reader, settled (docs/design/chatmapper.md M22, M23): Menu
-//! Text that is only whitespace, and a link into another conversation's non-root entry.
+//! Questions the page leaves to the reader, settled (docs/design/chatmapper.md M22, M23, M25):
+//! Menu Text that is only whitespace, a link into another conversation's non-root entry, and the
+//! priority group of an entry reached only by connectors.
 
 use serde_json::{json, Value as Json};
 use stagehand_chatmapper::{load, ChatMapperEngine, Options, Project};
@@ -109,4 +110,35 @@ fn a_link_into_another_conversations_middle_does_not_ask_its_root() {
     let mut closed = ChatMapperEngine::new(guarded("false"), Options::default()).unwrap();
     send(&mut closed, Command::start());
     assert_eq!(send(&mut closed, Command::Next), ["ended"]);
+}
+
+#[test]
+fn an_entry_reached_only_by_connectors_inside_its_conversation_still_has_a_group() {
+    // M25: the page gives a private group only to "a node reached only from another
+    // conversation". Here every link is flagged a connector (hand-written XML does this), so no
+    // entry has a tree edge; 2 and 3 are still both children of 1, a child of the root, and
+    // compete: the High one suppresses the Normal one, and a single choice plays straight through.
+    let xml = r#"<ChatMapperProject Title="t"><Assets>
+      <Actors><Actor ID="1"><Fields><Field Type="Text"><Title>Name</Title><Value>Player</Value></Field></Fields></Actor></Actors>
+      <Conversations><Conversation ID="1"><Fields><Field Type="Text"><Title>Title</Title><Value>c</Value></Field></Fields>
+        <DialogEntries>
+          <DialogEntry ID="0" IsRoot="true"><Fields><Field Type="Text"><Title>Title</Title><Value>START</Value></Field></Fields>
+            <OutgoingLinks><Link OriginConvoID="1" DestinationConvoID="1" OriginDialogID="0" DestinationDialogID="1" IsConnector="true"/></OutgoingLinks></DialogEntry>
+          <DialogEntry ID="1"><Fields><Field Type="Actor"><Title>Actor</Title><Value>1</Value></Field>
+              <Field Type="Text"><Title>Dialogue Text</Title><Value>Well?</Value></Field></Fields>
+            <OutgoingLinks><Link OriginConvoID="1" DestinationConvoID="1" OriginDialogID="1" DestinationDialogID="2" IsConnector="true"/>
+              <Link OriginConvoID="1" DestinationConvoID="1" OriginDialogID="1" DestinationDialogID="3" IsConnector="true"/></OutgoingLinks></DialogEntry>
+          <DialogEntry ID="2" ConditionPriority="Normal"><Fields><Field Type="Actor"><Title>Actor</Title><Value>1</Value></Field>
+              <Field Type="Text"><Title>Menu Text</Title><Value>Ordinary.</Value></Field>
+              <Field Type="Text"><Title>Dialogue Text</Title><Value>Ordinary.</Value></Field></Fields></DialogEntry>
+          <DialogEntry ID="3" ConditionPriority="High"><Fields><Field Type="Actor"><Title>Actor</Title><Value>1</Value></Field>
+              <Field Type="Text"><Title>Menu Text</Title><Value>Urgent.</Value></Field>
+              <Field Type="Text"><Title>Dialogue Text</Title><Value>Urgent.</Value></Field></Fields></DialogEntry>
+        </DialogEntries></Conversation></Conversations></Assets></ChatMapperProject>"#;
+    let project = load(xml.as_bytes(), "t.xml").unwrap();
+    let parents: Vec<_> = project.conversations[0].entries.iter().map(|e| e.parent).collect();
+    assert_eq!(parents, [None, Some(0), Some(1), Some(1)]);
+    let mut engine = ChatMapperEngine::new(project, Options::default()).unwrap();
+    assert_eq!(send(&mut engine, Command::start()), ["said Player: Well?"]);
+    assert_eq!(send(&mut engine, Command::Next), ["said Player: Urgent."]);
 }
