@@ -1,6 +1,6 @@
 //! Questions the page leaves to the reader, settled (docs/design/chatmapper.md M22, M23, M25):
 //! Menu Text that is only whitespace, a link into another conversation's non-root entry, and the
-//! priority group of an entry reached only by connectors.
+//! priority group of an entry reached only by connectors; and the speaker of a nameless actor.
 
 use serde_json::{json, Value as Json};
 use stagehand_chatmapper::{load, ChatMapperEngine, Options, Project};
@@ -141,4 +141,17 @@ fn an_entry_reached_only_by_connectors_inside_its_conversation_still_has_a_group
     let mut engine = ChatMapperEngine::new(project, Options::default()).unwrap();
     assert_eq!(send(&mut engine, Command::start()), ["said Player: Well?"]);
     assert_eq!(send(&mut engine, Command::Next), ["said Player: Urgent."]);
+}
+
+#[test]
+fn an_actor_without_a_name_speaks_as_nobody() {
+    // An actor with an empty or missing Name gives its lines no speaker, not a speaker named "".
+    let json = br#"{"Assets": {"Actors": [{"ID": 1, "Fields": {"Name": ""}}, {"ID": 2, "Fields": {}}],
+      "Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [{"DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Actor": "1", "Dialogue Text": "One."}, "OutgoingLinks": [{"DestinationDialogID": 2}]},
+        {"ID": 2, "Fields": {"Actor": "2", "Dialogue Text": "Two."}}]}]}}"#;
+    let mut engine = ChatMapperEngine::new(load(json, "t.json").unwrap(), Options::default()).unwrap();
+    assert_eq!(send(&mut engine, Command::start()), ["said -: One."]);
+    assert_eq!(send(&mut engine, Command::Next), ["said -: Two."]);
 }
