@@ -2,6 +2,7 @@
 //! conversation and entry it concerns.
 //!
 //! - links to a conversation or entry that does not exist;
+//! - entries and conversations whose IDs an earlier one already has (links never reach them);
 //! - entries no conversation's START entry reaches (following every link, across conversations);
 //! - conditions and scripts (and the project script) that do not compile as Lua 5.1;
 //! - variables read (`Variable["x"]`, `Variable['x']`, `Variable.x`, `[var=x]`) but never declared:
@@ -72,6 +73,12 @@ pub enum FindingKind {
     /// candidates: by the page's rule it plays by itself and never forms a menu; the option
     /// `--player-lines-as-choices` makes such entries choices (M11).
     PlayerLineWithoutMenuText,
+    /// Another entry of the same conversation, earlier in the document, has this entry's ID: links
+    /// reach only that one, so this entry is out of reach and shares its SimStatus.
+    DuplicateEntry,
+    /// Another conversation, earlier in the document, has this conversation's ID: links and
+    /// `start` by ID reach only that one, and the two share `Conversation[id]` in Lua.
+    DuplicateConversation,
     /// A condition or script reads a global that neither the project's scripts assign nor the
     /// ChatMapper Lua surface (or the sandbox's libraries) defines: a function or table the game
     /// is expected to supply (`play --world FILE.lua` can).
@@ -135,6 +142,18 @@ impl fmt::Display for Finding {
                 "the player actor's line has no Menu Text at a branch, so it plays by itself and never forms a \
                  menu; if it is meant as a choice, give it Menu Text or play with --player-lines-as-choices",
             ),
+            FindingKind::DuplicateEntry => write!(
+                f,
+                "another entry of this conversation has ID {}, and links reach only the first of them: this one \
+                 is out of reach and shares its SimStatus",
+                self.entry.unwrap_or_default()
+            ),
+            FindingKind::DuplicateConversation => write!(
+                f,
+                "another conversation has ID {}, and links and start by ID reach only the first of them; the two \
+                 share Conversation[{0}] in Lua",
+                self.conversation.unwrap_or_default()
+            ),
             FindingKind::UndefinedGlobal { name } => write!(
                 f,
                 "reads the global {name}, which neither the project's scripts nor ChatMapper's Lua defines (a game's own? give it with play --world FILE.lua)"
@@ -183,9 +202,21 @@ pub fn check(project: &Project) -> Vec<Finding> {
     let player_lines: HashSet<(Id, Id)> = crate::branches::player_lines_at_branches(project).into_iter().collect();
     let conversations: HashMap<Id, HashSet<Id>> =
         project.conversations.iter().map(|c| (c.id, c.entries.iter().map(|e| e.id).collect())).collect();
+    let mut conversation_ids = HashSet::new();
     for conversation in &project.conversations {
+        if !conversation_ids.insert(conversation.id) {
+            findings.push(Finding {
+                conversation: Some(conversation.id),
+                entry: None,
+                kind: FindingKind::DuplicateConversation,
+            });
+        }
+        let mut entry_ids = HashSet::new();
         for entry in &conversation.entries {
             let here = |kind| Finding { conversation: Some(conversation.id), entry: Some(entry.id), kind };
+            if !entry_ids.insert(entry.id) {
+                findings.push(here(FindingKind::DuplicateEntry));
+            }
             for link in &entry.links {
                 match conversations.get(&link.destination_conversation) {
                     None => findings

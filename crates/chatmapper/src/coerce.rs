@@ -67,6 +67,15 @@ pub fn infer_type(title: &str, value: &str) -> FieldType {
     }
 }
 
+/// An ID written as text: a whole number, also when written as a decimal (`3.0`, as tools that
+/// keep IDs as floats write them). Fractions and numbers past 2^53 are not IDs.
+pub(crate) fn whole_id(text: &str) -> Option<crate::model::Id> {
+    text.trim().parse().ok().or_else(|| {
+        // The range check keeps the cast exact.
+        parse_number(text).filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15).map(|n| n as crate::model::Id)
+    })
+}
+
 /// Parses a number as Lua 5.1's `tonumber` does for a string: surrounding whitespace allowed,
 /// decimal with optional sign, fraction and exponent, or hexadecimal `0x…`. `inf` and `nan` are
 /// not numbers.

@@ -4,6 +4,9 @@
 //! ([`crate::coerce::infer_type`]), enumerations are integers and links carry no connector flag.
 //! The reader is lenient about scalars (a number where a string is expected, `null` for empty,
 //! `"True"` for a boolean) and strict about structure, reporting serde_json's line and column.
+//! It reads the XML's spellings too, as tools that write the editor's classes as JSON spell them:
+//! `DialogEntries` for `DialogNodes`, the misspelt `FalseCondtionAction`, and `Fields` as a list
+//! of typed `{Title, Value, Type}` objects.
 
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
@@ -12,7 +15,7 @@ use serde_json::Value;
 use crate::coerce::infer_type;
 use crate::error::{Format, LoadError};
 use crate::model::{
-    Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, Id, Link, Project,
+    Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, FieldType, Id, Link, Project,
 };
 use crate::text;
 
@@ -118,7 +121,7 @@ struct RawConversation {
     id: Id,
     #[serde(rename = "Fields", default, deserialize_with = "fields")]
     fields: Vec<Field>,
-    #[serde(rename = "DialogNodes", default, deserialize_with = "or_default")]
+    #[serde(rename = "DialogNodes", alias = "DialogEntries", default, deserialize_with = "or_default")]
     nodes: Vec<RawNode>,
 }
 
@@ -142,7 +145,7 @@ struct RawNode {
     is_group: bool,
     #[serde(default, deserialize_with = "boolean")]
     delay_sim_status: bool,
-    #[serde(default, deserialize_with = "false_condition_action")]
+    #[serde(alias = "FalseCondtionAction", default, deserialize_with = "false_condition_action")]
     false_condition_action: FalseConditionAction,
     #[serde(default, deserialize_with = "condition_priority")]
     condition_priority: ConditionPriority,
@@ -224,7 +227,7 @@ fn whole_number(value: &Value) -> Option<Id> {
         Value::Number(n) => {
             n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as Id))
         }
-        Value::String(s) => s.trim().parse().ok(),
+        Value::String(s) => crate::coerce::whole_id(s),
         _ => None,
     }
 }
@@ -285,21 +288,26 @@ fn condition_priority<'de, D: Deserializer<'de>>(d: D) -> Result<ConditionPriori
 }
 
 /// `Fields` is an object of title → untyped value; an array of `{Title, Value}` objects is
-/// accepted too.
+/// accepted too, as the XML export writes fields, and there a `Type` is the field's type as in
+/// XML (a missing or null one is inferred).
 fn fields<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Field>, D::Error> {
-    let field = |title: String, value: Value| {
+    let field = |title: String, value: Value, declared: Option<Value>| {
         let value = value_text(value);
-        Field { kind: infer_type(&title, &value), title, value }
+        let kind = match declared {
+            None | Some(Value::Null) => infer_type(&title, &value),
+            Some(kind) => FieldType::from_name(&value_text(kind)),
+        };
+        Field { kind, title, value }
     };
     match Value::deserialize(d)? {
         Value::Null => Ok(Vec::new()),
-        Value::Object(map) => Ok(map.into_iter().map(|(t, v)| field(t, v)).collect()),
+        Value::Object(map) => Ok(map.into_iter().map(|(t, v)| field(t, v, None)).collect()),
         Value::Array(list) => list
             .into_iter()
             .map(|item| match item {
                 Value::Object(mut map) => {
                     let title = value_text(map.remove("Title").unwrap_or(Value::Null));
-                    Ok(field(title, map.remove("Value").unwrap_or(Value::Null)))
+                    Ok(field(title, map.remove("Value").unwrap_or(Value::Null), map.remove("Type")))
                 }
                 other => Err(D::Error::custom(format!("expected a field object, found {other}"))),
             })
@@ -386,5 +394,45 @@ mod tests {
         assert_eq!(root.false_condition_action, FalseConditionAction::Passthrough);
         assert_eq!((root.links[0].origin_conversation, root.links[0].origin_entry), (2, 0));
         assert_eq!(root.links[0].destination_conversation, 2);
+    }
+}
+
+#[cfg(test)]
+mod spellings {
+    use super::*;
+    use crate::coerce::Coerced;
+    use crate::model::FieldType;
+
+    #[test]
+    fn a_field_list_keeps_its_declared_types() {
+        // Fields written as the XML export writes them, a list of {Title, Value, Type}: the
+        // declared type wins over inference ("007" typed Text stays a string).
+        let json = r#"{"Assets": {"UserVariables": [{"Fields": [
+            {"Title": "Name", "Value": "code", "Type": "Text"},
+            {"Title": "Initial Value", "Value": "007", "Type": "Text", "Hint": ""}]},
+            {"Fields": [{"Title": "Name", "Value": "count"}, {"Title": "Initial Value", "Value": "3"}]},
+            {"Fields": [{"Title": "Name", "Value": "flag"}, {"Title": "Initial Value", "Value": "yes", "Type": "Boolean"}]}]}}"#;
+        let project = read_json(json.as_bytes(), "t.json").unwrap();
+        let initial = |i: usize| project.user_variables[i].field("Initial Value").unwrap().clone();
+        assert_eq!(initial(0).kind, FieldType::Text);
+        assert_eq!(initial(0).lua_value(), Coerced::String("007".into()));
+        assert_eq!(initial(1).lua_value(), Coerced::Number(3.0), "no Type: inferred as before");
+        assert_eq!(initial(2).lua_value(), Coerced::Boolean(false));
+    }
+
+    #[test]
+    fn the_xml_spellings_of_entries_and_their_action_read_too() {
+        // `DialogEntries` (the XML's and the editor's name for the list) and the XML's misspelt
+        // `FalseCondtionAction`, as tools that write the editor's classes as JSON spell them.
+        let json = r#"{"Assets": {"Conversations": [{"ID": 1, "DialogEntries": [
+            {"ID": 0, "IsRoot": true, "FalseCondtionAction": "Passthrough",
+             "OutgoingLinks": [{"DestinationConvoID": 1, "DestinationDialogID": 1, "IsConnector": false}]},
+            {"ID": 1, "FalseCondtionAction": 0}]}]}}"#;
+        let project = read_json(json.as_bytes(), "t.json").unwrap();
+        let entries = &project.conversations[0].entries;
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].false_condition_action, FalseConditionAction::Passthrough);
+        assert_eq!(entries[1].false_condition_action, FalseConditionAction::Block);
+        assert_eq!(entries[1].parent, Some(0));
     }
 }

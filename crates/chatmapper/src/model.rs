@@ -6,7 +6,7 @@
 //! each entry's tree [`parent`](DialogEntry::parent); call it yourself after building or editing a
 //! project by hand.
 
-use crate::coerce::parse_number;
+use crate::coerce::whole_id;
 
 /// An asset, conversation or dialog entry ID as the exports write it.
 pub type Id = i64;
@@ -224,9 +224,10 @@ pub struct DialogEntry {
     /// The entry's tree parent in the same conversation, computed by
     /// [`Project::resolve_links`]: the entry holding the first incoming link (in document order)
     /// from this conversation with `IsConnector="false"`, or failing that the first with no
-    /// connector flag (JSON). Connectors, links from other conversations and self-links never
-    /// make a parent; the root has none; parent chains never loop (in a loop, the first of its
-    /// entries met walking up from each entry in document order loses its parent).
+    /// connector flag (JSON), or failing that the first connector (decision M25). Links from
+    /// other conversations and self-links never make a parent; the root has none; parent chains
+    /// never loop (in a loop, the first of its entries met walking up from each entry in document
+    /// order loses its parent).
     pub parent: Option<Id>,
 }
 
@@ -262,9 +263,7 @@ fn field_text<'a>(fields: &'a [Field], title: &str) -> &'a str {
 }
 
 fn field_id(fields: &[Field], title: &str) -> Option<Id> {
-    let n = parse_number(field_text(fields, title))?;
-    // The range check keeps the cast exact; IDs are whole numbers.
-    (n.fract() == 0.0 && n.abs() < 9.0e15).then_some(n as Id)
+    whole_id(field_text(fields, title))
 }
 
 impl Asset {
@@ -358,9 +357,10 @@ impl DialogEntry {
         self.value("Dialogue Text")
     }
 
-    /// Whether the entry is a player choice: its Menu Text is non-empty.
+    /// Whether the entry is a player choice: its Menu Text is non-empty. Menu Text of only
+    /// whitespace counts as empty (decision M22): it would label an option with nothing.
     pub fn is_choice(&self) -> bool {
-        !self.menu_text().is_empty()
+        !self.menu_text().trim().is_empty()
     }
 
     /// The speaking actor's ID (`Actor` field), if it holds a whole number.
@@ -448,12 +448,13 @@ impl Project {
     }
 }
 
-/// Rank of a link as a tree edge: lower is preferred, `None` never makes a parent.
+/// Rank of a link as a tree edge: lower is preferred. A connector is the last resort: it makes
+/// a parent only for an entry no other link of its conversation reaches (decision M25).
 fn tree_rank(link: &Link) -> Option<u8> {
     match link.is_connector {
         Some(false) => Some(0),
         None => Some(1),
-        Some(true) => None,
+        Some(true) => Some(2),
     }
 }
 
@@ -562,8 +563,9 @@ mod tests {
     }
 
     #[test]
-    fn tree_edges_beat_unflagged_links_and_connectors_never_count() {
-        // 3 is reached by a connector from 1, an unflagged link from 2, then a tree edge from 4.
+    fn tree_edges_beat_unflagged_links_which_beat_connectors() {
+        // 3 is reached by a connector from 1, an unflagged link from 2, then a tree edge from 4;
+        // 5 only by a connector from 4.
         let entries = vec![
             entry(0, &[(1, 1, Some(false)), (1, 2, Some(false)), (1, 4, Some(false))]),
             entry(1, &[(1, 3, Some(true))]),
@@ -574,7 +576,7 @@ mod tests {
         ];
         let p = project(vec![(1, entries)]);
         let c = &p.conversations[0];
-        assert_eq!(parents(c), [None, Some(0), Some(0), Some(0), Some(4), None]);
+        assert_eq!(parents(c), [None, Some(0), Some(0), Some(0), Some(4), Some(4)]);
         assert_eq!(c.tree_children(0).map(|e| e.id).collect::<Vec<_>>(), [1, 2, 4]);
         assert_eq!(c.sources(3).map(|e| e.id).collect::<Vec<_>>(), [1, 2, 4]);
     }

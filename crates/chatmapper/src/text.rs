@@ -18,7 +18,8 @@ impl DecodeError {
 }
 
 /// Decodes UTF-8 (with or without a BOM) or UTF-16 LE/BE (by BOM, or by a leading `<`, `{` or
-/// space being half zero bytes). A declared encoding is not consulted: the bytes decide.
+/// space being half zero bytes). The bytes decide; a declared encoding is consulted only when
+/// they are not UTF-8 and it names ISO-8859-1 or windows-1252 (older Western European exports).
 pub(crate) fn decode(bytes: &[u8]) -> Result<String, DecodeError> {
     if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
         return decode_utf8(rest);
@@ -32,7 +33,37 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<String, DecodeError> {
     match bytes {
         [a, 0, ..] if is_opening(*a) => decode_utf16(bytes, u16::from_le_bytes),
         [0, b, ..] if is_opening(*b) => decode_utf16(bytes, u16::from_be_bytes),
-        _ => decode_utf8(bytes),
+        _ => decode_utf8(bytes).or_else(|error| match declares_windows_1252(bytes) {
+            true => Ok(bytes.iter().map(|&b| windows_1252(b)).collect()),
+            false => Err(error),
+        }),
+    }
+}
+
+/// Whether bytes open with an XML declaration naming ISO-8859-1 or windows-1252 (read as
+/// windows-1252, as browsers read both): the encoding consulted only when the bytes are not UTF-8.
+fn declares_windows_1252(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(256)];
+    let Some(end) = head.windows(2).position(|w| w == b"?>") else { return false };
+    let declaration = String::from_utf8_lossy(&head[..end]).to_ascii_lowercase();
+    let declaration = declaration.trim_start();
+    let Some(rest) = declaration.strip_prefix("<?xml").and_then(|d| d.split_once("encoding")).map(|(_, r)| r) else {
+        return false;
+    };
+    let name = rest.trim_start().trim_start_matches('=').trim_start().trim_matches(|c: char| c == '"' || c == '\'');
+    let name = name.split(|c: char| c == '"' || c == '\'' || c.is_whitespace()).next().unwrap_or_default();
+    matches!(name, "iso-8859-1" | "iso8859-1" | "latin1" | "latin-1" | "l1" | "windows-1252" | "cp1252")
+}
+
+/// A windows-1252 byte as a character (the five bytes it leaves undefined map to the C1 controls).
+fn windows_1252(byte: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž', '\u{8f}', '\u{90}', '‘',
+        '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}', 'ž', 'Ÿ',
+    ];
+    match byte {
+        0x80..=0x9F => HIGH[usize::from(byte - 0x80)],
+        _ => char::from(byte),
     }
 }
 
@@ -115,6 +146,23 @@ mod tests {
         assert_eq!(decode(&le).as_deref(), Ok("<ä/>"));
         assert_eq!(decode(&be).as_deref(), Ok("<ä/>"));
         assert_eq!(decode(&bare).as_deref(), Ok("<ä/>"));
+    }
+
+    #[test]
+    fn a_declared_single_byte_encoding_is_read_when_the_bytes_are_not_utf8() {
+        // "Holztür", "café" and a euro sign as windows-1252 / ISO-8859-1 bytes.
+        let latin = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<a>Holzt\xFCr caf\xE9</a>";
+        assert_eq!(
+            decode(latin).as_deref(),
+            Ok("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<a>Holztür café</a>")
+        );
+        let windows = b"<?xml version='1.0' encoding='windows-1252'?><a>\x80 5</a>";
+        assert_eq!(decode(windows).as_deref(), Ok("<?xml version='1.0' encoding='windows-1252'?><a>€ 5</a>"));
+        // Valid UTF-8 stays UTF-8 whatever the declaration says; undeclared bad bytes are errors.
+        let utf8 = "<?xml version=\"1.0\" encoding=\"iso-8859-1\"?><a>tür</a>";
+        assert_eq!(decode(utf8.as_bytes()).as_deref(), Ok(utf8));
+        assert!(decode(b"<?xml version=\"1.0\"?><a>t\xFCr</a>").is_err());
+        assert!(decode(b"<?xml version=\"1.0\" encoding=\"shift_jis\"?><a>\x82\xA0</a>").is_err());
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! The XML export reader (FORMAT.md §2).
 //!
-//! The text is decoded first (BOM, UTF-16; a declared encoding is not consulted), parsed with
-//! `quick-xml` into a small element tree, then mapped onto the model; dialogue entries and
-//! conversations are mapped as their elements close, so their trees are never all held at once.
+//! The text is decoded first (BOM, UTF-16; a declared ISO-8859-1 or windows-1252 only for bytes
+//! that are not UTF-8), parsed with `quick-xml` into a small element tree, then mapped onto the
+//! model; dialogue entries and conversations are mapped as their elements close, so their trees
+//! are never all held at once.
 //! Text line ends are normalised to `\n` as XML requires; unknown elements and attributes are
-//! ignored; any of the `Assets` sub-lists may be missing.
+//! ignored; any of the `Assets` sub-lists may be missing. A field with no `Type` attribute is
+//! typed by inference, as in the JSON export (decision M24).
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
+use crate::coerce::infer_type;
 use crate::error::{Format, LoadError};
 use crate::model::{
     Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, FieldType, Id, Link, Project,
@@ -243,13 +246,18 @@ fn map_asset(element: &Element, id_required: bool) -> Result<Asset, Problem> {
     Ok(Asset { id, fields: map_fields(element) })
 }
 
+/// The fields of an element. A field's `Type` names its type (unknown names are Text); a field
+/// with no `Type` at all has its type inferred from its title and value, as the JSON export's are.
 fn map_fields(element: &Element) -> Vec<Field> {
     element
         .list("Fields", "Field")
-        .map(|f| Field {
-            title: f.child_text("Title"),
-            value: f.child_text("Value"),
-            kind: FieldType::from_name(f.attribute("Type").unwrap_or_default()),
+        .map(|f| {
+            let (title, value) = (f.child_text("Title"), f.child_text("Value"));
+            let kind = match f.attribute("Type") {
+                Some(name) => FieldType::from_name(name),
+                None => infer_type(&title, &value),
+            };
+            Field { title, value, kind }
         })
         .collect()
 }
@@ -317,7 +325,7 @@ fn required_id(element: &Element, name: &str) -> Result<Id, Problem> {
 fn optional_id(element: &Element, name: &str) -> Result<Option<Id>, Problem> {
     match element.attribute(name) {
         None => Ok(None),
-        Some(v) => v.trim().parse().map(Some).map_err(|_| {
+        Some(v) => crate::coerce::whole_id(v).map(Some).ok_or_else(|| {
             (element.offset, format!("<{}> has {name}=\"{v}\", which is not a whole number", element.name))
         }),
     }
@@ -420,5 +428,51 @@ two</Value></Field></Fields>
     fn deep_nesting_is_refused_not_overflowed() {
         let deep = format!("<ChatMapperProject>{}", "<a>".repeat(10_000));
         assert!(read(&deep).is_err());
+    }
+}
+
+#[cfg(test)]
+mod untyped_fields {
+    use super::*;
+    use crate::coerce::Coerced;
+
+    #[test]
+    fn a_field_without_a_type_is_inferred_as_in_json() {
+        // A Field with no Type attribute (hand-written or older files) is read as the JSON export
+        // is: "5" a number, "True" a boolean, IsPlayer a boolean; an unknown Type is still Text.
+        let xml = r#"<ChatMapperProject><Assets>
+            <Actors><Actor ID="1"><Fields>
+              <Field><Title>Name</Title><Value>Mara</Value></Field>
+              <Field><Title>IsPlayer</Title><Value>True</Value></Field></Fields></Actor></Actors>
+            <UserVariables>
+              <UserVariable><Fields><Field><Title>Name</Title><Value>gold</Value></Field>
+                <Field><Title>Initial Value</Title><Value>5</Value></Field></Fields></UserVariable>
+              <UserVariable><Fields><Field Type="Colour"><Title>Name</Title><Value>code</Value></Field>
+                <Field Type="Colour"><Title>Initial Value</Title><Value>7</Value></Field></Fields></UserVariable>
+            </UserVariables></Assets></ChatMapperProject>"#;
+        let project = read_xml(xml.as_bytes(), "t.xml").unwrap();
+        assert!(project.actors[0].is_player());
+        let initial = |i: usize| project.user_variables[i].field("Initial Value").unwrap().lua_value();
+        assert_eq!(initial(0), Coerced::Number(5.0));
+        assert_eq!(initial(1), Coerced::String("7".into()));
+    }
+}
+
+#[cfg(test)]
+mod ids {
+    use super::*;
+
+    #[test]
+    fn ids_written_as_whole_decimals_read_as_whole_numbers() {
+        // A JSON export's 3.0 is read as 3; the same spelling in a string or an attribute is too.
+        let xml = r#"<ChatMapperProject><Assets><Actors><Actor ID="3.0"/><Actor ID=" +4 "/></Actors></Assets></ChatMapperProject>"#;
+        let project = read_xml(xml.as_bytes(), "t.xml").unwrap();
+        assert_eq!(project.actors.iter().map(|a| a.id).collect::<Vec<_>>(), [3, 4]);
+        let json = r#"{"Assets": {"Actors": [{"ID": "3.0"}, {"ID": 4.0}]}}"#;
+        let project = crate::read_json(json.as_bytes(), "t.json").unwrap();
+        assert_eq!(project.actors.iter().map(|a| a.id).collect::<Vec<_>>(), [3, 4]);
+        let bad = r#"<ChatMapperProject><Assets><Actors><Actor ID="3.5"/></Actors></Assets></ChatMapperProject>"#;
+        assert!(read_xml(bad.as_bytes(), "t.xml").unwrap_err().to_string().contains("not a whole number"));
+        assert!(crate::read_json(br#"{"Assets": {"Actors": [{"ID": "1e400"}]}}"#, "t.json").is_err());
     }
 }

@@ -62,3 +62,31 @@ fn a_project_script_that_does_not_compile_is_reported_without_an_entry() {
     assert_eq!((findings[0].conversation, findings[0].entry), (None, None));
     assert!(findings[0].to_string().starts_with("project script: the script does not compile"), "{}", findings[0]);
 }
+
+#[test]
+fn duplicate_ids_are_reported_at_the_entries_and_conversations_links_cannot_reach() {
+    // Links name an entry by (conversation ID, entry ID) and reach the first of a kind; a second
+    // entry (or conversation) with the same ID is silently out of reach, and shares the first's
+    // SimStatus and Lua tables.
+    let json = br#"{"Assets": {"Conversations": [
+        {"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+          {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+            {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+          {"ID": 1, "Fields": {"Title": "first"}},
+          {"ID": 1, "Fields": {"Title": "second"}}]},
+        {"ID": 1, "Fields": {"Title": "again"}, "DialogNodes": [
+          {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let findings = check(&project);
+    let duplicates: Vec<String> = findings
+        .iter()
+        .filter(|f| matches!(f.kind, FindingKind::DuplicateEntry | FindingKind::DuplicateConversation))
+        .map(Finding::to_string)
+        .collect();
+    assert_eq!(duplicates.len(), 2, "{findings:?}");
+    assert!(
+        duplicates[0].starts_with("conversation 1, entry 1: another entry of this conversation has ID 1"),
+        "{duplicates:?}"
+    );
+    assert!(duplicates[1].starts_with("conversation 1: another conversation has ID 1"), "{duplicates:?}");
+}

@@ -156,7 +156,7 @@ impl ChatMapperEngine {
             let (conversation_id, entry_id, is_root) = (n.conversation_id, n.entry_id, n.is_root);
             let entry = &self.project.conversations[n.conversation].entries[n.entry];
             let host = self.host.as_ref();
-            let label = if entry.menu_text().is_empty() {
+            let label = if !entry.is_choice() {
                 // A player line offered as a choice (M11): labelled by its Dialogue Text.
                 markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" ")
             } else {

@@ -75,7 +75,7 @@ pub(crate) struct Node {
     pub script: Compiled,
     /// The variables its input prompts ask for, in order, each once.
     pub prompts: Vec<String>,
-    /// The speaker's name (the `Actor` field's actor).
+    /// The speaker's name (the `Actor` field's actor, unless its Name is empty).
     pub speaker: Option<String>,
     /// A label for logs: `conversation 1 entry 5 ("Title")`.
     pub label: String,
@@ -103,7 +103,8 @@ impl Index {
         let mut compiler = Compiler { host, chunks: HashMap::new() };
         let mut actors = HashMap::new();
         for actor in &project.actors {
-            actors.entry(actor.id).or_insert_with(|| actor.name().to_owned());
+            // An actor with no Name (empty or missing) names no speaker.
+            actors.entry(actor.id).or_insert_with(|| Some(actor.name().to_owned()).filter(|n| !n.trim().is_empty()));
         }
         for (c, conversation) in project.conversations.iter().enumerate() {
             let start = conversation.start_entry().map(|e| e.id);
@@ -118,7 +119,7 @@ impl Index {
                 let label = format!("conversation {} entry {} ({:?})", conversation.id, entry.id, entry.title());
                 let condition = compiler.compile(&entry.conditions, ChunkKind::Condition);
                 let script = compiler.compile(&entry.user_script, ChunkKind::Script);
-                let speaker = entry.actor_id().and_then(|id| actors.get(&id)).cloned();
+                let speaker = entry.actor_id().and_then(|id| actors.get(&id)).cloned().flatten();
                 let prompts = markup::prompt_names(entry.dialogue_text()).into_iter().map(str::to_owned).collect();
                 nodes.push(Node {
                     conversation: c,
