@@ -7,7 +7,8 @@
 //!   action's id, `act` under a fresh key, the receipt's outcome and said words read, the trace
 //!   recorded and dropped), with the trace also written as JSON lines; the same turn with the
 //!   view and the receipt written out in full (`describe_into` + `apply_into`), and through the
-//!   owned `describe` + `apply`;
+//!   owned `describe` + `apply`; and the turn of a session that keeps only its last receipt (the
+//!   terminal player's, decision H39);
 //! - a session turn on a generated ChatMapper project of 10,000 entries (the first action each
 //!   turn: `next` at a line, `choose:0` at a menu);
 //! - at the end of a long run (a whole playthrough of the 100,000 lines, one receipt a turn):
@@ -332,6 +333,17 @@ fn turns(c: &mut Criterion) {
     let mut host = Host::lazy(fresh());
     group.bench_function("Session turn: look + act", |b| {
         b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, fresh))
+    });
+    // The terminal player's configuration (decision H39): its keys are fresh and never leave the
+    // process, so the session keeps only the last receipt.
+    let last_only = || {
+        let mut session = fresh();
+        session.retain_receipts(false);
+        session
+    };
+    let mut host = Host::lazy(last_only());
+    group.bench_function("Session turn: look + act, only the last receipt kept", |b| {
+        b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, last_only))
     });
     let mut host = Host::lazy(fresh());
     group.bench_function("Session turn: look + act, its trace written as JSON lines", |b| {
