@@ -7,6 +7,7 @@
 //! always whole.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -152,12 +153,19 @@ impl Store {
     }
 
     /// The store the environment names: `$XDG_STATE_HOME/stagehand/sessions`, else
-    /// `$HOME/.local/state/stagehand/sessions` (an empty variable counts as unset).
+    /// `$HOME/.local/state/stagehand/sessions` (an empty variable counts as unset, and so does
+    /// an `XDG_STATE_HOME` that is not an absolute path, as the XDG Base Directory
+    /// specification has it).
     pub fn from_env() -> Result<Store, ParkedError> {
-        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let state = match set("XDG_STATE_HOME") {
+        Store::named_by(std::env::var_os("XDG_STATE_HOME"), std::env::var_os("HOME"))
+    }
+
+    /// [`from_env`](Self::from_env), given the two variables' values.
+    fn named_by(xdg_state_home: Option<OsString>, home: Option<OsString>) -> Result<Store, ParkedError> {
+        let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
+        let state = match set(xdg_state_home).filter(|state| state.is_absolute()) {
             Some(state) => state,
-            None => set("HOME").ok_or(ParkedError::NoHome)?.join(".local").join("state"),
+            None => set(home).ok_or(ParkedError::NoHome)?.join(".local").join("state"),
         };
         Ok(Store::at(state.join("stagehand").join("sessions")))
     }
@@ -343,6 +351,22 @@ mod tests {
             envelopes: BTreeMap::new(),
             performed: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_state_folder_is_an_absolute_xdg_state_home_else_home() {
+        let folder = |xdg: Option<&str>, home: Option<&str>| {
+            Store::named_by(xdg.map(OsString::from), home.map(OsString::from)).map(|store| store.folder)
+        };
+        let sessions = |base: &str| Path::new(base).join("stagehand").join("sessions");
+        assert_eq!(folder(Some("/x/state"), Some("/home/u")).unwrap(), sessions("/x/state"));
+        let fallback = sessions("/home/u/.local/state");
+        // Empty, or relative (the XDG Base Directory specification: "consider the path invalid
+        // and ignore it"), the variable is not used.
+        assert_eq!(folder(Some(""), Some("/home/u")).unwrap(), fallback);
+        assert_eq!(folder(Some("state"), Some("/home/u")).unwrap(), fallback);
+        assert_eq!(folder(None, Some("/home/u")).unwrap(), fallback);
+        assert!(matches!(folder(Some("rel"), None), Err(ParkedError::NoHome)));
     }
 
     #[test]
