@@ -146,3 +146,34 @@ fn a_transition_names_its_question_and_its_error_as_the_context_does() {
     assert_eq!(moved["lastError"], json!({"name": "Error", "message": "boom"}));
     assert!(moved.get("pendingBossQuestion").is_none());
 }
+
+/// The sequence of every trace event a step emitted.
+fn sequences(step: &Step) -> Vec<u64> {
+    step.emitted
+        .iter()
+        .filter_map(|e| match e {
+            Emission::Trace { event } => Some(event.sequence),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_fresh_init_continues_the_trace_of_its_own_session_and_starts_another_at_one() {
+    let doc = include_str!("../../../conformance/agents/machines/writer.json");
+    let failed_init = |rt: &mut Runtime| {
+        let started = rt.init(Session::root("s", "writer"), 1).expect("init");
+        let sink_down = stagehand_protocol::port::NormalizedError::new("trace sink down");
+        let failed = rt.answer(Reply::SinkFailed { error: sink_down }, 1).expect("fits");
+        (sequences(&started), sequences(&failed))
+    };
+    // The same session again: its trace goes on (1 started, 2 disposed, 3 started).
+    let mut rt = Runtime::new(read_json(doc).expect("reads"), Default::default()).expect("runtime");
+    let (started, disposed) = failed_init(&mut rt);
+    assert_eq!([started, disposed].concat(), [1, 2]);
+    assert_eq!(sequences(&rt.init(Session::root("s", "writer"), 2).expect("init")), [3]);
+    // Another session: its own trace starts at 1 (§1.7, "starting at 1 within the session").
+    let mut rt = Runtime::new(read_json(doc).expect("reads"), Default::default()).expect("runtime");
+    failed_init(&mut rt);
+    assert_eq!(sequences(&rt.init(Session::root("t", "writer"), 2).expect("init")), [1]);
+}

@@ -241,6 +241,9 @@ pub struct Runtime {
     core: Core,
     boundary: Option<Boundary>,
     sink_failure: Option<NormalizedError>,
+    /// The session a failed `init` unbound: a fresh `init` of the same session continues its
+    /// counters (its trace stays contiguous); another session starts its own at 1.
+    unbound_from: Option<String>,
 }
 
 impl Runtime {
@@ -263,6 +266,7 @@ impl Runtime {
             core,
             boundary: None,
             sink_failure: None,
+            unbound_from: None,
         })
     }
 
@@ -342,8 +346,11 @@ impl Runtime {
         session.check(&self.machine)?;
         let mut core = Core::initial(&self.machine);
         core.tokens = session.player_tokens.clone();
-        // A fresh init after a failed one continues the counters (and so the trace).
-        core.seq = self.core.seq.clone();
+        // A fresh init of the session a failed one unbound continues its counters (and so its
+        // trace); another session's trace starts at 1 (§1.7).
+        if self.unbound_from.take().as_deref() == Some(session.session_id.as_str()) {
+            core.seq = self.core.seq.clone();
+        }
         self.core = core;
         self.session = Some(session);
         self.life = Life::Bound;
@@ -541,9 +548,10 @@ impl Runtime {
                 self.boundary = None;
                 match &settled {
                     Settled::Init { result: Err(_) } => {
-                        // Unbound again; the counters go on, so a fresh init continues the trace.
+                        // Unbound again; the counters are kept, so a fresh init of the same
+                        // session continues its trace.
                         self.life = Life::Unbound;
-                        self.session = None;
+                        self.unbound_from = self.session.take().map(|session| session.session_id);
                         self.core = Core::initial(&self.machine);
                         self.core.seq = core.seq;
                     }
