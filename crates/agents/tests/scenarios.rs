@@ -113,6 +113,8 @@ cases! {
     player_error_is_recoverable_failure => "player-error-is-recoverable-failure",
     player_port_throws_keeps_the_token => "player-port-throws-keeps-the-token",
     reply_requires_a_pending_question => "reply-requires-a-pending-question",
+    reply_to_an_unknown_question_is_refused => "reply-to-an-unknown-question-is-refused",
+    apply_executed_survives_a_finish_sink_failure => "apply-executed-survives-a-finish-sink-failure",
     restore_refuses_bad_snapshots => "restore-refuses-bad-snapshots",
     restore_then_dispose_continues_the_sequence => "restore-then-dispose-continues-the-sequence",
     retry_executes_and_replays_its_receipt => "retry-executes-and-replays-its-receipt",
