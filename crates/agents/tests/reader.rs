@@ -504,3 +504,29 @@ fn a_null_literal_is_not_representable_in_toml() {
     let err = stagehand_agents::machine::write_toml(&m).unwrap_err();
     assert_eq!(err.path, "$.states[4].output[0].value.literal");
 }
+
+/// §2.3: a parallel group is one compound state whose regions the group starts and joins, and
+/// "the whole parallel parent is the unit that can be jumped to". A transition, jump, entry
+/// or resumable state that names a member alone would run it outside its group, where its
+/// results lead nowhere: refused at the reference (A43).
+#[test]
+fn refuses_a_parallel_member_entered_on_its_own() {
+    let proposals: Value =
+        serde_json::from_str(&machine_file("proposals.json")).unwrap_or_else(|e| panic!("proposals: {e}"));
+    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+        ("$.states[0].on[0].target", Box::new(|v| v["states"][0]["on"][0]["target"] = json!("proposeA"))),
+        ("$.bossInterrupt[0].target", Box::new(|v| v["bossInterrupt"] = json!([{"target": "proposeB"}]))),
+        ("$.states[5].on[0].target", Box::new(|v| v["states"][5]["on"][0]["target"] = json!("proposeB"))),
+    ];
+    for (path, edit) in cases {
+        let mut v = proposals.clone();
+        edit(&mut v);
+        match read_value(v) {
+            Ok(_) => panic!("a machine entering a member alone at {path} must be refused"),
+            Err(r) => {
+                assert_eq!(r.path, path, "{r}");
+                assert_eq!(r.rule, "parallel-member", "{r}");
+            }
+        }
+    }
+}

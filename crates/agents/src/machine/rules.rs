@@ -113,6 +113,20 @@ impl Ctx<'_> {
         }
     }
 
+    /// A state a transition or jump enters: an existing state that is not a parallel group's
+    /// member, which only its group starts and joins (§2.3; A43).
+    fn entered(&self, id: &str, path: String) -> Checked {
+        self.target(id, path.clone())?;
+        match self.m.states.iter().find(|g| g.parallel.iter().any(|m| m == id)) {
+            Some(group) => Err(Refusal::new(
+                "parallel-member",
+                path,
+                format!("a state other than a member of a parallel group (enter its group `{}`)", group.id),
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn field(&self, name: &str, path: String) -> Result<FieldType, Refusal> {
         if RUNTIME_FIELDS.contains(&name) {
             return Err(Refusal::new("reserved-field", path, "a field the runtime does not own"));
@@ -343,7 +357,7 @@ impl Ctx<'_> {
         let result = t.guard.as_ref().and_then(|g| guards.iter().find(|r| &r.guard == g));
         self.predicates(at, &t.when)?;
         self.assigns(at, &t.assign, result, event)?;
-        self.target(&t.target, format!("{at}.target"))
+        self.entered(&t.target, format!("{at}.target"))
     }
 
     fn predicates(&self, at: &str, when: &[Predicate]) -> Checked {
@@ -452,7 +466,7 @@ impl Ctx<'_> {
         let m = self.m;
         for (i, j) in m.boss_interrupt.iter().enumerate() {
             let at = format!("$.bossInterrupt[{i}]");
-            self.target(&j.target, format!("{at}.target"))?;
+            self.entered(&j.target, format!("{at}.target"))?;
             if m.state(&j.target).is_some_and(|s| s.is_final) {
                 return Err(Refusal::new("bad-jump", format!("{at}.target"), "a state that is not final"));
             }
