@@ -506,17 +506,17 @@ fn a_null_literal_is_not_representable_in_toml() {
 }
 
 /// §2.3: a parallel group is one compound state whose regions the group starts and joins, and
-/// "the whole parallel parent is the unit that can be jumped to". A transition, jump, entry
-/// or resumable state that names a member alone would run it outside its group, where its
-/// results lead nowhere: refused at the reference (A43).
+/// "the whole parallel parent is the unit that can be jumped to". A transition or jump that
+/// names a member alone would run it outside its group, where its results lead nowhere:
+/// refused at the reference (A43).
 #[test]
 fn refuses_a_parallel_member_entered_on_its_own() {
     let proposals: Value =
         serde_json::from_str(&machine_file("proposals.json")).unwrap_or_else(|e| panic!("proposals: {e}"));
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        ("$.states[0].on[0].target", Box::new(|v| v["states"][0]["on"][0]["target"] = json!("proposeA"))),
-        ("$.bossInterrupt[0].target", Box::new(|v| v["bossInterrupt"] = json!([{"target": "proposeB"}]))),
-        ("$.states[5].on[0].target", Box::new(|v| v["states"][5]["on"][0]["target"] = json!("proposeB"))),
+    let cases: [(&str, Edit); 3] = [
+        ("$.states[0].on[0].target", |v| v["states"][0]["on"][0]["target"] = json!("proposeA")),
+        ("$.bossInterrupt[0].target", |v| v["bossInterrupt"] = json!([{"target": "proposeB"}])),
+        ("$.states[5].on[0].target", |v| v["states"][5]["on"][0]["target"] = json!("proposeB")),
     ];
     for (path, edit) in cases {
         let mut v = proposals.clone();
