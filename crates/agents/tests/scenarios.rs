@@ -109,6 +109,7 @@ cases! {
     parallel_keyed_question => "parallel-keyed-question",
     parallel_member_failure_fails_the_group => "parallel-member-failure-fails-the-group",
     parallel_two_questions_need_an_id => "parallel-two-questions-need-an-id",
+    parallel_reply_needs_its_question_id => "parallel-reply-needs-its-question-id",
     player_aborted_result_is_failure => "player-aborted-result-is-failure",
     player_error_is_recoverable_failure => "player-error-is-recoverable-failure",
     player_port_throws_keeps_the_token => "player-port-throws-keeps-the-token",

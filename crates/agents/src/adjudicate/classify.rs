@@ -113,6 +113,9 @@ pub enum ClassifyError {
     /// `BOSS_REPLY` without `questionId` while several questions are pending.
     #[error("the judge's BOSS_REPLY names no questionId while {0} questions are pending")]
     QuestionIdRequired(usize),
+    /// A `BOSS_REPLY` without `questionId` while a parallel group's keyed wait is pending.
+    #[error("the judge's BOSS_REPLY names no questionId, which a parallel group's keyed wait requires")]
+    KeyedQuestionIdRequired,
     /// `BOSS_REPLY` naming a question that is not pending.
     #[error("the judge's BOSS_REPLY names a question that is not pending")]
     UnknownQuestion,
@@ -126,6 +129,18 @@ pub fn classification_prompt(
     state: &str,
     pending: &[PendingQuestion],
     contracts: &[EventContract],
+) -> String {
+    keyed_classification_prompt(text, state, pending, contracts, false)
+}
+
+/// [`classification_prompt`] for a machine whose Boss waits are `keyed` (a parallel group's,
+/// §1.9): there `questionId` is required however many questions are pending.
+pub fn keyed_classification_prompt(
+    text: &str,
+    state: &str,
+    pending: &[PendingQuestion],
+    contracts: &[EventContract],
+    keyed: bool,
 ) -> String {
     let fence = fence_for(text);
     let mut prompt = String::with_capacity(text.len() + 1024);
@@ -150,7 +165,7 @@ files or look anything up. Decide which event Boss's message below means.\n\n",
     prompt.push_str("Events (choose exactly one):\n");
     prompt.push_str(&format!("- `{NO_ACTION}`: the message asks for nothing to be done. Members: none.\n"));
     if !pending.is_empty() {
-        let id_rule = if pending.len() == 1 { "optional" } else { "required" };
+        let id_rule = if pending.len() == 1 && !keyed { "optional" } else { "required" };
         prompt.push_str(&format!(
             "- `{BOSS_REPLY}`: the message answers a pending question. Members: `{QUESTION_ID}` \
 ({id_rule}; one of the pending ids).\n"
@@ -195,6 +210,18 @@ pub fn validate_classification(
     pending: &[PendingQuestion],
     contracts: &[EventContract],
 ) -> Result<BossEvent, ClassifyError> {
+    validate_keyed_classification(reply, text, pending, contracts, false)
+}
+
+/// [`validate_classification`] for a machine whose Boss waits are `keyed` (a parallel group's,
+/// §1.9): a `BOSS_REPLY` without `questionId` is refused even when one question is pending.
+pub fn validate_keyed_classification(
+    reply: &str,
+    text: &str,
+    pending: &[PendingQuestion],
+    contracts: &[EventContract],
+    keyed: bool,
+) -> Result<BossEvent, ClassifyError> {
     let mut object = recover_object(reply).ok_or(ClassifyError::NoObject)?;
     let event_type = match object.remove("type") {
         Some(Value::String(t)) => t,
@@ -218,7 +245,8 @@ pub fn validate_classification(
             Some(_) => return Err(ClassifyError::UnknownQuestion),
             None => match pending {
                 [] => return Err(ClassifyError::NoPendingQuestion),
-                [only] => only.question_id.clone(),
+                [only] if !keyed => only.question_id.clone(),
+                [_] => return Err(ClassifyError::KeyedQuestionIdRequired),
                 many => return Err(ClassifyError::QuestionIdRequired(many.len())),
             },
         };

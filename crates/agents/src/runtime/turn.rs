@@ -2,13 +2,14 @@
 
 use serde_json::{json, Map, Value};
 
-use super::core::{BossEvent, Core, Run, SuspendedCall};
+use super::core::{BossEvent, Core, Position, Run, SuspendedCall};
 use super::drive::{can, BOSS_INTERRUPT, TARGET_ID};
 use super::invoke::{child_settle, Settle};
 use super::io::{Halt, JudgePurpose};
 use super::wire::{NormalizedError, PendingCall, PlaybookCallResult, RunResult};
 use crate::adjudicate::classify::{
-    classification_prompt, validate_classification, EventContract, EventField, FieldSource, PendingQuestion, NO_ACTION,
+    keyed_classification_prompt, validate_keyed_classification, EventContract, EventField, FieldSource,
+    PendingQuestion, NO_ACTION,
 };
 use crate::machine::{self, Invoke, Machine, Operand, FAILED, READY};
 
@@ -133,8 +134,13 @@ impl Run<'_> {
         let state = self.state();
         let where_ = state.state_id.clone().unwrap_or_else(|| state.active_state_ids.join(", "));
         // A replayed call's prompt went out with its start (A30).
-        let prompt =
-            if self.io.replaying() { String::new() } else { classification_prompt(text, &where_, &pending, contracts) };
+        // A parallel group's Boss waits are keyed: there the reply must name its question (§1.9).
+        let keyed = matches!(self.core.position, Position::Group { .. });
+        let prompt = if self.io.replaying() {
+            String::new()
+        } else {
+            keyed_classification_prompt(text, &where_, &pending, contracts, keyed)
+        };
         let reply = match self.call_judge(JudgePurpose::BossInputClassification, state.state_id.clone(), prompt)? {
             Ok(r) => r,
             Err(Settle::Control(e)) => {
@@ -143,7 +149,7 @@ impl Run<'_> {
             }
             Err(_) => return Ok(None),
         };
-        let event = match validate_classification(&reply, text, &pending, contracts) {
+        let event = match validate_keyed_classification(&reply, text, &pending, contracts, keyed) {
             Ok(e) => BossEvent { event_type: e.event_type, fields: e.fields },
             Err(e) => {
                 self.status(&format!("Boss input not understood: {e}"), None);
