@@ -114,6 +114,7 @@ cases! {
     player_error_is_recoverable_failure => "player-error-is-recoverable-failure",
     player_port_throws_keeps_the_token => "player-port-throws-keeps-the-token",
     reply_requires_a_pending_question => "reply-requires-a-pending-question",
+    labels_are_never_bare_ids => "labels-are-never-bare-ids",
     reply_to_an_unknown_question_is_refused => "reply-to-an-unknown-question-is-refused",
     apply_executed_survives_a_finish_sink_failure => "apply-executed-survives-a-finish-sink-failure",
     restore_refuses_bad_snapshots => "restore-refuses-bad-snapshots",

@@ -21,10 +21,16 @@ pub(crate) fn safe(m: &Machine, core: &Core) -> bool {
         && !state.tags.iter().any(|t| t == super::core::tag_name(Tag::Suspended))
 }
 
+/// The state's own description: none when it is blank or only the state's id, which would be
+/// an identifier dressed up as a description (§1.11; A45).
+fn own_description<'m>(m: &'m Machine, id: &str) -> Option<&'m str> {
+    m.state(id).map(|s| s.description.as_str()).filter(|d| !d.trim().is_empty() && d.trim() != id)
+}
+
 /// The actions advertised now (at a [`safe`] point), with the event each would send.
 pub(crate) fn actions(m: &Machine, core: &Core) -> Vec<(ControlAction, BossEvent)> {
     let mut out = Vec::new();
-    let description = |id: &str| m.state(id).map(|s| s.description.trim().to_owned()).filter(|d| !d.is_empty());
+    let description = |id: &str| own_description(m, id).map(|d| d.trim().to_owned());
     if core.single() == Some(FAILED) {
         if let Some(ev) = &core.last_boss_event {
             if can(m, &|id| m.state(id), &core.position, core.done, &core.context, &core.pending, ev) {
@@ -65,12 +71,7 @@ pub(crate) fn actions(m: &Machine, core: &Core) -> Vec<(ControlAction, BossEvent
 /// The control view; `safe` says whether actions may be listed (a safe capture point).
 pub(crate) fn view(m: &Machine, core: &Core, safe: bool) -> ControlView {
     let state = core.descriptor(m);
-    let state_description = state
-        .state_id
-        .as_deref()
-        .and_then(|id| m.state(id))
-        .map(|s| s.description.clone())
-        .filter(|d| !d.trim().is_empty());
+    let state_description = state.state_id.as_deref().and_then(|id| own_description(m, id)).map(str::to_owned);
     let context = (!m.control_context_fields.is_empty()).then(|| {
         let mut c = Map::new();
         for f in &m.control_context_fields {
