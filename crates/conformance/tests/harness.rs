@@ -265,3 +265,12 @@ fn an_agent_scenario_is_found_and_played_only_by_a_plugged_in_runner() {
     assert!(matches!(failing.run(&cases[0]), Outcome::Diverged(why) if why.contains("step 2")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_fixture_marked_as_utf8_reads_as_the_unmarked_one() {
+    // An editor that writes a byte-order mark must not turn a fixture into a fixture bug; the
+    // playbook beside it is read past the mark too.
+    let fixture = json!({ "name": "n", "playbook": "playbook.json", "because": "b", "verdict": "accept" }).to_string();
+    let marked = Fixture::parse(&format!("\u{feff}{fixture}")).expect("a marked fixture reads");
+    assert!(matches!(marked.kind, FixtureKind::Readable { accept: true }));
+}

@@ -114,3 +114,15 @@ fn a_stream_that_fails_is_an_error_that_says_so() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_string_reader_skips_a_byte_order_mark_as_the_stream_reader_does() {
+    // A playbook saved by an editor that marks UTF-8 reads the same from a string as from a file
+    // (the conformance harness and the server read strings).
+    for text in DOCS.iter() {
+        let marked = format!("\u{feff}{text}");
+        assert_eq!(read(&marked), read(text), "a marked golden reads as the unmarked one");
+    }
+    let broken = "\u{feff}{\"format\": oops";
+    assert_eq!(read(broken), Reader::new().read_from(Cursor::new(broken.as_bytes())));
+}

@@ -102,6 +102,8 @@ pub struct RunnerEngine<'p> {
     plain: Vec<PlainEvent<'p>>,
     /// Whether every event of the last step went into `plain`.
     all_plain: bool,
+    /// Warnings not yet taken ([`Engine::take_log`]): a dynamic draw whose weights stray from 100.
+    log: Vec<String>,
 }
 
 /// An empty event buffer with another lifetime, keeping its room (collecting an emptied vector
@@ -131,6 +133,7 @@ impl<'p> RunnerEngine<'p> {
             spare: Vec::new(),
             plain: Vec::new(),
             all_plain: false,
+            log: Vec::new(),
         }
     }
 
@@ -144,6 +147,7 @@ impl<'p> RunnerEngine<'p> {
             spare: Vec::new(),
             plain: Vec::new(),
             all_plain: false,
+            log: Vec::new(),
         }
     }
 
@@ -163,14 +167,21 @@ impl<'p> RunnerEngine<'p> {
     }
 }
 
-impl<'p> Engine for RunnerEngine<'p> {
-    type Snapshot = RunnerSnapshot;
-
-    fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
-        self.take_lent(command, &mut |event| events.push(event.clone().into_owned()));
+impl<'p> RunnerEngine<'p> {
+    /// The node and total of a dynamic draw this `supply` answers, if its weights stray from 100.
+    fn drift(&self, command: &Command<'_>) -> Option<(usize, f64)> {
+        let (Command::Supply(answers), Situation::AwaitingSupply { node, moment: Moment::ToPlay(0), .. }) =
+            (command, &self.state.situation)
+        else {
+            return None;
+        };
+        let playbook = self.context().playbook();
+        let at = playbook.nodes.get(*node).filter(|n| matches!(n, Node::RandomChoice { .. }))?;
+        crate::stepping::drawing::drift(at, answers).map(|total| (*node, total))
     }
 
-    fn take_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+    /// Steps, lending each event to `sink`.
+    fn step_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
         match &self.held {
             // The context outlives the engine: its events go straight into the engine's buffer.
             Held::Lent(prepared) => {
@@ -196,6 +207,33 @@ impl<'p> Engine for RunnerEngine<'p> {
                 self.spare = recycle(events);
             }
         }
+    }
+}
+
+impl<'p> Engine for RunnerEngine<'p> {
+    type Snapshot = RunnerSnapshot;
+
+    fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
+        self.take_lent(command, &mut |event| events.push(event.clone().into_owned()));
+    }
+
+    fn take_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
+        let drift = self.drift(&command);
+        let mut refused = false;
+        let sink = &mut |event: &Event<'_>| {
+            refused |= matches!(event, Event::Refused { .. });
+            sink(event)
+        };
+        self.step_lent(command, sink);
+        if let (Some((node, total)), false) = (drift, refused) {
+            self.log.push(format!(
+                "the random choice at node {node} drew from weights totalling {total}, not 100; its odds were normalized"
+            ));
+        }
+    }
+
+    fn take_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.log)
     }
 
     #[inline]

@@ -73,3 +73,41 @@ fn a_snapshot_that_does_not_fit_is_refused() {
     assert_eq!(engine.fingerprint(), stagehand_playbook::fingerprint(&playbook).to_hex());
     assert!(engine.describe().ends_with('.'));
 }
+
+/// Random Choice (notes): "Resolved dynamic total differs from 100 by more than 0.5 — runtime
+/// warning equivalent to DLG3003; normalize and continue." The engine logs it; the run goes on.
+#[test]
+fn a_dynamic_draw_whose_weights_drift_from_100_is_logged_and_played() {
+    use common::{line, next, playbook, random_arm, supply, text};
+    use stagehand_playbook::{smallvec, Node, Weight};
+    use stagehand_runner::Answer;
+    let book = playbook(vec![
+        Node::RandomChoice {
+            out: smallvec![
+                random_arm(1, Weight::Query { key: "a".into() }, None),
+                random_arm(2, Weight::Query { key: "b".into() }, None),
+            ],
+        },
+        line(0, text("A."), vec![next(3)]),
+        line(0, text("B."), vec![next(3)]),
+        Node::End,
+    ]);
+    let mut engine = RunnerEngine::new(&book, 7);
+    let mut events = Vec::new();
+    engine.take(Command::start(), &mut events);
+    assert!(engine.take_log().is_empty());
+    engine.take(supply(&[("a", Answer::Number(30.0)), ("b", Answer::Number(30.0))]), &mut events);
+    assert_eq!(engine.waiting(), Waiting::Next, "normalized, the draw goes on");
+    let log = engine.take_log();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("60") && log[0].contains("100"), "{log:?}");
+    assert!(engine.take_log().is_empty(), "taken once");
+    // Within 0.5 of 100, or refused: nothing logged.
+    engine.take(Command::start(), &mut events);
+    engine.take(supply(&[("a", Answer::Number(33.3)), ("b", Answer::Number(66.4))]), &mut events);
+    assert!(engine.take_log().is_empty());
+    engine.take(Command::start(), &mut events);
+    engine.take(supply(&[("a", Answer::Number(-1.0)), ("b", Answer::Number(5.0))]), &mut events);
+    assert_eq!(engine.waiting(), Waiting::Answers);
+    assert!(engine.take_log().is_empty());
+}

@@ -151,8 +151,11 @@ impl Reader {
     }
 
     /// Reads and checks a document, straight from the text into the typed model (no tree of the
-    /// document is built).
+    /// document is built). A leading UTF-8 byte-order mark is skipped, as
+    /// [`read_from`](Self::read_from) skips it, so a text reads the same from a string as from a
+    /// file.
     pub fn read(&self, json: &str) -> Result<Playbook, ReadError> {
+        let json = json.strip_prefix('\u{feff}').unwrap_or(json);
         let ctx = value::Ctx::new(&self.checkers);
         let mut deserializer = serde_json::Deserializer::from_str(json);
         let read = parse::document(&mut deserializer, value::At { ctx: &ctx, here: &value::Here::Root })

@@ -49,6 +49,19 @@ pub(crate) fn weights(node: &Node, answers: &Answers<'_>) -> Vec<f64> {
     arms.iter().map(|(w, pooled)| if *pooled { explicit(w).unwrap_or(share) } else { 0.0 }).collect()
 }
 
+/// The total a random choice with a dynamic weight draws over, when it strays more than 0.5 from
+/// 100 (the note's runtime equivalent of DLG3003: the odds are normalized and the draw goes on,
+/// with a warning). `None` for a static choice (the compiler warned already), a total within the
+/// tolerance, or nothing to draw from.
+pub(crate) fn drift(node: &Node, answers: &Answers<'_>) -> Option<f64> {
+    let dynamic = node.out().iter().any(|edge| matches!(edge, Edge::RandomOption { weight: Weight::Query { .. }, .. }));
+    if !dynamic {
+        return None;
+    }
+    let total: f64 = weights(node, answers).iter().sum();
+    (total > 0.0 && (total - 100.0).abs() > 0.5).then_some(total)
+}
+
 /// The position (among the random options) a unit draw `u` picks, given the weights.
 pub(crate) fn pick(weights: &[f64], u: f64) -> Option<usize> {
     let total: f64 = weights.iter().sum();
