@@ -1,0 +1,283 @@
+//! Every trace line a session writes, for documents of each kind (DialogueDown, ChatMapper, an
+//! agent machine) driven through undo, restart, rejected and failed moves, replayed and reused
+//! keys, snapshot and restore, and dispose, validates against `docs/schema/trace.schema.json` in
+//! full (`allOf`/`if`/`then`/`not`, `pattern`, `type`, `minimum` included), and the lines of a
+//! session, across its restores, are contiguous, properly nested, begin with one
+//! `session.started` and end with `session.disposed`.
+
+mod agent_support;
+
+use serde_json::Value;
+use stagehand_documents::{Document, OpenOptions};
+use stagehand_protocol::View;
+use stagehand_session::host::{AnySession, Pending};
+
+fn schema(name: &str) -> Value {
+    let path = format!("{}/../../docs/schema/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).expect(name)
+}
+
+/// The two patterns the schemas use, checked by hand.
+fn matches_pattern(pattern: &str, text: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match pattern {
+        "^(apply|input)-[0-9]+$" => {
+            text.strip_prefix("apply-").or_else(|| text.strip_prefix("input-")).is_some_and(digits)
+        }
+        "^(next|done|failed|retry|undo|restart|choose:[0-9]+|jump:.+)$" => {
+            matches!(text, "next" | "done" | "failed" | "retry" | "undo" | "restart")
+                || text.strip_prefix("choose:").is_some_and(digits)
+                || text.strip_prefix("jump:").is_some_and(|s| !s.is_empty())
+        }
+        other => panic!("a pattern this checker does not know: {other}"),
+    }
+}
+
+fn of_type(value: &Value, kind: &str) -> bool {
+    match kind {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "integer" => value.is_u64() || value.is_i64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        other => panic!("unknown type {other}"),
+    }
+}
+
+/// Checks `value` against `schema`, the keywords the two schema files use.
+fn fits(value: &Value, schema: &Value, root: &Value) -> Result<(), String> {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/$defs/");
+        return fits(value, &root["$defs"][name], root);
+    }
+    if let Some(options) = schema["oneOf"].as_array() {
+        let fitting = options.iter().filter(|o| fits(value, o, root).is_ok()).count();
+        if fitting != 1 {
+            let why: Vec<String> = options.iter().filter_map(|o| fits(value, o, root).err()).collect();
+            return Err(format!("fits {fitting} of oneOf ({})", why.join("; ")));
+        }
+    }
+    if let Some(options) = schema["anyOf"].as_array() {
+        if !options.iter().any(|o| fits(value, o, root).is_ok()) {
+            return Err("fits none of anyOf".into());
+        }
+    }
+    for part in schema["allOf"].as_array().into_iter().flatten() {
+        fits(value, part, root)?;
+    }
+    if let Some(condition) = schema.get("if") {
+        let branch = if fits(value, condition, root).is_ok() { "then" } else { "else" };
+        if let Some(then) = schema.get(branch) {
+            fits(value, then, root).map_err(|e| format!("{branch}: {e}"))?;
+        }
+    }
+    if let Some(not) = schema.get("not") {
+        if fits(value, not, root).is_ok() {
+            return Err(format!("{value} fits what `not` forbids: {not}"));
+        }
+    }
+    match &schema["type"] {
+        Value::String(kind) if !of_type(value, kind) => return Err(format!("{value} is not {kind}")),
+        Value::Array(kinds) if !kinds.iter().any(|k| of_type(value, k.as_str().unwrap_or(""))) => {
+            return Err(format!("{value} is none of {kinds:?}"))
+        }
+        _ => {}
+    }
+    if let Some(allowed) = schema["enum"].as_array() {
+        if !allowed.contains(value) {
+            return Err(format!("{value} is not one of {allowed:?}"));
+        }
+    }
+    if !schema["const"].is_null() && &schema["const"] != value {
+        return Err(format!("{value} is not {}", schema["const"]));
+    }
+    if let (Some(minimum), Some(number)) = (schema["minimum"].as_f64(), value.as_f64()) {
+        if number < minimum {
+            return Err(format!("{value} is below {minimum}"));
+        }
+    }
+    if let (Some(pattern), Some(text)) = (schema["pattern"].as_str(), value.as_str()) {
+        if !matches_pattern(pattern, text) {
+            return Err(format!("{text:?} does not match {pattern}"));
+        }
+    }
+    if let (Some(items), Some(values)) = (schema.get("items"), value.as_array()) {
+        for item in values {
+            fits(item, items, root)?;
+        }
+    }
+    if let Some(object) = value.as_object() {
+        let properties = schema["properties"].as_object();
+        for required in schema["required"].as_array().into_iter().flatten() {
+            if !object.contains_key(required.as_str().unwrap_or_default()) {
+                return Err(format!("lacks {required}"));
+            }
+        }
+        for (key, member) in object {
+            match properties.and_then(|p| p.get(key)) {
+                Some(property) => fits(member, property, root).map_err(|e| format!("{key}: {e}"))?,
+                None if schema["additionalProperties"] == Value::Bool(false) => {
+                    return Err(format!("{key} is not in the schema"))
+                }
+                None => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks every line of one session's whole trace (its lines across restores, in order).
+fn check_lines(lines: &[String]) {
+    let trace_schema = schema("trace.schema.json");
+    let mut open: Option<(String, String)> = None;
+    let mut started = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let json: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("line {i}: {e}: {line}"));
+        fits(&json, &trace_schema, &trace_schema).unwrap_or_else(|e| panic!("line {i}: {e}: {line}"));
+        assert_eq!(json["sequence"], i as u64 + 1, "line {i} is out of sequence: {line}");
+        assert_eq!(json["sessionId"], serde_json::from_str::<Value>(&lines[0]).unwrap()["sessionId"]);
+        let kind = json["type"].as_str().unwrap().to_owned();
+        if json["engine"] == true {
+            continue;
+        }
+        let call = json["callId"].as_str().unwrap_or("").to_owned();
+        match kind.as_str() {
+            "session.started" => {
+                assert_eq!(i, 0, "session.started is the first line and only once");
+                started += 1;
+            }
+            "apply.started" | "input.received" => {
+                assert!(open.is_none(), "line {i} starts inside {open:?}");
+                open = Some((call, kind));
+            }
+            "apply.finished" | "input.settled" => {
+                let (was, start) = open.take().unwrap_or_else(|| panic!("line {i} finishes nothing: {line}"));
+                assert_eq!(was, call, "line {i}");
+                assert_eq!(start == "apply.started", kind == "apply.finished", "line {i}");
+            }
+            "session.disposed" => assert_eq!(i, lines.len() - 1, "session.disposed is the last line"),
+            other => panic!("line {i}: {other}"),
+        }
+    }
+    assert_eq!(started, 1);
+    assert!(open.is_none(), "a boundary never finished");
+    assert!(lines.last().unwrap().contains("\"session.disposed\""));
+}
+
+fn lines(session: &mut dyn AnySession, into: &mut Vec<String>) {
+    into.extend(session.take_trace().iter().map(|r| r.to_json_line()));
+}
+
+fn pick(view: &View, n: usize) -> Option<(bool, String, String)> {
+    let moves = view.actions.len() + view.pending_questions.len();
+    if moves == 0 {
+        return None;
+    }
+    let i = n % moves;
+    Some(match view.actions.get(i) {
+        Some(a) => (true, a.id.clone(), String::new()),
+        None => {
+            let q = &view.pending_questions[i - view.actions.len()];
+            (false, q.question_id.clone(), if q.text.contains("number") { "1".into() } else { "yes".into() })
+        }
+    })
+}
+
+/// Plays a DialogueDown or ChatMapper document: moves chosen from each view, with a rejected
+/// move, a replayed key, a reused key, undo and restart, and a snapshot and restore midway.
+fn play(document: &Document, seed: usize) -> Vec<String> {
+    let mut all = Vec::new();
+    let mut session = document.start("s", 1, 1).expect("it starts");
+    let mut now = 2;
+    for n in 0..40 {
+        now += 1;
+        let key = format!("k{n}");
+        let view = session.describe();
+        if n == 3 {
+            session.apply("no-such-action", &key, now); // rejected; the key stays free
+        }
+        if n == 12 || n == 25 {
+            let snapshot = session.snapshot_value().expect("a snapshot");
+            lines(session.as_mut(), &mut all);
+            session = document.restore(snapshot).expect("it restores");
+        }
+        let chosen = match n {
+            7 | 19 if view.actions.iter().any(|a| a.id == "undo") => Some((true, "undo".into(), String::new())),
+            15 if view.actions.iter().any(|a| a.id == "restart") => Some((true, "restart".into(), String::new())),
+            _ => pick(&view, n * 7 + seed),
+        };
+        let Some((is_action, id, text)) = chosen else { break };
+        if is_action {
+            let first = serde_json::to_string(&session.apply(&id, &key, now)).unwrap();
+            assert_eq!(serde_json::to_string(&session.apply(&id, &key, now + 1)).unwrap(), first);
+            session.apply("some-other-action", &key, now + 1);
+        } else {
+            session.input(&id, &text, &key, now);
+            session.input(&id, "other", &key, now + 1);
+        }
+    }
+    session.dispose(now + 2);
+    lines(session.as_mut(), &mut all);
+    all
+}
+
+#[test]
+fn dialoguedown_trace_lines_fit_the_schema() {
+    let examples = format!("{}/../../examples", env!("CARGO_MANIFEST_DIR"));
+    let mut played = 0;
+    for entry in std::fs::read_dir(&examples).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.to_string_lossy().into_owned();
+        if !(name.ends_with(".dialogue.md") || name.ends_with(".json")) {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(document) = Document::open(&name, &bytes, &OpenOptions::default()) else { continue };
+        for seed in 0..3 {
+            let all = play(&document, seed);
+            check_lines(&all);
+        }
+        played += 1;
+    }
+    assert!(played >= 2, "examples played: {played}");
+}
+
+#[test]
+fn agent_trace_lines_fit_the_schema() {
+    for reviewer_fails in [false, true] {
+        let document = agent_support::open();
+        let mut all = Vec::new();
+        let mut session = document.start("a", 0, 1).expect("it starts");
+        session.input("nowhere", "x", "bad", 2); // rejected
+        session.input("task", "a poem", "task", 2);
+        session.input("task", "a poem", "task", 2); // replayed
+        let mut restored = false;
+        for n in 0..60 {
+            if !restored {
+                // A snapshot is taken only at a safe point (CONTRACT.md §1.9); the first one is used.
+                if let Ok(snapshot) = session.snapshot_value() {
+                    lines(session.as_mut(), &mut all);
+                    session = document.restore(snapshot).unwrap();
+                    restored = true;
+                }
+            }
+            let Pending::Call { call } = session.pending().clone() else { break };
+            let answer = agent_support::ports(&call, reviewer_fails);
+            session.answer(answer, &format!("k{n}"), 3 + n);
+        }
+        assert!(restored, "the run was restored once midway");
+        if let Ok(snapshot) = session.snapshot_value() {
+            lines(session.as_mut(), &mut all);
+            session = document.restore(snapshot).unwrap();
+        }
+        let view = session.describe();
+        for action in &view.actions {
+            session.apply(&action.id, "late", 100);
+        }
+        session.dispose(200);
+        lines(session.as_mut(), &mut all);
+        check_lines(&all);
+    }
+}
