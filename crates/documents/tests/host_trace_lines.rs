@@ -9,7 +9,7 @@ mod agent_support;
 
 use serde_json::Value;
 use stagehand_documents::{Document, OpenOptions};
-use stagehand_protocol::View;
+use stagehand_protocol::{Receipt, View};
 use stagehand_session::host::{AnySession, Pending};
 
 fn schema(name: &str) -> Value {
@@ -190,6 +190,7 @@ fn pick(view: &View, n: usize) -> Option<(bool, String, String)> {
 fn play(document: &Document, seed: usize) -> Vec<String> {
     let mut all = Vec::new();
     let mut session = document.start("s", 1, 1).expect("it starts");
+    let mut recorded: Vec<(bool, String, String, String, String)> = Vec::new();
     let mut now = 2;
     for n in 0..40 {
         now += 1;
@@ -202,6 +203,16 @@ fn play(document: &Document, seed: usize) -> Vec<String> {
             let snapshot = session.snapshot_value().expect("a snapshot");
             lines(session.as_mut(), &mut all);
             session = document.restore(snapshot).expect("it restores");
+            // Every receipt recorded before comes back byte for byte, and nothing is traced.
+            for (is_action, id, text, key, receipt) in &recorded {
+                let again = if *is_action {
+                    session.apply(id, key, now)
+                } else {
+                    session.input(id, text, key, now)
+                };
+                assert_eq!(&serde_json::to_string(&again).unwrap(), receipt, "{key} after a restore");
+            }
+            assert!(session.take_trace().is_empty(), "a replayed key traces nothing");
         }
         let chosen = match n {
             7 | 19 if view.actions.iter().any(|a| a.id == "undo") => Some((true, "undo".into(), String::new())),
@@ -209,13 +220,19 @@ fn play(document: &Document, seed: usize) -> Vec<String> {
             _ => pick(&view, n * 7 + seed),
         };
         let Some((is_action, id, text)) = chosen else { break };
-        if is_action {
-            let first = serde_json::to_string(&session.apply(&id, &key, now)).unwrap();
-            assert_eq!(serde_json::to_string(&session.apply(&id, &key, now + 1)).unwrap(), first);
-            session.apply("some-other-action", &key, now + 1);
+        let receipt = if is_action {
+            let first = session.apply(&id, &key, now);
+            assert_eq!(session.apply(&id, &key, now + 1), first);
+            let reused = session.apply("some-other-action", &key, now + 1);
+            assert!(matches!(&reused, Receipt::Rejected { .. }) || matches!(first, Receipt::Rejected { .. }));
+            first
         } else {
-            session.input(&id, &text, &key, now);
+            let first = session.input(&id, &text, &key, now);
             session.input(&id, "other", &key, now + 1);
+            first
+        };
+        if !matches!(receipt, Receipt::Rejected { .. }) {
+            recorded.push((is_action, id, text, key, serde_json::to_string(&receipt).unwrap()));
         }
     }
     session.dispose(now + 2);
@@ -230,7 +247,7 @@ fn dialoguedown_trace_lines_fit_the_schema() {
     for entry in std::fs::read_dir(&examples).unwrap() {
         let path = entry.unwrap().path();
         let name = path.to_string_lossy().into_owned();
-        if !(name.ends_with(".dialogue.md") || name.ends_with(".json")) {
+        if ![".dialogue.md", ".json", ".xml"].iter().any(|end| name.ends_with(end)) {
             continue;
         }
         let bytes = std::fs::read(&path).unwrap();
@@ -241,7 +258,7 @@ fn dialoguedown_trace_lines_fit_the_schema() {
         }
         played += 1;
     }
-    assert!(played >= 2, "examples played: {played}");
+    assert!(played >= 4, "examples played: {played}");
 }
 
 #[test]
