@@ -24,10 +24,11 @@ fn matches_pattern(pattern: &str, text: &str) -> bool {
         "^(apply|input)-[0-9]+$" => {
             text.strip_prefix("apply-").or_else(|| text.strip_prefix("input-")).is_some_and(digits)
         }
-        "^(next|done|failed|retry|undo|restart|choose:[0-9]+|jump:.+)$" => {
+        "^(next|done|failed|retry|undo|restart|choose:(0|[1-9][0-9]*)|jump:.+|retry:.+)$" => {
+            let canonical = |s: &str| digits(s) && (s == "0" || !s.starts_with('0'));
             matches!(text, "next" | "done" | "failed" | "retry" | "undo" | "restart")
-                || text.strip_prefix("choose:").is_some_and(digits)
-                || text.strip_prefix("jump:").is_some_and(|s| !s.is_empty())
+                || text.strip_prefix("choose:").is_some_and(canonical)
+                || ["jump:", "retry:"].iter().any(|p| text.strip_prefix(p).is_some_and(|s| !s.is_empty()))
         }
         other => panic!("a pattern this checker does not know: {other}"),
     }
@@ -140,6 +141,10 @@ fn check_lines(lines: &[String]) {
         assert_eq!(json["sessionId"], serde_json::from_str::<Value>(&lines[0]).unwrap()["sessionId"]);
         let kind = json["type"].as_str().unwrap().to_owned();
         if json["engine"] == true {
+            // The engine's records stand inside the boundary of the move that caused them, or
+            // right after session.started for what the engine traced as it started (H48).
+            let opening = lines[..i].iter().all(|l| l.contains("\"engine\":true") || l.contains("\"session.started\""));
+            assert!(open.is_some() || opening, "line {i} is an engine record outside a boundary: {line}");
             continue;
         }
         let call = json["callId"].as_str().unwrap_or("").to_owned();
@@ -164,6 +169,25 @@ fn check_lines(lines: &[String]) {
     assert_eq!(started, 1);
     assert!(open.is_none(), "a boundary never finished");
     assert!(lines.last().unwrap().contains("\"session.disposed\""));
+}
+
+/// A view fits `view.schema.json`, and no unavailable option is an action.
+fn fits_view(view: &View) {
+    let schema = schema("view.schema.json");
+    let json = serde_json::to_value(view).unwrap();
+    fits(&json, &schema, &schema).unwrap_or_else(|e| panic!("{e}: {json}"));
+    for option in &view.unavailable {
+        let id = format!("choose:{}", option.position);
+        assert!(view.actions.iter().all(|a| a.id != id), "{id} is unavailable: {json}");
+        assert!(!option.why.is_empty(), "{json}");
+    }
+}
+
+/// A receipt fits the view schema's `receipt`.
+fn fits_receipt(receipt: &Receipt) {
+    let schema = schema("view.schema.json");
+    let json = serde_json::to_value(receipt).unwrap();
+    fits(&json, &schema["$defs"]["receipt"], &schema).unwrap_or_else(|e| panic!("{e}: {json}"));
 }
 
 fn lines(session: &mut dyn AnySession, into: &mut Vec<String>) {
@@ -196,6 +220,7 @@ fn play(document: &Document, seed: usize) -> Vec<String> {
         now += 1;
         let key = format!("k{n}");
         let view = session.describe();
+        fits_view(&view);
         if n == 3 {
             session.apply("no-such-action", &key, now); // rejected; the key stays free
         }
@@ -205,11 +230,7 @@ fn play(document: &Document, seed: usize) -> Vec<String> {
             session = document.restore(snapshot).expect("it restores");
             // Every receipt recorded before comes back byte for byte, and nothing is traced.
             for (is_action, id, text, key, receipt) in &recorded {
-                let again = if *is_action {
-                    session.apply(id, key, now)
-                } else {
-                    session.input(id, text, key, now)
-                };
+                let again = if *is_action { session.apply(id, key, now) } else { session.input(id, text, key, now) };
                 assert_eq!(&serde_json::to_string(&again).unwrap(), receipt, "{key} after a restore");
             }
             assert!(session.take_trace().is_empty(), "a replayed key traces nothing");
@@ -231,6 +252,7 @@ fn play(document: &Document, seed: usize) -> Vec<String> {
             session.input(&id, "other", &key, now + 1);
             first
         };
+        fits_receipt(&receipt);
         if !matches!(receipt, Receipt::Rejected { .. }) {
             recorded.push((is_action, id, text, key, serde_json::to_string(&receipt).unwrap()));
         }
@@ -281,8 +303,9 @@ fn agent_trace_lines_fit_the_schema() {
                 }
             }
             let Pending::Call { call } = session.pending().clone() else { break };
+            fits_view(&session.describe());
             let answer = agent_support::ports(&call, reviewer_fails);
-            session.answer(answer, &format!("k{n}"), 3 + n);
+            fits_receipt(&session.answer(answer, &format!("k{n}"), 3 + n));
         }
         assert!(restored, "the run was restored once midway");
         if let Ok(snapshot) = session.snapshot_value() {
@@ -290,8 +313,9 @@ fn agent_trace_lines_fit_the_schema() {
             session = document.restore(snapshot).unwrap();
         }
         let view = session.describe();
+        fits_view(&view);
         for action in &view.actions {
-            session.apply(&action.id, "late", 100);
+            fits_receipt(&session.apply(&action.id, "late", 100));
         }
         session.dispose(200);
         lines(session.as_mut(), &mut all);
