@@ -265,3 +265,16 @@ fn an_agent_scenario_is_found_and_played_only_by_a_plugged_in_runner() {
     assert!(matches!(failing.run(&cases[0]), Outcome::Diverged(why) if why.contains("step 2")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A trace claim may name every member the README and the trace schema list, `engine` among
+/// them (`null` claims a host record, which has none).
+#[test]
+fn a_trace_claim_may_name_engine() {
+    let outcome = hosted(
+        "host-engine-claim",
+        json!([
+            { "trace": [{ "sequence": 1, "type": "session.started", "engine": null }] }
+        ]),
+    );
+    assert_eq!(outcome, Outcome::Conformed);
+}
