@@ -290,7 +290,7 @@ fn agent_trace_lines_fit_the_schema() {
         let mut all = Vec::new();
         let mut session = document.start("a", 0, 1).expect("it starts");
         session.input("nowhere", "x", "bad", 2); // rejected
-        session.input("task", "a poem", "task", 2);
+        let task = serde_json::to_string(&session.input("task", "a poem", "task", 2)).unwrap();
         session.input("task", "a poem", "task", 2); // replayed
         let mut restored = false;
         for n in 0..60 {
@@ -300,6 +300,8 @@ fn agent_trace_lines_fit_the_schema() {
                     lines(session.as_mut(), &mut all);
                     session = document.restore(snapshot).unwrap();
                     restored = true;
+                    let again = session.input("task", "a poem", "task", 9);
+                    assert_eq!(serde_json::to_string(&again).unwrap(), task, "a receipt survives the restore");
                 }
             }
             let Pending::Call { call } = session.pending().clone() else { break };
