@@ -190,6 +190,35 @@ fn fits_receipt(receipt: &Receipt) {
     fits(&json, &schema["$defs"]["receipt"], &schema).unwrap_or_else(|e| panic!("{e}: {json}"));
 }
 
+/// The runtime's own records (schema 2) are contiguous from 1 within its session, and each
+/// `*.started` is finished once, by a `*.finished` with the same call id (CONTRACT.md §1.7).
+fn check_engine_records(lines: &[String]) {
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut next = 1;
+    for line in lines {
+        let json: Value = serde_json::from_str(line).unwrap();
+        if json["engine"] != true {
+            continue;
+        }
+        let event = &json["payload"];
+        assert_eq!(event["sequence"], next, "the runtime's sequence: {line}");
+        next += 1;
+        let kind = event["type"].as_str().unwrap();
+        let call = event["callId"].as_str().unwrap_or("").to_owned();
+        if let Some(stem) = kind.strip_suffix(".started") {
+            if stem != "session" {
+                assert!(!open.iter().any(|(_, c)| c == &call), "{call} started twice: {line}");
+                open.push((stem.to_owned(), call));
+            }
+        } else if let Some(stem) = kind.strip_suffix(".finished") {
+            let at = open.iter().position(|(s, c)| s == stem && c == &call);
+            let at = at.unwrap_or_else(|| panic!("{kind} {call} finishes nothing: {line}"));
+            open.remove(at);
+        }
+    }
+    assert!(open.is_empty(), "never finished: {open:?}");
+}
+
 fn lines(session: &mut dyn AnySession, into: &mut Vec<String>) {
     into.extend(session.take_trace().iter().map(|r| r.to_json_line()));
 }
@@ -314,6 +343,9 @@ fn agent_trace_lines_fit_the_schema() {
             lines(session.as_mut(), &mut all);
             session = document.restore(snapshot).unwrap();
         }
+        // Every runtime pair is closed once the run has settled (the late actions below may
+        // leave a call outstanding at the dispose).
+        check_engine_records(&all);
         let view = session.describe();
         fits_view(&view);
         for action in &view.actions {
