@@ -482,6 +482,11 @@ impl Engine for AgentEngine {
         out
     }
 
+    /// Boss is the person: a run waiting on Boss's text is at rest (H60).
+    fn asks_the_person(&self) -> bool {
+        true
+    }
+
     fn actions(&self) -> Vec<Action> {
         if !matches!(self.phase, Phase::Rest { .. }) {
             return Vec::new();

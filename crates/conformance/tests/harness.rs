@@ -274,3 +274,16 @@ fn a_fixture_marked_as_utf8_reads_as_the_unmarked_one() {
     let marked = Fixture::parse(&format!("\u{feff}{fixture}")).expect("a marked fixture reads");
     assert!(matches!(marked.kind, FixtureKind::Readable { accept: true }));
 }
+
+/// A trace claim may name every member the README and the trace schema list, `engine` among
+/// them (`null` claims a host record, which has none).
+#[test]
+fn a_trace_claim_may_name_engine() {
+    let outcome = hosted(
+        "host-engine-claim",
+        json!([
+            { "trace": [{ "sequence": 1, "type": "session.started", "engine": null }] }
+        ]),
+    );
+    assert_eq!(outcome, Outcome::Conformed);
+}

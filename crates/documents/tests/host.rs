@@ -320,3 +320,22 @@ fn a_run_that_cannot_go_on_is_an_error_and_advertises_nothing_that_would_fail() 
     assert!(executed(&session.apply("restart", "k2", 3)));
     assert_eq!(session.describe(), opening);
 }
+
+/// After `dispose` every apply, input and answer is rejected, a recorded key's among them: the
+/// contract checks the lifecycle before it looks a key up (CONTRACT.md §1.11, apply step 1), and
+/// H10 makes that throw a rejection. Nothing is traced after `session.disposed`.
+#[test]
+fn after_dispose_even_a_recorded_key_is_rejected() {
+    let playbook = fair();
+    let mut session = Session::new(RunnerEngine::new(&playbook, 7), "s1", 1).unwrap();
+    assert!(executed(&session.apply("next", "k1", 2)));
+    assert!(executed(&session.input("You.Rich", "no", "k2", 3)));
+    session.dispose(4);
+    session.take_trace();
+    for receipt in [session.apply("next", "k1", 5), session.input("You.Rich", "no", "k2", 5)] {
+        assert!(matches!(&receipt, Receipt::Rejected { reason } if reason.contains("disposed")), "{receipt:?}");
+    }
+    let answer = stagehand_protocol::PortAnswer::Judge { text: "{}".into() };
+    assert!(matches!(session.answer(answer, "k1", 5), Receipt::Rejected { reason } if reason.contains("disposed")));
+    assert!(session.take_trace().is_empty(), "nothing after session.disposed");
+}

@@ -1,63 +1,14 @@
 //! The views, receipts and trace records a session produces fit the JSON Schemas documented
 //! under `docs/schema/`: every key is one the schema names, every required key is there, and every
-//! closed value is one the schema lists. (A small checker for the parts of JSON Schema these two
-//! files use, so the documents and the code cannot drift apart unnoticed.)
+//! closed value is one the schema lists (checked by `schema_support`).
 
 mod host_support;
+mod schema_support;
 
 use host_support::*;
-use serde_json::Value;
+use schema_support::{fits, schema};
 use stagehand_runner::RunnerEngine;
 use stagehand_session::host::Session;
-
-fn schema(name: &str) -> Value {
-    let path = format!("{}/../../docs/schema/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).expect(name)
-}
-
-/// Checks `value` against the object schema `schema` (properties, required, enum, const,
-/// additionalProperties: false, items, local $ref, oneOf).
-fn fits(value: &Value, schema: &Value, root: &Value) -> Result<(), String> {
-    if let Some(reference) = schema["$ref"].as_str() {
-        let name = reference.trim_start_matches("#/$defs/");
-        return fits(value, &root["$defs"][name], root);
-    }
-    if let Some(options) = schema["oneOf"].as_array() {
-        let fitting = options.iter().filter(|o| fits(value, o, root).is_ok()).count();
-        return if fitting == 1 { Ok(()) } else { Err(format!("{value} fits {fitting} of oneOf")) };
-    }
-    if let Some(allowed) = schema["enum"].as_array() {
-        if !allowed.contains(value) {
-            return Err(format!("{value} is not one of {allowed:?}"));
-        }
-    }
-    if !schema["const"].is_null() && &schema["const"] != value {
-        return Err(format!("{value} is not {}", schema["const"]));
-    }
-    if let (Some(items), Some(values)) = (schema.get("items"), value.as_array()) {
-        for item in values {
-            fits(item, items, root)?;
-        }
-    }
-    if let Some(object) = value.as_object() {
-        let properties = schema["properties"].as_object();
-        for required in schema["required"].as_array().into_iter().flatten() {
-            if !object.contains_key(required.as_str().unwrap_or_default()) {
-                return Err(format!("{value} lacks {required}"));
-            }
-        }
-        for (key, member) in object {
-            match properties.and_then(|p| p.get(key)) {
-                Some(property) => fits(member, property, root)?,
-                None if schema["additionalProperties"] == Value::Bool(false) => {
-                    return Err(format!("{key} is not in the schema"))
-                }
-                None => {}
-            }
-        }
-    }
-    Ok(())
-}
 
 #[test]
 fn views_receipts_and_trace_records_fit_their_schemas() {

@@ -106,3 +106,23 @@ fn check_reports_the_readers_rule_and_the_analyses_and_draw_renders_states() {
     let mermaid = document.draw(Format::Mermaid).unwrap();
     assert!(mermaid.contains("-.->|\"error\"|"), "the implied error path is dashed: {mermaid}");
 }
+
+/// A machine waiting on the Boss is at rest: the contract's quiescent state "includes a state
+/// awaiting a Boss reply" (CONTRACT.md §1.6), it is a safe capture point (§1.7), and its actions
+/// (`retry:`, `jump:`) are derived only there (§1.11). So the view says `atRest` wherever the
+/// Boss is asked, at the opening and at `failed` with `retry:START` offered (H60).
+#[test]
+fn a_machine_waiting_on_the_boss_is_at_rest() {
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    let view = session.describe();
+    assert_eq!(view.pending_questions[0].question_id, "task");
+    assert!(view.at_rest, "{view:?}");
+    assert!(session.snapshot_value().is_ok(), "a safe capture point");
+    session.input("task", "a poem", "task", 2);
+    answer_all(session.as_mut(), |call| ports(call, true));
+    let view = session.describe();
+    assert_eq!(view.state_id, "failed");
+    assert!(view.actions.iter().any(|a| a.id == "retry:START"), "{view:?}");
+    assert!(view.at_rest, "{view:?}");
+}

@@ -190,6 +190,14 @@ pub trait Engine {
         Vec::new()
     }
 
+    /// Whether the engine's questions (its `resolve`s) ask the person who plays rather than a
+    /// world: an agent playbook's Boss question is the contract's quiescent, capturable rest
+    /// (CONTRACT.md §1.6, §1.7), so a session waiting on one is at rest (decision H60). A dialogue
+    /// engine's resolve is the world's to answer: false.
+    fn asks_the_person(&self) -> bool {
+        false
+    }
+
     /// What the engine logged since it was last asked, a line each (a ChatMapper condition that
     /// could not be evaluated, a project script's `print` as `print: …`). Engines that log
     /// nothing give nothing.

@@ -239,12 +239,14 @@ impl<'s, E: Engine> Look<'s, E> {
         }
     }
 
-    /// Whether no request waits on the world (decision H2).
+    /// Whether no request waits on the world (decisions H2, H60: an engine whose questions
+    /// ask the person is at rest while they wait).
     pub fn at_rest(&self) -> bool {
-        !matches!(
-            self.session.pending,
-            Pending::Resolve { .. } | Pending::Perform { failed: None, .. } | Pending::Call { .. }
-        )
+        match self.session.pending {
+            Pending::Resolve { .. } => self.session.engine.asks_the_person(),
+            Pending::Perform { failed: None, .. } | Pending::Call { .. } => false,
+            _ => true,
+        }
     }
 
     /// The actions that may be applied, in the order the view lists them.

@@ -56,6 +56,9 @@ use trace::{Render, StateAt, Trace};
 /// Why an apply whose key, action id or text cannot be recorded is rejected (H53).
 const TOO_LONG: &str = "the idempotency key, the action id or the text is 2 GiB or longer";
 
+/// Why anything is rejected after `dispose`, a recorded key's replay included (H10).
+const DISPOSED: &str = "the session was disposed";
+
 /// Why a session could not be made or restored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostError {
@@ -457,6 +460,12 @@ impl<E: Engine> Session<E> {
     /// [`Applied::to_receipt`], or read its outcome and events where they are kept. The same
     /// key applied again lends the same record.
     pub fn act(&mut self, action_id: &str, key: &str, now: u64) -> Applied<'_> {
+        // The lifecycle is checked before a key is looked up (CONTRACT.md §1.11, apply step 1).
+        if self.disposed {
+            self.rejected.clear();
+            self.rejected.push_str(DISPOSED);
+            return Applied::rejected(&self.receipts, &self.rejected);
+        }
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
             let recorded = Applied::recorded(&self.receipts, index, None);
@@ -497,7 +506,7 @@ impl<E: Engine> Session<E> {
     #[inline]
     fn unrecordable(&self, id: &Identity<'_>) -> Option<&'static str> {
         if self.disposed {
-            Some("the session was disposed")
+            Some(DISPOSED)
         } else if !Receipts::fits(id) {
             Some(TOO_LONG)
         } else {
@@ -554,6 +563,9 @@ impl<E: Engine> Session<E> {
             _ => String::new(),
         };
         let action_id = format!("answer:{call_id}");
+        if self.disposed {
+            return Receipt::Rejected { reason: DISPOSED.to_owned() };
+        }
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
             self.write_down_at(index);
@@ -593,6 +605,9 @@ impl<E: Engine> Session<E> {
     /// request is answered, the answers are supplied to the engine.
     pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
         let action_id = format!("answer:{question_id}");
+        if self.disposed {
+            return Receipt::Rejected { reason: DISPOSED.to_owned() };
+        }
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
             self.write_down_at(index);
