@@ -218,14 +218,17 @@ impl<'p> Engine for RunnerEngine<'p> {
     }
 
     fn take_lent(&mut self, command: Command<'_>, sink: &mut dyn FnMut(&Event<'_>)) {
-        let drift = self.drift(&command);
+        // Only a supply answering a draw whose weights stray is watched for a refusal; every
+        // other step (a `next` at a line among them) goes straight through.
+        let Some((node, total)) = self.drift(&command) else {
+            return self.step_lent(command, sink);
+        };
         let mut refused = false;
-        let sink = &mut |event: &Event<'_>| {
+        self.step_lent(command, &mut |event: &Event<'_>| {
             refused |= matches!(event, Event::Refused { .. });
             sink(event)
-        };
-        self.step_lent(command, sink);
-        if let (Some((node, total)), false) = (drift, refused) {
+        });
+        if !refused {
             self.log.push(format!(
                 "the random choice at node {node} drew from weights totalling {total}, not 100; its odds were normalized"
             ));

@@ -477,7 +477,7 @@ impl<E: Engine> Session<E> {
             return Applied::rejected(&self.receipts, &self.rejected);
         }
         let id = Identity { key, hash, action_id, text: None };
-        if let Some(reason) = self.unrecordable(&id) {
+        if let Some(reason) = Self::unrecordable(&id) {
             self.rejected.clear();
             self.rejected.push_str(reason);
             return Applied::rejected(&self.receipts, &self.rejected);
@@ -501,17 +501,11 @@ impl<E: Engine> Session<E> {
         }
     }
 
-    /// Why an action under `id` cannot be taken before anything runs: the session was
-    /// disposed, or the receipt could not be recorded (H53).
+    /// Why an action under `id` cannot be taken before anything runs: the receipt could not be
+    /// recorded (H53). (A disposed session is refused before its keys are looked up.)
     #[inline]
-    fn unrecordable(&self, id: &Identity<'_>) -> Option<&'static str> {
-        if self.disposed {
-            Some(DISPOSED)
-        } else if !Receipts::fits(id) {
-            Some(TOO_LONG)
-        } else {
-            None
-        }
+    fn unrecordable(id: &Identity<'_>) -> Option<&'static str> {
+        (!Receipts::fits(id)).then_some(TOO_LONG)
     }
 
     /// Settles an apply (call `call` of the trace, begun at `state_id`) and traces its pair;
@@ -558,14 +552,14 @@ impl<E: Engine> Session<E> {
     /// `key` (decision H45). It is recorded and traced as an apply of `answer:CALL_ID`; an
     /// answer that does not fit the call, or no call pending, is rejected.
     pub fn answer(&mut self, answer: PortAnswer, key: &str, now: u64) -> Receipt {
+        if self.disposed {
+            return Receipt::Rejected { reason: DISPOSED.to_owned() };
+        }
         let call_id = match &self.pending {
             Pending::Call { call } => call.call_id().to_owned(),
             _ => String::new(),
         };
         let action_id = format!("answer:{call_id}");
-        if self.disposed {
-            return Receipt::Rejected { reason: DISPOSED.to_owned() };
-        }
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
             self.write_down_at(index);
@@ -577,7 +571,7 @@ impl<E: Engine> Session<E> {
             };
         }
         let id = Identity { key, hash, action_id: &action_id, text: None };
-        if let Some(reason) = self.unrecordable(&id) {
+        if let Some(reason) = Self::unrecordable(&id) {
             return Receipt::Rejected { reason: reason.to_owned() };
         }
         self.engine.set_now(now);
@@ -604,10 +598,10 @@ impl<E: Engine> Session<E> {
     /// truth, a number for a number, the words themselves for words); once every question of a
     /// request is answered, the answers are supplied to the engine.
     pub fn input(&mut self, question_id: &str, text: &str, key: &str, now: u64) -> Receipt {
-        let action_id = format!("answer:{question_id}");
         if self.disposed {
             return Receipt::Rejected { reason: DISPOSED.to_owned() };
         }
+        let action_id = format!("answer:{question_id}");
         let hash = self.receipts.hash(key);
         if let Some(index) = self.receipts.find(hash, key) {
             self.write_down_at(index);
@@ -619,7 +613,7 @@ impl<E: Engine> Session<E> {
             };
         }
         let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
-        if let Some(reason) = self.unrecordable(&id) {
+        if let Some(reason) = Self::unrecordable(&id) {
             return Receipt::Rejected { reason: reason.to_owned() };
         }
         self.engine.set_now(now);
