@@ -88,8 +88,18 @@
 //! every 1000 instructions (or every `instructions` if that is smaller); the run that spends it fails with
 //! [`ErrorKind::Budget`]. With the default million instructions, `while true do end` stops in a few
 //! milliseconds. The pattern functions charge their steps to the same budget (see [Patterns](#patterns)).
-//! Time spent inside other C library calls is not counted, but memory bounds them (a `string.rep`, a
-//! `table.sort` without a Lua comparator).
+//!
+//! Other library functions work in C for as long as their string or table is, in what the hook counts as
+//! one instruction, so a loop of them (`for i = 1, 1e5 do local u = s:upper() end` over a megabyte) could
+//! run for hours within the budget. They charge that work to the budget: `string.upper`, `lower`,
+//! `reverse`, `sub`, `format`, `char` and `rep`, `table.concat` and `print` one step for each
+//! [`BYTES_A_STEP`] bytes they build; `table.insert` and `remove` a quarter step for each element of the
+//! table, `table.sort` a quarter step for each of its `n log2 n` comparisons, before they run; `table.maxn`,
+//! `foreach` and `foreachi` run in Lua, where the hook counts them. Their results and errors are Lua's (an
+//! argument error names the function at the caller's line). Two operators remain that the sandbox cannot
+//! charge, as they are the virtual machine's own: `..` copies both strings, and `<` on strings compares
+//! them, in one instruction; the memory cap bounds each (a loop that grows a string one byte at a time
+//! up to the budget copies about 30 GB, a few seconds).
 //!
 //! [`Limits::memory_bytes`] caps the memory of the whole Lua state (globals, compiled chunks and a run's
 //! temporaries); an allocation past it fails and the run stops with [`ErrorKind::Memory`], after which the
@@ -130,7 +140,7 @@ pub use error::{ErrorKind, ScriptError};
 pub use number::format_number;
 pub use rng::SplitMix64;
 pub use sandbox::{
-    Sandbox, MAX_LOG_BYTES, MAX_PATTERN_BYTES, MAX_SNAPSHOT_DEPTH, MAX_SNAPSHOT_VALUES, SANDBOX_GLOBALS,
+    Sandbox, BYTES_A_STEP, MAX_LOG_BYTES, MAX_PATTERN_BYTES, MAX_SNAPSHOT_DEPTH, MAX_SNAPSHOT_VALUES, SANDBOX_GLOBALS,
 };
 pub use snapshot::{Snapshot, SnapshotEntry, SnapshotKey, SnapshotValue};
 

@@ -4,7 +4,7 @@
 -- The original library functions are reached through the private table `raw` rather than upvalues,
 -- so Lua names them in argument errors ("bad argument #1 to 'find'"). An error raised inside a wrapper
 -- carries a position in this chunk; the host removes it from the messages it reports.
-local emit, draw, reseed, fatal, max_pattern, patterns = ...
+local emit, draw, reseed, fatal, max_pattern, patterns, charge, bytes_a_step = ...
 local G = _G
 local error, select, type, unpack, tonumber = error, select, type, unpack, tonumber
 local concat = table.concat
@@ -74,7 +74,10 @@ G.print = function(...)
     end
     parts[i] = s
   end
-  emit(concat(parts, "\t"))
+  local line = concat(parts, "\t")
+  local stop = charge(#line / bytes_a_step)
+  if stop then error(stop, 0) end
+  emit(line)
 end
 
 -- math.random and math.randomseed draw from the host's seeded generator. Errors are raised at the
@@ -180,13 +183,119 @@ do
     return pass(substitute(a, b, c, d, e))
   end
   if string.gfind then string.gfind = string.gmatch end
-  -- string.rep loops in C once per copy: with an empty string that is up to 2^31 iterations that
-  -- neither allocate nor count as instructions. Repeating the empty string gives it at once.
-  string.rep = function(s, n, ...)
-    if s == "" and tonumber(n) then return "" end
-    return pass(raw.rep(s, n, ...))
-  end
   string.dump = nil
+end
+
+-- Some library functions work in C for as long as their string or table is, in what the budget's
+-- hook counts as one instruction: a loop of them could run for hours within the budget. They charge
+-- that work to the budget first or after: a step for each bytes_a_step bytes they build, a quarter
+-- step for each element they move or compare. Their errors are raised at the caller's line under the
+-- function's name, as the C functions raise them; the budget's and memory's stop signals unchanged.
+do
+  local T = G.table
+  local find, sub = string.find, string.sub
+  local next, rawget = G.next, G.rawget
+  local function pass(...) return ... end
+  local function spend(steps)
+    local stop = charge(steps)
+    if stop then error(stop, 0) end
+  end
+  local function named(e, name)
+    local at = find(e, "to '?'", 1, true)
+    if at then return sub(e, 1, at + 3) .. name .. sub(e, at + 5) end
+    return e
+  end
+  -- Called by a wrapper (never as a tail call): 3 levels up is the wrapper's caller.
+  local function settle(name, ok, ...)
+    if not ok then
+      local e = ...
+      if fatal(e) or type(e) ~= "string" then error(e, 0) end
+      error(named(e, name), 3)
+    end
+    return ...
+  end
+  local function built(r)
+    if type(r) == "string" and #r >= bytes_a_step then spend(#r / bytes_a_step) end
+    return r
+  end
+  -- f builds one string from its arguments: charged by the string's length.
+  local function building(name, f)
+    return function(...)
+      return built(settle(name, raw.pcall(f, ...)))
+    end
+  end
+  local function elements(t)
+    if type(t) == "table" then return #t end
+    return 0
+  end
+  -- f moves a table's elements: charged by the table's length first.
+  local function moving(name, f)
+    return function(...)
+      spend(elements((...)) / 4)
+      return pass(settle(name, raw.pcall(f, ...)))
+    end
+  end
+  for _, name in G.ipairs({ "upper", "lower", "reverse", "sub", "format", "char" }) do
+    string[name] = building(name, string[name])
+  end
+  T.concat = building("concat", T.concat)
+  T.insert = moving("insert", T.insert)
+  T.remove = moving("remove", T.remove)
+  -- string.rep loops in C once per copy: with an empty string that is up to 2^31 iterations that
+  -- neither allocate nor count as instructions. Repeating the empty string gives it at once; any other
+  -- repetition allocates as it goes, so the memory cap stops it, and is charged once built.
+  string.rep = function(...)
+    local s, n = ...
+    if s == "" and tonumber(n) then return "" end
+    return built(settle("rep", raw.pcall(raw.rep, ...)))
+  end
+  local function table_arg(name, t, given)
+    if type(t) ~= "table" then
+      local got = given and type(t) or "no value"
+      error("bad argument #1 to '" .. name .. "' (table expected, got " .. got .. ")", 3)
+    end
+  end
+  -- sort calls a Lua comparator, whose errors travel unchanged: it is not called protected, and
+  -- its arguments are checked here.
+  local sort, log = T.sort, G.math.log
+  T.sort = function(...)
+    local t, f = ...
+    table_arg("sort", t, select("#", ...) > 0)
+    if f ~= nil and type(f) ~= "function" then
+      error("bad argument #2 to 'sort' (function expected, got " .. type(f) .. ")", 2)
+    end
+    local n = #t
+    if n > 1 then spend(n * log(n) / log(2) / 4) end
+    return pass(sort(...))
+  end
+  -- maxn, foreach and foreachi visit every element: in Lua, where the hook counts them.
+  T.maxn = function(...)
+    local t = ...
+    table_arg("maxn", t, select("#", ...) > 0)
+    local max = 0
+    for k in next, t do
+      if type(k) == "number" and k > max then max = k end
+    end
+    return max
+  end
+  if T.foreach then
+    T.foreach = function(t, f, ...)
+      table_arg("foreach", t, t ~= nil)
+      for k, v in next, t do
+        local r = f(k, v)
+        if r ~= nil then return r end
+      end
+    end
+  end
+  if T.foreachi then
+    T.foreachi = function(t, f, ...)
+      table_arg("foreachi", t, t ~= nil)
+      for i = 1, #t do
+        local r = f(i, rawget(t, i))
+        if r ~= nil then return r end
+      end
+    end
+  end
   -- The string metatable is shared by every string; hide it from scripts.
   G.getmetatable("").__metatable = false
 end

@@ -55,6 +55,20 @@ pub const MAX_SNAPSHOT_DEPTH: usize = 100;
 /// How many values a snapshot may hold in all (shared subtables are copied each time they are reached).
 pub const MAX_SNAPSHOT_VALUES: usize = 1_000_000;
 
+/// How many bytes a library function written in C may build or move for one instruction of the
+/// budget (see the crate's Limits).
+pub const BYTES_A_STEP: usize = 64;
+
+/// Charges `steps` (a count the prelude works out; anything not a positive number charges nothing)
+/// to the running chunk's budget: the message of the budget's stop signal when that spends it.
+fn charge(budget: &dyn Budget, steps: f64) -> Option<String> {
+    // `as` saturates: a count past u64's range is the whole budget and more.
+    let steps = if steps > 0.0 { steps.ceil() as u64 } else { 0 };
+    let exhausted = steps >= budget.remaining();
+    budget.spend(steps, exhausted);
+    exhausted.then(|| budget.exhausted_message())
+}
+
 /// The chunk name of the bootstrap code.
 pub(crate) const PRELUDE_NAME: &str = "stagehand-prelude";
 
@@ -238,12 +252,14 @@ impl Sandbox {
                 matches!(&error, mlua::Value::String(s) if s.as_bytes().as_ref() == LUA_MEMORY_MESSAGE.as_bytes());
             Ok(shared.blown.get() || out_of_memory)
         })?;
+        let shared = Rc::clone(&self.shared);
+        let charge = lua.create_function(move |_, steps: f64| Ok(charge(&*shared, steps)))?;
         let shared: Rc<dyn Budget> = Rc::clone(&self.shared) as Rc<dyn Budget>;
         let patterns = strlib::create(lua, shared)?;
         lua.load(include_str!("prelude.lua"))
             .set_name(format!("={PRELUDE_NAME}"))
             .set_mode(ChunkMode::Text)
-            .call::<()>((emit, draw, reseed, fatal, MAX_PATTERN_BYTES, patterns))?;
+            .call::<()>((emit, draw, reseed, fatal, MAX_PATTERN_BYTES, patterns, charge, BYTES_A_STEP))?;
 
         let globals = lua.globals();
         let mut remove = Vec::new();
