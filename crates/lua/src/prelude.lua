@@ -268,6 +268,11 @@ do
     if n > 1 then spend(n * log(n) / log(2) / 4) end
     return pass(sort(...))
   end
+  local function function_arg(name, f)
+    if type(f) ~= "function" then
+      error("bad argument #2 to '" .. name .. "' (function expected, got " .. (f == nil and "nil" or type(f)) .. ")", 3)
+    end
+  end
   -- maxn, foreach and foreachi visit every element: in Lua, where the hook counts them.
   T.maxn = function(...)
     local t = ...
@@ -281,6 +286,7 @@ do
   if T.foreach then
     T.foreach = function(t, f, ...)
       table_arg("foreach", t, t ~= nil)
+      function_arg("foreach", f)
       for k, v in next, t do
         local r = f(k, v)
         if r ~= nil then return r end
@@ -290,6 +296,7 @@ do
   if T.foreachi then
     T.foreachi = function(t, f, ...)
       table_arg("foreachi", t, t ~= nil)
+      function_arg("foreachi", f)
       for i = 1, #t do
         local r = f(i, rawget(t, i))
         if r ~= nil then return r end

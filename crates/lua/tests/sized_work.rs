@@ -99,6 +99,7 @@ fn their_errors_name_the_function_at_the_caller_s_line() {
         ("table.sort(nil)", "script:1: bad argument #1 to 'sort' (table expected, got nil)"),
         ("table.sort({}, 1)", "script:1: bad argument #2 to 'sort' (function expected, got number)"),
         ("table.maxn()", "script:1: bad argument #1 to 'maxn' (table expected, got no value)"),
+        ("table.foreach({}, 1)", "script:1: bad argument #2 to 'foreach' (function expected, got number)"),
         ("string.format('%y', 1)", "script:1: invalid option '%y' to 'format'"),
         ("table.sort({2, 1}, function() error('boom') end)", "script:1: boom"),
     ];
