@@ -213,6 +213,12 @@ pub fn menu_label(menu_text: &str, mut lookup: impl FnMut(&str) -> String) -> St
     label.trim().to_owned()
 }
 
+/// Whether text renders to no words: once emphasis tags are made spans, nothing but whitespace
+/// is left (a menu label of `[f]` alone, or of `[em1] [/em1]`).
+pub fn says_nothing(text: &str) -> bool {
+    spans(text).iter().all(|span| span.text.trim().is_empty())
+}
+
 /// The segments a line emits: Dialogue Text split on `|`, then in each segment picture tokens,
 /// `[f]`, `[a]` and input prompts removed and `[var=…]` substituted, line ends made `\n`,
 /// surrounding whitespace trimmed, and empty segments dropped. Emphasis tags remain for [`spans`].
@@ -338,6 +344,17 @@ mod tests {
         assert!(!is_action("[about]"));
         assert_eq!(strip_flags("[f][a]Go [fast]."), "Go [fast].");
         assert_eq!(menu_label(" [f]Pay [var=gold] coins[pic=2] ", vars), "Pay 5 coins");
+    }
+
+    #[test]
+    fn labels_of_no_words_say_nothing() {
+        for blank in ["", " ", "[em1][/em1]", "[em2] \n [/em2]", "[em3]"] {
+            assert!(says_nothing(blank), "{blank:?}");
+        }
+        for words in ["x", "[em1]x[/em1]", "[f]", "[Location Change]", "[EM1]"] {
+            assert!(!says_nothing(words), "{words:?}");
+        }
+        assert!(says_nothing(&menu_label("[f]", vars)) && says_nothing(&menu_label("[a][pic=2] [em4][/em4]", vars)));
     }
 
     #[test]
