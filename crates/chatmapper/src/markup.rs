@@ -2,8 +2,10 @@
 //!
 //! A token is bracketed text with no `[` inside: `[f]`, `[a]`, `[pic=n]`, `[pica=n]`, `[picc=n]`
 //! (`n` digits), `[var=Name]`, `[?Name]` or `[var=?Name]` (an input prompt), `[em1]`..`[em4]`
-//! and `[/em1]`..`[/em4]`. Tokens are case-sensitive. Any other bracketed text, such as
-//! `[Location Change]`, is ordinary text and survives every function here.
+//! and `[/em1]`..`[/em4]`. Tokens are matched as FORMAT.md spells them, in lower case (decision
+//! M28): any other bracketed text, such as `[Location Change]`, `[A] Attack`, `[F]` or
+//! `[lua(…)]` (a Dialogue System tag the format does not have), is ordinary text and survives
+//! every function here, as do the typewriter pause codes (`\.`, `\,`).
 //!
 //! An engine renders a line with [`prompt_names`] (pause if there are any), then [`render_line`],
 //! then [`spans`] on each segment; a menu label with [`menu_label`] then [`spans`].
@@ -355,6 +357,18 @@ mod tests {
             assert!(!says_nothing(words), "{words:?}");
         }
         assert!(says_nothing(&menu_label("[f]", vars)) && says_nothing(&menu_label("[a][pic=2] [em4][/em4]", vars)));
+    }
+
+    #[test]
+    fn tokens_are_matched_as_written_and_other_spellings_are_text() {
+        // M28: the tokens are spelt in lower case; any other bracketed text is ordinary text.
+        assert!(!forces_menu("[F]") && !is_action("[A] Attack"));
+        assert_eq!(menu_label("[A] Attack", vars), "[A] Attack");
+        assert_eq!(substitute_vars("[VAR=gold] [Var=gold] [var=gold]", vars), "[VAR=gold] [Var=gold] 5");
+        assert_eq!(input_prompt("Name? [VAR=?x]"), None);
+        assert_eq!(spans("[EM1]x[/EM1]"), [plain("[EM1]x[/EM1]")]);
+        let kept = "[lua(Variable['gold'])] \\. wait\\, [Pic=1] [pause]";
+        assert_eq!(render_line(kept, vars), [kept]);
     }
 
     #[test]
