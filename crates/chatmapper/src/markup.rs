@@ -223,7 +223,8 @@ pub fn says_nothing(text: &str) -> bool {
 
 /// The segments a line emits: Dialogue Text split on `|`, then in each segment picture tokens,
 /// `[f]`, `[a]` and input prompts removed and `[var=…]` substituted, line ends made `\n`,
-/// surrounding whitespace trimmed, and empty segments dropped. Emphasis tags remain for [`spans`].
+/// surrounding whitespace trimmed, and empty segments dropped: those that say nothing, emphasis
+/// tags around nothing included ([`says_nothing`]). Emphasis tags remain for [`spans`].
 pub fn render_line(dialogue_text: &str, mut lookup: impl FnMut(&str) -> String) -> Vec<String> {
     segments(&unix_lines(dialogue_text))
         .into_iter()
@@ -235,7 +236,7 @@ pub fn render_line(dialogue_text: &str, mut lookup: impl FnMut(&str) -> String) 
             });
             line.trim().to_owned()
         })
-        .filter(|s| !s.is_empty())
+        .filter(|s| !says_nothing(s))
         .collect()
 }
 
@@ -388,6 +389,15 @@ mod tests {
         let text = "[pic=1]Hello, [var=gold].|  |[pic=2]|[a]He waves. [?name]|[Location Change] [em1]Go[/em1]";
         assert_eq!(render_line(text, vars), ["Hello, 5.", "He waves.", "[Location Change] [em1]Go[/em1]"]);
         assert_eq!(render_line("", vars), Vec::<String>::new());
+    }
+
+    #[test]
+    fn segments_of_only_emphasis_are_empty_and_dropped() {
+        // "drop empty segments" (the page): a segment whose words are nothing but an emphasis
+        // pair around whitespace says nothing, so it is dropped like a blank one.
+        assert_eq!(render_line("Hi|[em1][/em1]|[em2] [/em2]|[em3]|[pic=1][em4] ", vars), ["Hi"]);
+        assert_eq!(render_line("[em1] [/em1]", vars), Vec::<String>::new());
+        assert_eq!(render_line("[em1]Go[/em1]|[EM1]", vars), ["[em1]Go[/em1]", "[EM1]"]);
     }
 
     #[test]
