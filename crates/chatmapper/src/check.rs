@@ -12,7 +12,8 @@
 //! - player lines (the player actor's entries with Dialogue Text and no Menu Text) at a branch,
 //!   which play by themselves unless the engine's `player_lines_as_choices` option is on.
 //! - globals a condition or script reads that nothing defines (see `globals` for how reads are
-//!   found, and the limits).
+//!   found, and the limits);
+//! - markup written in another case (`[VAR=x]`, `[EM1]`), which is shown as text (M28).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -86,6 +87,15 @@ pub enum FindingKind {
         /// The global's name.
         name: String,
     },
+    /// Dialogue Text or Menu Text holds what would be markup in lower case but is not as written
+    /// (`[VAR=gold]`, `[Em1]`): tokens are matched as FORMAT.md spells them, so it is shown as
+    /// text (decision M28).
+    MarkupInAnotherCase {
+        /// The bracketed text as written.
+        written: String,
+        /// The markup it would be (its keyword in lower case, a variable's name as written).
+        meant: String,
+    },
 }
 
 /// One finding.
@@ -157,6 +167,11 @@ impl fmt::Display for Finding {
             FindingKind::UndefinedGlobal { name } => write!(
                 f,
                 "reads the global {name}, which neither the project's scripts nor ChatMapper's Lua defines (a game's own? give it with play --world FILE.lua)"
+            ),
+            FindingKind::MarkupInAnotherCase { written, meant } => write!(
+                f,
+                "{written} is not markup (markup is written in lower case), so it is shown as written; write \
+                 {meant} if it is meant as markup"
             ),
         }
     }
@@ -271,6 +286,11 @@ pub fn check(project: &Project) -> Vec<Finding> {
             }
             if let Some(members) = passthrough_rings.remove(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PassthroughRing { members }));
+            }
+            for text in [entry.dialogue_text(), entry.menu_text()] {
+                for (written, meant) in markup::miscased_tokens(text) {
+                    findings.push(here(FindingKind::MarkupInAnotherCase { written: written.to_owned(), meant }));
+                }
             }
             if player_lines.contains(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PlayerLineWithoutMenuText));

@@ -110,6 +110,46 @@ fn rewrite(text: &str, mut replace: impl FnMut(Tag<'_>) -> Option<String>) -> St
     out
 }
 
+/// The bracketed pieces that would be tokens in lower case but are not as written (`[VAR=x]`,
+/// `[Em1]`, `[PIC=2]`), in order: they are shown as text (decision M28). A single letter (`[A]`,
+/// `[F]`) is left out: it is as likely the writer's own text (`[A] Attack`).
+pub fn miscased_tokens(text: &str) -> Vec<(&str, String)> {
+    let mut found = Vec::new();
+    for piece in pieces(text) {
+        let Piece::Text(plain) = piece else { continue };
+        let mut rest = plain;
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else { break };
+            let inner = &after[..close];
+            if inner.contains('[') {
+                rest = &rest[open + 1..];
+                continue;
+            }
+            if inner.chars().count() > 1 && classify(&inner.to_lowercase()).is_some() {
+                found.push((&rest[open..open + close + 2], format!("[{}]", lower_keyword(inner))));
+            }
+            rest = &after[close + 1..];
+        }
+    }
+    found
+}
+
+/// A token's inside with its keyword in lower case and a variable's name as written
+/// (`VAR=Gold` → `var=Gold`).
+fn lower_keyword(inner: &str) -> String {
+    match inner.find('=') {
+        Some(at) if inner[..at].eq_ignore_ascii_case("var") => {
+            let name = &inner[at + 1..];
+            match name.strip_prefix('?') {
+                Some(prompt) => format!("var=?{prompt}"),
+                None => format!("var={name}"),
+            }
+        }
+        _ => inner.to_lowercase(),
+    }
+}
+
 /// Splits Dialogue Text on `|` into its successive segments, as written (nothing dropped).
 pub fn segments(text: &str) -> Vec<&str> {
     text.split('|').collect()
@@ -373,6 +413,24 @@ mod tests {
     }
 
     #[test]
+    fn markup_in_another_case_is_found_with_its_lower_case_spelling() {
+        let found = miscased_tokens("[VAR=Gold] [Var=?Name] [EM1]x[/Em1] [PIC=2] [A] [F] [var=x] [Location] [[Em2]");
+        let found: Vec<(&str, &str)> = found.iter().map(|(w, m)| (*w, m.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                ("[VAR=Gold]", "[var=Gold]"),
+                ("[Var=?Name]", "[var=?Name]"),
+                ("[EM1]", "[em1]"),
+                ("[/Em1]", "[/em1]"),
+                ("[PIC=2]", "[pic=2]"),
+                ("[Em2]", "[em2]")
+            ]
+        );
+        assert_eq!(miscased_tokens("[?x] [em1]ok[/em1] [a]"), []);
+    }
+
+    #[test]
     fn emphasis_becomes_spans() {
         assert_eq!(spans("Say [em1]hello[/em1] now"), [plain("Say "), em(1, "hello"), plain(" now")]);
         assert_eq!(spans("[em2]a[em4]b[/em4]c[/em2]"), [em(2, "a"), em(4, "b"), em(2, "c")]);
@@ -446,6 +504,7 @@ mod tests {
                 let _ = menu_label(&text, |n| n.to_owned());
                 let _ = render_line(&text, |n| format!("[{n}]"));
                 let _ = spans(&text);
+                let _ = miscased_tokens(&text);
             }
 
             #[test]

@@ -90,3 +90,31 @@ fn duplicate_ids_are_reported_at_the_entries_and_conversations_links_cannot_reac
     );
     assert!(duplicates[1].starts_with("conversation 1: another conversation has ID 1"), "{duplicates:?}");
 }
+
+#[test]
+fn markup_in_another_case_is_reported_as_text_that_will_be_shown() {
+    // M28: tokens are matched in lower case, so `[VAR=gold]` or `[EM1]` is shown as written;
+    // check says so. A single letter (`[A] Attack`) is a writer's own text and is left alone.
+    let json = br#"{"Title": "t", "Assets": {"UserVariables": [{"Fields": {"Name": "Gold", "Initial Value": "1"}}],
+      "Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Title": "a", "Menu Text": "[A] Attack [F]",
+         "Dialogue Text": "You have [VAR=Gold] [Em1]gold[/EM1] [var=Gold] [Location Change] [PIC=2]"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let findings = check(&project);
+    let kinds: Vec<&FindingKind> = findings.iter().map(|f| &f.kind).collect();
+    let written = |w: &str, m: &str| FindingKind::MarkupInAnotherCase { written: w.into(), meant: m.into() };
+    assert_eq!(
+        kinds,
+        [
+            &written("[VAR=Gold]", "[var=Gold]"),
+            &written("[Em1]", "[em1]"),
+            &written("[/EM1]", "[/em1]"),
+            &written("[PIC=2]", "[pic=2]")
+        ]
+    );
+    let shown = findings[0].to_string();
+    assert!(shown.starts_with("conversation 1, entry 1: "), "{shown}");
+    assert!(shown.contains("write [var=Gold] if") && shown.contains("lower case"), "{shown}");
+}
