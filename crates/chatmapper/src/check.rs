@@ -6,7 +6,7 @@
 //! - entries no conversation's START entry reaches (following every link, across conversations);
 //! - conditions and scripts (and the project script) that do not compile as Lua 5.1;
 //! - variables read (`Variable["x"]`, `Variable['x']`, `Variable.x`, `[var=x]`) but never declared:
-//!   not a user variable, and never assigned by any script;
+//!   not a user variable, never assigned by any script, and asked by no input prompt (`[?x]`);
 //! - rings of groups that expand into each other (play refuses them as a possible loop);
 //! - rings of Passthrough entries that, their conditions false, stand in for each other (the same);
 //! - player lines (the player actor's entries with Dialogue Text and no Menu Text) at a branch,
@@ -127,7 +127,7 @@ impl fmt::Display for Finding {
             FindingKind::ConditionDoesNotCompile { message } => write!(f, "the condition does not compile: {message}"),
             FindingKind::ScriptDoesNotCompile { message } => write!(f, "the script does not compile: {message}"),
             FindingKind::UndeclaredVariable { name } => {
-                write!(f, "reads Variable[{name:?}], which is neither a user variable nor assigned by any script")
+                write!(f, "reads Variable[{name:?}], which is neither a user variable nor assigned by any script or input prompt")
             }
             FindingKind::GroupRing { members } => {
                 let members: Vec<String> =
@@ -187,6 +187,8 @@ pub fn check(project: &Project) -> Vec<Finding> {
     for conversation in &project.conversations {
         for entry in &conversation.entries {
             declared.extend(assigned(&entry.user_script));
+            // An input prompt stores its answer in Variable[Name] (the page; M7).
+            declared.extend(markup::prompt_names(entry.dialogue_text()).into_iter().map(lua_key));
         }
     }
     declared.extend(assigned(&project.user_script));

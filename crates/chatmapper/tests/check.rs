@@ -118,3 +118,19 @@ fn markup_in_another_case_is_reported_as_text_that_will_be_shown() {
     assert!(shown.starts_with("conversation 1, entry 1: "), "{shown}");
     assert!(shown.contains("write [var=Gold] if") && shown.contains("lower case"), "{shown}");
 }
+
+#[test]
+fn a_variable_an_input_prompt_stores_is_declared() {
+    // The page: a prompt "store[s] the answer in Name", so `[?player name]` assigns
+    // Variable["player_name"], and a later read of it is no undeclared variable.
+    let json = br#"{"Title": "t", "Assets": {"Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Title": "ask", "Dialogue Text": "Name? [?player name] Age? [var=?age]"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 1, "DestinationConvoID": 1, "DestinationDialogID": 2}]},
+        {"ID": 2, "ConditionsString": "Variable[\"player_name\"] ~= \"\" and Variable.age",
+         "Fields": {"Title": "greet", "Dialogue Text": "Hello, [var=player name], [var=age]. [var=unasked]"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let kinds: Vec<FindingKind> = check(&project).into_iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [FindingKind::UndeclaredVariable { name: "unasked".into() }]);
+}
