@@ -156,15 +156,17 @@ impl ChatMapperEngine {
             let (conversation_id, entry_id, is_root) = (n.conversation_id, n.entry_id, n.is_root);
             let entry = &self.project.conversations[n.conversation].entries[n.entry];
             let host = self.host.as_ref();
-            let menu = match entry.is_choice() {
-                true => markup::menu_label(entry.menu_text(), |name| variable_text(host, name)),
-                false => String::new(),
+            let menu = if entry.is_choice() {
+                markup::menu_label(entry.menu_text(), |name| variable_text(host, name))
+            } else {
+                String::new()
             };
             // A player line offered as a choice (M11), or a choice whose Menu Text renders to
             // nothing (`[f]` alone, M27): labelled by its Dialogue Text.
-            let label = match markup::says_nothing(&menu) {
-                true => markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" "),
-                false => menu,
+            let label = if markup::says_nothing(&menu) {
+                markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" ")
+            } else {
+                menu
             };
             options.push((speech(&label), true));
             if !is_root {
