@@ -6,13 +6,14 @@
 //! - entries no conversation's START entry reaches (following every link, across conversations);
 //! - conditions and scripts (and the project script) that do not compile as Lua 5.1;
 //! - variables read (`Variable["x"]`, `Variable['x']`, `Variable.x`, `[var=x]`) but never declared:
-//!   not a user variable, and never assigned by any script;
+//!   not a user variable, never assigned by any script, and asked by no input prompt (`[?x]`);
 //! - rings of groups that expand into each other (play refuses them as a possible loop);
 //! - rings of Passthrough entries that, their conditions false, stand in for each other (the same);
 //! - player lines (the player actor's entries with Dialogue Text and no Menu Text) at a branch,
 //!   which play by themselves unless the engine's `player_lines_as_choices` option is on.
 //! - globals a condition or script reads that nothing defines (see `globals` for how reads are
-//!   found, and the limits).
+//!   found, and the limits);
+//! - markup written in another case (`[VAR=x]`, `[EM1]`), which is shown as text (M28).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -86,6 +87,15 @@ pub enum FindingKind {
         /// The global's name.
         name: String,
     },
+    /// Dialogue Text or Menu Text holds what would be markup in lower case but is not as written
+    /// (`[VAR=gold]`, `[Em1]`): tokens are matched as FORMAT.md spells them, so it is shown as
+    /// text (decision M28).
+    MarkupInAnotherCase {
+        /// The bracketed text as written.
+        written: String,
+        /// The markup it would be (its keyword in lower case, a variable's name as written).
+        meant: String,
+    },
 }
 
 /// One finding.
@@ -117,7 +127,7 @@ impl fmt::Display for Finding {
             FindingKind::ConditionDoesNotCompile { message } => write!(f, "the condition does not compile: {message}"),
             FindingKind::ScriptDoesNotCompile { message } => write!(f, "the script does not compile: {message}"),
             FindingKind::UndeclaredVariable { name } => {
-                write!(f, "reads Variable[{name:?}], which is neither a user variable nor assigned by any script")
+                write!(f, "reads Variable[{name:?}], which is neither a user variable nor assigned by any script or input prompt")
             }
             FindingKind::GroupRing { members } => {
                 let members: Vec<String> =
@@ -158,6 +168,11 @@ impl fmt::Display for Finding {
                 f,
                 "reads the global {name}, which neither the project's scripts nor ChatMapper's Lua defines (a game's own? give it with play --world FILE.lua)"
             ),
+            FindingKind::MarkupInAnotherCase { written, meant } => write!(
+                f,
+                "{written} is not markup (markup is written in lower case), so it is shown as written; write \
+                 {meant} if it is meant as markup"
+            ),
         }
     }
 }
@@ -172,6 +187,8 @@ pub fn check(project: &Project) -> Vec<Finding> {
     for conversation in &project.conversations {
         for entry in &conversation.entries {
             declared.extend(assigned(&entry.user_script));
+            // An input prompt stores its answer in Variable[Name] (the page; M7).
+            declared.extend(markup::prompt_names(entry.dialogue_text()).into_iter().map(lua_key));
         }
     }
     declared.extend(assigned(&project.user_script));
@@ -271,6 +288,11 @@ pub fn check(project: &Project) -> Vec<Finding> {
             }
             if let Some(members) = passthrough_rings.remove(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PassthroughRing { members }));
+            }
+            for text in [entry.dialogue_text(), entry.menu_text()] {
+                for (written, meant) in markup::miscased_tokens(text) {
+                    findings.push(here(FindingKind::MarkupInAnotherCase { written: written.to_owned(), meant }));
+                }
             }
             if player_lines.contains(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PlayerLineWithoutMenuText));

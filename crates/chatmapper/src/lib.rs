@@ -73,6 +73,7 @@ mod branches;
 pub mod check;
 pub mod coerce;
 pub mod engine;
+mod entities;
 mod error;
 mod globals;
 mod json;

@@ -2,8 +2,10 @@
 //!
 //! A token is bracketed text with no `[` inside: `[f]`, `[a]`, `[pic=n]`, `[pica=n]`, `[picc=n]`
 //! (`n` digits), `[var=Name]`, `[?Name]` or `[var=?Name]` (an input prompt), `[em1]`..`[em4]`
-//! and `[/em1]`..`[/em4]`. Tokens are case-sensitive. Any other bracketed text, such as
-//! `[Location Change]`, is ordinary text and survives every function here.
+//! and `[/em1]`..`[/em4]`. Tokens are matched as FORMAT.md spells them, in lower case (decision
+//! M28): any other bracketed text, such as `[Location Change]`, `[A] Attack`, `[F]` or
+//! `[lua(…)]` (a Dialogue System tag the format does not have), is ordinary text and survives
+//! every function here, as do the typewriter pause codes (`\.`, `\,`).
 //!
 //! An engine renders a line with [`prompt_names`] (pause if there are any), then [`render_line`],
 //! then [`spans`] on each segment; a menu label with [`menu_label`] then [`spans`].
@@ -106,6 +108,46 @@ fn rewrite(text: &str, mut replace: impl FnMut(Tag<'_>) -> Option<String>) -> St
         }
     }
     out
+}
+
+/// The bracketed pieces that would be tokens in lower case but are not as written (`[VAR=x]`,
+/// `[Em1]`, `[PIC=2]`), in order: they are shown as text (decision M28). A single letter (`[A]`,
+/// `[F]`) is left out: it is as likely the writer's own text (`[A] Attack`).
+pub fn miscased_tokens(text: &str) -> Vec<(&str, String)> {
+    let mut found = Vec::new();
+    for piece in pieces(text) {
+        let Piece::Text(plain) = piece else { continue };
+        let mut rest = plain;
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else { break };
+            let inner = &after[..close];
+            if inner.contains('[') {
+                rest = &rest[open + 1..];
+                continue;
+            }
+            if inner.chars().count() > 1 && classify(&inner.to_lowercase()).is_some() {
+                found.push((&rest[open..open + close + 2], format!("[{}]", lower_keyword(inner))));
+            }
+            rest = &after[close + 1..];
+        }
+    }
+    found
+}
+
+/// A token's inside with its keyword in lower case and a variable's name as written
+/// (`VAR=Gold` → `var=Gold`).
+fn lower_keyword(inner: &str) -> String {
+    match inner.find('=') {
+        Some(at) if inner[..at].eq_ignore_ascii_case("var") => {
+            let name = &inner[at + 1..];
+            match name.strip_prefix('?') {
+                Some(prompt) => format!("var=?{prompt}"),
+                None => format!("var={name}"),
+            }
+        }
+        _ => inner.to_lowercase(),
+    }
 }
 
 /// Splits Dialogue Text on `|` into its successive segments, as written (nothing dropped).
@@ -213,9 +255,16 @@ pub fn menu_label(menu_text: &str, mut lookup: impl FnMut(&str) -> String) -> St
     label.trim().to_owned()
 }
 
+/// Whether text renders to no words: once emphasis tags are made spans, nothing but whitespace
+/// is left (a menu label of `[f]` alone, or of `[em1] [/em1]`).
+pub fn says_nothing(text: &str) -> bool {
+    spans(text).iter().all(|span| span.text.trim().is_empty())
+}
+
 /// The segments a line emits: Dialogue Text split on `|`, then in each segment picture tokens,
 /// `[f]`, `[a]` and input prompts removed and `[var=…]` substituted, line ends made `\n`,
-/// surrounding whitespace trimmed, and empty segments dropped. Emphasis tags remain for [`spans`].
+/// surrounding whitespace trimmed, and empty segments dropped: those that say nothing, emphasis
+/// tags around nothing included ([`says_nothing`]). Emphasis tags remain for [`spans`].
 pub fn render_line(dialogue_text: &str, mut lookup: impl FnMut(&str) -> String) -> Vec<String> {
     segments(&unix_lines(dialogue_text))
         .into_iter()
@@ -227,7 +276,7 @@ pub fn render_line(dialogue_text: &str, mut lookup: impl FnMut(&str) -> String) 
             });
             line.trim().to_owned()
         })
-        .filter(|s| !s.is_empty())
+        .filter(|s| !says_nothing(s))
         .collect()
 }
 
@@ -341,6 +390,47 @@ mod tests {
     }
 
     #[test]
+    fn labels_of_no_words_say_nothing() {
+        for blank in ["", " ", "[em1][/em1]", "[em2] \n [/em2]", "[em3]"] {
+            assert!(says_nothing(blank), "{blank:?}");
+        }
+        for words in ["x", "[em1]x[/em1]", "[f]", "[Location Change]", "[EM1]"] {
+            assert!(!says_nothing(words), "{words:?}");
+        }
+        assert!(says_nothing(&menu_label("[f]", vars)) && says_nothing(&menu_label("[a][pic=2] [em4][/em4]", vars)));
+    }
+
+    #[test]
+    fn tokens_are_matched_as_written_and_other_spellings_are_text() {
+        // M28: the tokens are spelt in lower case; any other bracketed text is ordinary text.
+        assert!(!forces_menu("[F]") && !is_action("[A] Attack"));
+        assert_eq!(menu_label("[A] Attack", vars), "[A] Attack");
+        assert_eq!(substitute_vars("[VAR=gold] [Var=gold] [var=gold]", vars), "[VAR=gold] [Var=gold] 5");
+        assert_eq!(input_prompt("Name? [VAR=?x]"), None);
+        assert_eq!(spans("[EM1]x[/EM1]"), [plain("[EM1]x[/EM1]")]);
+        let kept = "[lua(Variable['gold'])] \\. wait\\, [Pic=1] [pause]";
+        assert_eq!(render_line(kept, vars), [kept]);
+    }
+
+    #[test]
+    fn markup_in_another_case_is_found_with_its_lower_case_spelling() {
+        let found = miscased_tokens("[VAR=Gold] [Var=?Name] [EM1]x[/Em1] [PIC=2] [A] [F] [var=x] [Location] [[Em2]");
+        let found: Vec<(&str, &str)> = found.iter().map(|(w, m)| (*w, m.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                ("[VAR=Gold]", "[var=Gold]"),
+                ("[Var=?Name]", "[var=?Name]"),
+                ("[EM1]", "[em1]"),
+                ("[/Em1]", "[/em1]"),
+                ("[PIC=2]", "[pic=2]"),
+                ("[Em2]", "[em2]")
+            ]
+        );
+        assert_eq!(miscased_tokens("[?x] [em1]ok[/em1] [a]"), []);
+    }
+
+    #[test]
     fn emphasis_becomes_spans() {
         assert_eq!(spans("Say [em1]hello[/em1] now"), [plain("Say "), em(1, "hello"), plain(" now")]);
         assert_eq!(spans("[em2]a[em4]b[/em4]c[/em2]"), [em(2, "a"), em(4, "b"), em(2, "c")]);
@@ -357,6 +447,15 @@ mod tests {
         let text = "[pic=1]Hello, [var=gold].|  |[pic=2]|[a]He waves. [?name]|[Location Change] [em1]Go[/em1]";
         assert_eq!(render_line(text, vars), ["Hello, 5.", "He waves.", "[Location Change] [em1]Go[/em1]"]);
         assert_eq!(render_line("", vars), Vec::<String>::new());
+    }
+
+    #[test]
+    fn segments_of_only_emphasis_are_empty_and_dropped() {
+        // "drop empty segments" (the page): a segment whose words are nothing but an emphasis
+        // pair around whitespace says nothing, so it is dropped like a blank one.
+        assert_eq!(render_line("Hi|[em1][/em1]|[em2] [/em2]|[em3]|[pic=1][em4] ", vars), ["Hi"]);
+        assert_eq!(render_line("[em1] [/em1]", vars), Vec::<String>::new());
+        assert_eq!(render_line("[em1]Go[/em1]|[EM1]", vars), ["[em1]Go[/em1]", "[EM1]"]);
     }
 
     #[test]
@@ -405,6 +504,7 @@ mod tests {
                 let _ = menu_label(&text, |n| n.to_owned());
                 let _ = render_line(&text, |n| format!("[{n}]"));
                 let _ = spans(&text);
+                let _ = miscased_tokens(&text);
             }
 
             #[test]

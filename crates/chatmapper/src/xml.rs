@@ -6,7 +6,8 @@
 //! are never all held at once.
 //! Text line ends are normalised to `\n` as XML requires; unknown elements and attributes are
 //! ignored; any of the `Assets` sub-lists may be missing. A field with no `Type` attribute is
-//! typed by inference, as in the JSON export (decision M24).
+//! typed by inference, as in the JSON export (decision M24). An entity XML does not define
+//! (`&nbsp;`) is an error placed at its `&` that says what to write instead (M26).
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -16,7 +17,7 @@ use crate::error::{Format, LoadError};
 use crate::model::{
     Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, FieldType, Id, Link, Project,
 };
-use crate::text;
+use crate::{entities, text};
 
 /// Elements nest at most this deep; real exports need 6.
 const MAX_DEPTH: usize = 64;
@@ -159,7 +160,7 @@ fn parse_tree(text: &str) -> Result<(Element, Streamed), Problem> {
                         Ok(Some(c)) => top.text.push(c),
                         Ok(None) => match quick_xml::escape::resolve_xml_entity(&name) {
                             Some(value) => top.text.push_str(value),
-                            None => return Err((offset, format!("unknown entity &{name};"))),
+                            None => return Err((offset, entities::undefined(&name))),
                         },
                         Err(e) => return Err((offset, e.to_string())),
                     }
@@ -200,7 +201,7 @@ fn element(start: &BytesStart<'_>, offset: usize) -> Result<Element, Problem> {
         let key = String::from_utf8_lossy(attribute.key.local_name().as_ref()).into_owned();
         let value = attribute
             .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|e| (offset, e.to_string()))?
+            .map_err(|e| entities::in_tag(start, offset).unwrap_or_else(|| (offset, e.to_string())))?
             .into_owned();
         attributes.push((key, value));
     }

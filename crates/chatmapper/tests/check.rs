@@ -90,3 +90,47 @@ fn duplicate_ids_are_reported_at_the_entries_and_conversations_links_cannot_reac
     );
     assert!(duplicates[1].starts_with("conversation 1: another conversation has ID 1"), "{duplicates:?}");
 }
+
+#[test]
+fn markup_in_another_case_is_reported_as_text_that_will_be_shown() {
+    // M28: tokens are matched in lower case, so `[VAR=gold]` or `[EM1]` is shown as written;
+    // check says so. A single letter (`[A] Attack`) is a writer's own text and is left alone.
+    let json = br#"{"Title": "t", "Assets": {"UserVariables": [{"Fields": {"Name": "Gold", "Initial Value": "1"}}],
+      "Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Title": "a", "Menu Text": "[A] Attack [F]",
+         "Dialogue Text": "You have [VAR=Gold] [Em1]gold[/EM1] [var=Gold] [Location Change] [PIC=2]"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let findings = check(&project);
+    let kinds: Vec<&FindingKind> = findings.iter().map(|f| &f.kind).collect();
+    let written = |w: &str, m: &str| FindingKind::MarkupInAnotherCase { written: w.into(), meant: m.into() };
+    assert_eq!(
+        kinds,
+        [
+            &written("[VAR=Gold]", "[var=Gold]"),
+            &written("[Em1]", "[em1]"),
+            &written("[/EM1]", "[/em1]"),
+            &written("[PIC=2]", "[pic=2]")
+        ]
+    );
+    let shown = findings[0].to_string();
+    assert!(shown.starts_with("conversation 1, entry 1: "), "{shown}");
+    assert!(shown.contains("write [var=Gold] if") && shown.contains("lower case"), "{shown}");
+}
+
+#[test]
+fn a_variable_an_input_prompt_stores_is_declared() {
+    // The page: a prompt "store[s] the answer in Name", so `[?player name]` assigns
+    // Variable["player_name"], and a later read of it is no undeclared variable.
+    let json = br#"{"Title": "t", "Assets": {"Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Title": "ask", "Dialogue Text": "Name? [?player name] Age? [var=?age]"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 1, "DestinationConvoID": 1, "DestinationDialogID": 2}]},
+        {"ID": 2, "ConditionsString": "Variable[\"player_name\"] ~= \"\" and Variable.age",
+         "Fields": {"Title": "greet", "Dialogue Text": "Hello, [var=player name], [var=age]. [var=unasked]"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let kinds: Vec<FindingKind> = check(&project).into_iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [FindingKind::UndeclaredVariable { name: "unasked".into() }]);
+}

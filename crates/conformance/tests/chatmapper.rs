@@ -7,6 +7,7 @@ mod common;
 cases! {
     a_chain_of_a_hundred_and_fifty_false_passthrough_entries_is_followed => "chatmapper/a-chain-of-a-hundred-and-fifty-false-passthrough-entries-is-followed",
     a_chain_of_a_hundred_and_fifty_groups_is_followed => "chatmapper/a-chain-of-a-hundred-and-fifty-groups-is-followed",
+    a_choice_whose_menu_text_renders_to_nothing_is_labelled_by_its_dialogue_text => "chatmapper/a-choice-whose-menu-text-renders-to-nothing-is-labelled-by-its-dialogue-text",
     a_conversation_whose_root_condition_is_false_cannot_start => "chatmapper/a-conversation-whose-root-condition-is-false-cannot-start",
     a_cross_conversation_link_keeps_state => "chatmapper/a-cross-conversation-link-keeps-state",
     a_failing_script_is_logged_and_play_goes_on => "chatmapper/a-failing-script-is-logged-and-play-goes-on",

@@ -271,7 +271,7 @@ fn a_chatmapper_prompt_is_a_pending_question_answered_by_input() {
     for turn in 0..300u64 {
         let view = session.describe();
         if let Some(question) = view.pending_questions.first() {
-            assert!(!view.at_rest, "a prompt waits for an answer");
+            assert!(view.at_rest, "a prompt asks the person, so the session is at rest (H61): {view:?}");
             let id = question.question_id.clone();
             assert!(matches!(session.apply(&format!("answer:{id}"), "a", turn), Receipt::Rejected { .. }));
             let receipt = session.input(&id, "Sam", "answer", turn);

@@ -192,8 +192,9 @@ pub trait Engine {
 
     /// Whether the engine's questions (its `resolve`s) ask the person who plays rather than a
     /// world: an agent playbook's Boss question is the contract's quiescent, capturable rest
-    /// (CONTRACT.md §1.6, §1.7), so a session waiting on one is at rest (decision H60). A dialogue
-    /// engine's resolve is the world's to answer: false.
+    /// (CONTRACT.md §1.6, §1.7), so a session waiting on one is at rest (decision H60), and so is a
+    /// ChatMapper input prompt, which asks the player (H61). A DialogueDown resolve is the world's
+    /// to answer: false.
     fn asks_the_person(&self) -> bool {
         false
     }

@@ -17,7 +17,9 @@ pub struct View {
     /// Whether the run goes on, ended, failed, or was stopped.
     pub status: Status,
     /// Whether the session waits on a person (or has finished) rather than on the world: no
-    /// request (`perform`, `resolve`) is outstanding (decision H2).
+    /// request for the world (`perform`, a call, a `resolve` a world answers) is outstanding; a
+    /// question to the person (a ChatMapper `[?Name]` prompt, a Boss question) is at rest
+    /// (decisions H2, H60, H61).
     pub at_rest: bool,
     /// A stable id of the engine's state: the same state always has the same id.
     pub state_id: String,

@@ -156,11 +156,17 @@ impl ChatMapperEngine {
             let (conversation_id, entry_id, is_root) = (n.conversation_id, n.entry_id, n.is_root);
             let entry = &self.project.conversations[n.conversation].entries[n.entry];
             let host = self.host.as_ref();
-            let label = if !entry.is_choice() {
-                // A player line offered as a choice (M11): labelled by its Dialogue Text.
+            let menu = if entry.is_choice() {
+                markup::menu_label(entry.menu_text(), |name| variable_text(host, name))
+            } else {
+                String::new()
+            };
+            // A player line offered as a choice (M11), or a choice whose Menu Text renders to
+            // nothing (`[f]` alone, M27): labelled by its Dialogue Text.
+            let label = if markup::says_nothing(&menu) {
                 markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" ")
             } else {
-                markup::menu_label(entry.menu_text(), |name| variable_text(host, name))
+                menu
             };
             options.push((speech(&label), true));
             if !is_root {

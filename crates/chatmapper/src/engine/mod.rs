@@ -24,7 +24,9 @@
 //! - Each non-empty `|` segment of a line is one `said`, naming the speaker (the entry's `Actor`
 //!   field's actor's Name), and waits for `next`. `[em1]`/`[em3]` render as bold, `[em2]`/`[em4]`
 //!   as italic.
-//! - A menu is `offer { ordered: true }` with every option available, answered by `choose`.
+//! - A menu is `offer { ordered: true }` with every option available, answered by `choose`. An
+//!   option is labelled by its Menu Text (`[f]`, `[a]` and pictures stripped, `[var=…]`
+//!   substituted), or by its Dialogue Text when that says nothing (`[f]` alone: decision M27).
 //! - An input prompt (`[?Name]`, `[var=?Name]`) is `resolve [Name]` (every prompt of the line, in
 //!   order), answered by `supply {Name: words}`; the answer is stored in `Variable[lua_key(Name)]`
 //!   and the line is then said.

@@ -41,6 +41,12 @@ impl Engine for ChatMapperEngine {
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// An input prompt (`[?Name]`) asks the player, as the page says ("ask the player, store the
+    /// answer in Name"), so a session waiting on one is at rest (decision H61).
+    fn asks_the_person(&self) -> bool {
+        true
+    }
+
     fn take_log(&mut self) -> Vec<String> {
         ChatMapperEngine::take_log(self)
     }
