@@ -15,6 +15,7 @@ use crate::markdown::{MdInline, MdTree};
 use crate::styled;
 
 mod report;
+mod styling;
 
 /// Where a line stands, which decides what may lead it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,6 +293,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         }
                     }
                 },
+                MdInline::Styled { style, children, span } => {
+                    self.styled(*style, self.tree.inlines(children), span, pieces)
+                }
                 other => {
                     if let Some(fragment) = self.nested(other, false) {
                         pieces.push(Piece::Fragment(fragment, other.span()));
@@ -338,7 +342,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         }
     }
 
-    /// Inlines inside a styled run or a label: text splits into words and tags; no jumps.
+    /// Inlines inside a label (or a styled run in one): text splits into words and tags; no jumps.
     fn fragments(&mut self, children: &[MdInline], label: bool) -> Vec<Fragment> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
@@ -443,14 +447,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         self.guards_a_dangling_arrow(&condition, arrow);
                         continue;
                     }
-                    self.sink.push(
-                        Code::DanglingArrow,
-                        arrow.clone(),
-                        "`=>` makes a jump only when a link follows it. With no link here it is read literally, \
-                         staying as the characters \"=>\". If you meant to jump, add a target: \
-                         `=> [The market](#the-market)`.",
-                        "no link follows",
-                    );
+                    self.dangling(arrow);
                     speech.insert(blanks, Fragment::Text { text: "=>".into() });
                 }
             }

@@ -135,3 +135,45 @@ fn a_heading_or_paragraph_span_ends_where_its_text_does() {
         assert_eq!(&source[found.span.clone()], spanned, "{source:?}");
     }
 }
+
+/// The node's ways out, as (kind, target).
+fn outs(playbook: &Value, id: usize) -> Vec<(String, u64)> {
+    let out = playbook["nodes"][id]["out"].as_array().cloned().unwrap_or_default();
+    out.iter()
+        .map(|edge| (edge["kind"].as_str().unwrap_or("").to_owned(), edge["target"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn a_jump_inside_styling_is_the_lines_jump() {
+    // The Desugar note (DD4): jump assembly runs on every fragment list, "a line's speech and
+    // nested `StyledText` children", and a `JumpIndicator` nested in `StyledText` is "assembled
+    // or degraded in place, so none survive" (C28).
+    let (book, codes) = compiled("Alice: Hello *=> [go](#end)*\n\nBob: skipped\n\n# End\n\nCarol: bye\n");
+    assert_eq!(book["nodes"][0]["speech"], json!([{ "kind": "text", "text": "Hello " }]));
+    assert_eq!(outs(&book, 0), [("divert".to_owned(), 2)]);
+    assert_eq!(codes, []);
+
+    // Words before the arrow stay styled; what follows the jump, in the run or after it, never plays.
+    let (book, codes) = compiled("Alice: **go => [there](#end) now** and more\n\n# End\n\nCarol: bye\n");
+    assert_eq!(
+        book["nodes"][0]["speech"],
+        json!([{ "kind": "styled", "style": "bold", "children": [{ "kind": "text", "text": "go " }] }])
+    );
+    assert_eq!(outs(&book, 0), [("divert".to_owned(), 1)]);
+    assert_eq!(codes, [Code::UnreachableAfterJump]);
+
+    // Nested styling, a condition before it, and a jump alone on its line (a control line).
+    let (book, codes) = compiled("`Ready?` ***=> [go](#end)***\n\nBob: not ready\n\n# End\n\nCarol: bye\n");
+    assert_eq!(book["nodes"][0]["kind"], "control");
+    assert_eq!(book["nodes"][0]["out"][0]["condition"], json!({ "kind": "key", "key": "Ready" }));
+    assert_eq!(codes, []);
+
+    // An arrow with no link inside styling is read literally, and warned as anywhere else.
+    let (book, codes) = compiled("Alice: *the => arrow*\n");
+    assert_eq!(said(&book), ["", ""]);
+    let styled = &book["nodes"][0]["speech"][0]["children"];
+    let words: String = styled.as_array().unwrap().iter().filter_map(|part| part["text"].as_str()).collect();
+    assert_eq!(words, "the => arrow");
+    assert_eq!(codes, [Code::DanglingArrow]);
+}
