@@ -227,7 +227,7 @@ pub(crate) fn tokenize<'t>(
 }
 
 /// A speaker prefix at the start of `text`, if the text opens with one in the documented shape
-/// (C4): an optional name, any `@id`s, any tags, then a colon, each part after the first set
+/// (C4): an optional name, an optional `@id` (C29), any tags, then a colon, each part after the first set
 /// off by whitespace. A glued form (`Alice @A#mood=happy:`, `Alice #a#b:`) is no prefix.
 pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     // Every prefix ends at a colon: most lines, which have none, are turned away at once.
@@ -243,15 +243,17 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
         let next = skip_ws(text, at);
         (!read || next > at).then_some(next)
     };
+    // One id at most (C29): a second `@id` is neither a tag nor the colon, so no prefix.
     let mut id = None;
-    while let Some(next) = spaced(speaker_name.is_some() || id.is_some(), at) {
-        let Some(rest) = text[next..].strip_prefix('@') else { break };
-        let used = identifier(rest);
-        if used == 0 {
-            return None;
+    if let Some(next) = spaced(speaker_name.is_some(), at) {
+        if let Some(rest) = text[next..].strip_prefix('@') {
+            let used = identifier(rest);
+            if used == 0 {
+                return None;
+            }
+            id = Some(&rest[..used]);
+            at = next + 1 + used;
         }
-        id.get_or_insert(&rest[..used]);
-        at = next + 1 + used;
     }
     let head_end = at;
     let mut tags = Vec::new();

@@ -177,3 +177,23 @@ fn a_jump_inside_styling_is_the_lines_jump() {
     assert_eq!(words, "the => arrow");
     assert_eq!(codes, [Code::DanglingArrow]);
 }
+
+#[test]
+fn a_prefix_names_at_most_one_id() {
+    // The guide: `SpeakerDeclaration = SpeakerName , [ "@" , SpeakerId ] , Tags` and
+    // `SpeakerReference = SpeakerName | "@" , SpeakerId`: one id at most. The transpiler note
+    // recognizes a prefix "only if the leading text parses fully as a prefix ending in `:`;
+    // otherwise the Line has no speaker" (C29).
+    for source in ["Alice @A @B: text\n", "@A @B: text\n", "Alice @A @B #x: text\n"] {
+        let (book, codes) = compiled(source);
+        assert_eq!(book["speakers"].as_array().map(Vec::len), Some(1), "{source}");
+        assert!(book["speakers"][0].get("id").is_none(), "{source}: {}", book["speakers"]);
+        let written = source.trim_end().replace("#x", "");
+        let words: String = said(&book)[0].clone();
+        assert!(words.starts_with(&written[..written.find(':').unwrap_or(0)]), "{source}: {words}");
+        assert_eq!(codes, [], "{source}");
+    }
+    // One id is a prefix as ever.
+    let (book, _) = compiled("Alice @A: text\n");
+    assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
+}
