@@ -197,3 +197,18 @@ fn a_prefix_names_at_most_one_id() {
     let (book, _) = compiled("Alice @A: text\n");
     assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
 }
+
+#[test]
+fn an_options_label_is_its_text_as_written_a_break_before_its_jump_included() {
+    // The runtime note "Offering a Choice": "The compiler writes an option's text twice: as its
+    // label, and as the start of the arm it leads to"; the Desugar note leaves a soft break
+    // before a `=>` in the speech (a jump is single-line, so only a break *between* the arrow and
+    // its link stops it), and the rpg-quest golden keeps it: "…before you land the blow." then a
+    // break, then the divert to the ashes (C30).
+    let (book, codes) = compiled("- Go left\n  => [Left](#left)\n- Go right\n\n# Left\n\nA: left\n");
+    let written = json!([{ "kind": "text", "text": "Go left" }, { "kind": "break" }]);
+    assert_eq!(book["nodes"][0]["out"][0]["label"], written);
+    assert_eq!(book["nodes"][1]["speech"], written);
+    assert_eq!(outs(&book, 1), [("divert".to_owned(), 3)]);
+    assert_eq!(codes, []);
+}
