@@ -406,3 +406,35 @@ fn messages_say_what_the_error_code_guide_says() {
         assert_eq!(found.message, expected, "{code} for {source:?}");
     }
 }
+
+#[test]
+fn the_human_report_places_a_problem_where_the_json_does() {
+    // The CLI Diagnostic Rendering note (DR4): line and column are "counted in UTF-16 code
+    // units", and "`\n` ends a line … A `\r` is an ordinary character on its line" (C25, C31).
+    // Each case: the script, its dangling arrow's line and column, and how many terminal
+    // columns of the quoted line stand before the caret.
+    let cases: [(&str, usize, usize, usize); 9] = [
+        ("Alice: héllo => go\n", 1, 14, 13),
+        ("Alice: 😀😀 => go\n", 1, 13, 12),
+        ("Alice: 漢字 => go\n", 1, 11, 12),
+        ("Alice: a\rb\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\u{2028}b\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\u{2029}b\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\x0b\x0cb\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\u{85}b\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\r\nBob: 😀 => go\r\n", 2, 9, 8),
+    ];
+    for (source, line, column, before) in cases {
+        let compilation = compile(source, "s.dialogue.md", &Options::default());
+        let arrow = compilation.diagnostics.iter().find(|d| d.code == Code::DanglingArrow).expect("DLG1113");
+        assert_eq!((arrow.line, arrow.column), (line, column), "{source:?}");
+        let text = render_human(std::slice::from_ref(arrow), source, "s.dialogue.md");
+        assert!(text.contains(&format!("[ s.dialogue.md:{line}:{column} ]")), "{source:?}:\n{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let quoted = lines.iter().position(|l| l.starts_with(&format!(" {line} | "))).expect("the line quoted");
+        assert!(lines[quoted].ends_with("=> go"), "{source:?}:\n{text}");
+        let caret = lines[quoted + 1];
+        let at = caret.find('^').expect("a caret") - caret.find('|').expect("a margin") - 2;
+        assert_eq!(at, before, "{source:?}:\n{text}");
+    }
+}
