@@ -264,10 +264,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             match inline {
                 MdInline::Text { text, span, escaped } => {
                     let (text, span, escaped) = match &head {
-                        Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone(), items.first_escaped()),
+                        Some((cut, cut_span)) if index == 0 => {
+                            (*cut, self.cut_span(text, span, cut, cut_span), items.first_escaped())
+                        }
                         _ => (&text[..], span.clone(), *escaped),
                     };
-                    leaf::tokenize(text, &span, true, escaped, |leaf| {
+                    leaf::tokenize(text, &span, self.tree.written(&span), true, escaped, |leaf| {
                         pieces.push(match leaf {
                             Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
                             Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
@@ -302,6 +304,18 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     }
                 }
             }
+        }
+    }
+
+    /// Where the rest of a text stands once a prefix or a condition's space is taken from it:
+    /// when its words differ from their source (an entity decoded), the cut is still placed
+    /// exactly if what was taken is written as itself (C32).
+    fn cut_span(&self, text: &str, span: &Range<usize>, cut: &str, cut_span: &Range<usize>) -> Range<usize> {
+        let taken = &text.as_bytes()[..text.len() - cut.len()];
+        if cut_span.start == span.start && !taken.is_empty() && self.tree.written(span).as_bytes().starts_with(taken) {
+            span.start + taken.len()..span.end
+        } else {
+            cut_span.clone()
         }
     }
 
@@ -347,7 +361,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
             if let MdInline::Text { text, span, escaped } = child {
-                leaf::tokenize(text, span, false, *escaped, |leaf| match leaf {
+                leaf::tokenize(text, span, self.tree.written(span), false, *escaped, |leaf| match leaf {
                     Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
                     Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
                     Leaf::Arrow(_) => {}

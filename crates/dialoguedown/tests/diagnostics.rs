@@ -438,3 +438,22 @@ fn the_human_report_places_a_problem_where_the_json_does() {
         assert_eq!(at, before, "{source:?}:\n{text}");
     }
 }
+
+#[test]
+fn a_problem_after_an_entity_is_placed_at_itself() {
+    // An entity (`&amp;`) joins the words around it in one text (C16), whose source is longer
+    // than its words; a problem in that text is still placed where it was written (C32), not
+    // at the start of the text.
+    for (source, code, column) in [
+        ("Alice: a&amp;b => go\n", Code::DanglingArrow, 16),
+        ("Alice: a&amp;b &copy; c => go\n", Code::DanglingArrow, 25),
+        ("a&amp;b => go\n", Code::DanglingArrow, 9),
+        ("Alice: x => go &amp; y\n", Code::DanglingArrow, 10),
+        ("Alice: *a&amp;b => go*\n", Code::DanglingArrow, 17),
+    ] {
+        let compilation = compile(source, "s.dialogue.md", &Options::default());
+        let found = compilation.diagnostics.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("{source}"));
+        assert_eq!((found.line, found.column), (1, column), "{source}");
+        assert_eq!(&source[found.span.clone()], "=>", "{source}");
+    }
+}

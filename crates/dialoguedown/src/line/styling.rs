@@ -22,7 +22,7 @@ impl LineBuilder<'_, '_, '_> {
         for child in children {
             match child {
                 MdInline::Text { text, span, escaped } => {
-                    leaf::tokenize(text, span, true, *escaped, |leaf| {
+                    leaf::tokenize(text, span, self.tree.written(span), true, *escaped, |leaf| {
                         inner.push(match leaf {
                             Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
                             Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
