@@ -212,3 +212,15 @@ fn an_options_label_is_its_text_as_written_a_break_before_its_jump_included() {
     assert_eq!(outs(&book, 1), [("divert".to_owned(), 3)]);
     assert_eq!(codes, []);
 }
+
+#[test]
+fn a_nul_character_reads_as_the_replacement_character() {
+    // The front-end note reads a script "close to CommonMark core", and CommonMark (§2.3): "For
+    // security reasons, the Unicode character U+0000 must be replaced with the REPLACEMENT
+    // CHARACTER (U+FFFD)" — in words and code spans alike (C33).
+    let (book, _) = compiled("Alice: a\0b `\"k\0\"` => [g\0o](#x)\n\n# X\n\n# Y\0\n\nBob: c\n");
+    assert_eq!(said(&book)[0], "a\u{FFFD}b  ");
+    assert_eq!(book["nodes"][0]["speech"][1], json!({ "kind": "query", "key": "k\u{FFFD}" }));
+    assert_eq!(book["nodes"][0]["out"][0]["label"], json!([{ "kind": "text", "text": "g\u{FFFD}o" }]));
+    assert!(!book.to_string().contains("\\u0000"), "{book}");
+}
