@@ -269,18 +269,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         }
                         _ => (&text[..], span.clone(), *escaped),
                     };
-                    leaf::tokenize(text, &span, self.tree.written(&span), true, escaped, |leaf| {
-                        pieces.push(match leaf {
-                            Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
-                            Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
-                            Leaf::Arrow(span) => Piece::Arrow(span),
-                        })
-                    });
+                    self.words(text, &span, escaped, pieces);
                 }
-                MdInline::Link { target, children, span } => {
-                    let label = self.label(self.tree.inlines(children));
-                    pieces.push(Piece::Link { target: Box::from(&**target), label, span: span.clone() });
-                }
+                MdInline::Link { target, children, span } => self.link(target, children, span, pieces),
                 MdInline::Code { text, span } => match leaf::code(text) {
                     CodeKind::Condition(key) => {
                         pieces.push(Piece::Condition(Cond { key: key.into(), span: span.clone() }))
@@ -317,6 +308,23 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         } else {
             cut_span.clone()
         }
+    }
+
+    /// A text's words, tags and arrows, as pieces of speech.
+    fn words(&self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
+        leaf::tokenize(text, span, self.tree.written(span), true, escaped, |leaf| {
+            pieces.push(match leaf {
+                Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
+                Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
+                Leaf::Arrow(span) => Piece::Arrow(span),
+            })
+        });
+    }
+
+    /// A link in speech, as a piece: an arrow before it makes it a jump.
+    fn link(&mut self, target: &str, children: &Range<usize>, span: &Range<usize>, pieces: &mut Vec<Piece>) {
+        let label = self.label(self.tree.inlines(children));
+        pieces.push(Piece::Link { target: Box::from(target), label, span: span.clone() });
     }
 
     /// One inline below the top of a line (or, with `label`, inside a label or alt text).

@@ -6,10 +6,9 @@ use std::ops::Range;
 
 use stagehand_playbook::{Fragment, Style};
 
-use crate::leaf::{self, Leaf};
 use crate::markdown::MdInline;
 
-use super::{is_blank_text, tag_fragment, LineBuilder, Piece};
+use super::{is_blank_text, LineBuilder, Piece};
 
 impl LineBuilder<'_, '_, '_> {
     /// Pushes a styled run's pieces. With no jump in it, the run is one styled fragment, its
@@ -21,19 +20,8 @@ impl LineBuilder<'_, '_, '_> {
         let mut inner = Vec::with_capacity(children.len());
         for child in children {
             match child {
-                MdInline::Text { text, span, escaped } => {
-                    leaf::tokenize(text, span, self.tree.written(span), true, *escaped, |leaf| {
-                        inner.push(match leaf {
-                            Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
-                            Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
-                            Leaf::Arrow(span) => Piece::Arrow(span),
-                        })
-                    });
-                }
-                MdInline::Link { target, children, span } => {
-                    let label = self.label(self.tree.inlines(children));
-                    inner.push(Piece::Link { target: Box::from(&**target), label, span: span.clone() });
-                }
+                MdInline::Text { text, span, escaped } => self.words(text, span, *escaped, &mut inner),
+                MdInline::Link { target, children, span } => self.link(target, children, span, &mut inner),
                 MdInline::Styled { style, children, span } => {
                     self.styled(*style, self.tree.inlines(children), span, &mut inner)
                 }
