@@ -5,6 +5,7 @@
 mod common;
 
 cases! {
+    stagehand_jump_in_styling => "stagehand/jump-in-styling",
     stagehand_keys_with_quotes => "stagehand/keys-with-quotes",
     stagehand_option_first_line_guard => "stagehand/option-first-line-guard",
     stagehand_random_auto_weights => "stagehand/random-auto-weights",

@@ -170,18 +170,25 @@ pub(crate) fn tag(text: &str) -> Option<(TagData<'_>, usize)> {
 /// Splits a text run into words, tags and (where `arrows`) `=>` arrows, handing each to `emit`
 /// in order. A tag is a tag wherever it stands in the text (C1); a `#` or `=` that starts no
 /// tag and no arrow is one of the words around it. When `escaped`, the run's first character
-/// was written backslash-escaped and is a word whatever it is.
+/// was written backslash-escaped and is a word whatever it is. `written` is the source at
+/// `span`: where it differs from `text` (an entity or an escape decoded, C16), a leaf in the
+/// stretch the two share at their start or at their end is placed exactly, and any other at the
+/// whole span (C32).
 pub(crate) fn tokenize<'t>(
     text: &'t str,
     span: &Range<usize>,
+    written: &str,
     arrows: bool,
     escaped: bool,
     mut emit: impl FnMut(Leaf<'t>),
 ) {
     let exact = span.end.saturating_sub(span.start) == text.len();
+    let (head, tail) = if exact { (text.len(), text.len()) } else { shared(text, written) };
     let place = |from: usize, to: usize| {
-        if exact {
+        if to <= head {
             span.start + from..span.start + to
+        } else if from >= text.len() - tail {
+            span.end - (text.len() - from)..span.end - (text.len() - to)
         } else {
             span.clone()
         }
@@ -226,8 +233,18 @@ pub(crate) fn tokenize<'t>(
     flush(run_start, at, &mut emit);
 }
 
+/// How many bytes `text` and `written` share at their start, and at their end (never more than
+/// the shorter holds).
+fn shared(text: &str, written: &str) -> (usize, usize) {
+    let (text, written) = (text.as_bytes(), written.as_bytes());
+    let head = text.iter().zip(written).take_while(|(a, b)| a == b).count();
+    let tail = text.iter().rev().zip(written.iter().rev()).take_while(|(a, b)| a == b).count();
+    let most = text.len().min(written.len());
+    (head, tail.min(most))
+}
+
 /// A speaker prefix at the start of `text`, if the text opens with one in the documented shape
-/// (C4): an optional name, any `@id`s, any tags, then a colon, each part after the first set
+/// (C4): an optional name, an optional `@id` (C29), any tags, then a colon, each part after the first set
 /// off by whitespace. A glued form (`Alice @A#mood=happy:`, `Alice #a#b:`) is no prefix.
 pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     // Every prefix ends at a colon: most lines, which have none, are turned away at once.
@@ -243,15 +260,17 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
         let next = skip_ws(text, at);
         (!read || next > at).then_some(next)
     };
+    // One id at most (C29): a second `@id` is neither a tag nor the colon, so no prefix.
     let mut id = None;
-    while let Some(next) = spaced(speaker_name.is_some() || id.is_some(), at) {
-        let Some(rest) = text[next..].strip_prefix('@') else { break };
-        let used = identifier(rest);
-        if used == 0 {
-            return None;
+    if let Some(next) = spaced(speaker_name.is_some(), at) {
+        if let Some(rest) = text[next..].strip_prefix('@') {
+            let used = identifier(rest);
+            if used == 0 {
+                return None;
+            }
+            id = Some(&rest[..used]);
+            at = next + 1 + used;
         }
-        id.get_or_insert(&rest[..used]);
-        at = next + 1 + used;
     }
     let head_end = at;
     let mut tags = Vec::new();
@@ -505,7 +524,7 @@ mod tests {
 
     fn split<'t>(text: &'t str, span: &Range<usize>, arrows: bool) -> Vec<Leaf<'t>> {
         let mut leaves = Vec::new();
-        tokenize(text, span, arrows, false, |leaf| leaves.push(leaf));
+        tokenize(text, span, text, arrows, false, |leaf| leaves.push(leaf));
         leaves
     }
 

@@ -15,6 +15,7 @@ use crate::markdown::{MdInline, MdTree};
 use crate::styled;
 
 mod report;
+mod styling;
 
 /// Where a line stands, which decides what may lead it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,21 +264,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             match inline {
                 MdInline::Text { text, span, escaped } => {
                     let (text, span, escaped) = match &head {
-                        Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone(), items.first_escaped()),
+                        Some((cut, cut_span)) if index == 0 => {
+                            (*cut, self.cut_span(text, span, cut, cut_span), items.first_escaped())
+                        }
                         _ => (&text[..], span.clone(), *escaped),
                     };
-                    leaf::tokenize(text, &span, true, escaped, |leaf| {
-                        pieces.push(match leaf {
-                            Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
-                            Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
-                            Leaf::Arrow(span) => Piece::Arrow(span),
-                        })
-                    });
+                    self.words(text, &span, escaped, pieces);
                 }
-                MdInline::Link { target, children, span } => {
-                    let label = self.label(self.tree.inlines(children));
-                    pieces.push(Piece::Link { target: Box::from(&**target), label, span: span.clone() });
-                }
+                MdInline::Link { target, children, span } => self.link(target, children, span, pieces),
                 MdInline::Code { text, span } => match leaf::code(text) {
                     CodeKind::Condition(key) => {
                         pieces.push(Piece::Condition(Cond { key: key.into(), span: span.clone() }))
@@ -292,6 +286,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         }
                     }
                 },
+                MdInline::Styled { style, children, span } => {
+                    self.styled(*style, self.tree.inlines(children), span, pieces)
+                }
                 other => {
                     if let Some(fragment) = self.nested(other, false) {
                         pieces.push(Piece::Fragment(fragment, other.span()));
@@ -299,6 +296,35 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 }
             }
         }
+    }
+
+    /// Where the rest of a text stands once a prefix or a condition's space is taken from it:
+    /// when its words differ from their source (an entity decoded), the cut is still placed
+    /// exactly if what was taken is written as itself (C32).
+    fn cut_span(&self, text: &str, span: &Range<usize>, cut: &str, cut_span: &Range<usize>) -> Range<usize> {
+        let taken = &text.as_bytes()[..text.len() - cut.len()];
+        if cut_span.start == span.start && !taken.is_empty() && self.tree.written(span).as_bytes().starts_with(taken) {
+            span.start + taken.len()..span.end
+        } else {
+            cut_span.clone()
+        }
+    }
+
+    /// A text's words, tags and arrows, as pieces of speech.
+    fn words(&self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
+        leaf::tokenize(text, span, self.tree.written(span), true, escaped, |leaf| {
+            pieces.push(match leaf {
+                Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
+                Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
+                Leaf::Arrow(span) => Piece::Arrow(span),
+            })
+        });
+    }
+
+    /// A link in speech, as a piece: an arrow before it makes it a jump.
+    fn link(&mut self, target: &str, children: &Range<usize>, span: &Range<usize>, pieces: &mut Vec<Piece>) {
+        let label = self.label(self.tree.inlines(children));
+        pieces.push(Piece::Link { target: Box::from(target), label, span: span.clone() });
     }
 
     /// One inline below the top of a line (or, with `label`, inside a label or alt text).
@@ -338,12 +364,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         }
     }
 
-    /// Inlines inside a styled run or a label: text splits into words and tags; no jumps.
+    /// Inlines inside a label (or a styled run in one): text splits into words and tags; no jumps.
     fn fragments(&mut self, children: &[MdInline], label: bool) -> Vec<Fragment> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
             if let MdInline::Text { text, span, escaped } = child {
-                leaf::tokenize(text, span, false, *escaped, |leaf| match leaf {
+                leaf::tokenize(text, span, self.tree.written(span), false, *escaped, |leaf| match leaf {
                     Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
                     Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
                     Leaf::Arrow(_) => {}
@@ -443,14 +469,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         self.guards_a_dangling_arrow(&condition, arrow);
                         continue;
                     }
-                    self.sink.push(
-                        Code::DanglingArrow,
-                        arrow.clone(),
-                        "`=>` makes a jump only when a link follows it. With no link here it is read literally, \
-                         staying as the characters \"=>\". If you meant to jump, add a target: \
-                         `=> [The market](#the-market)`.",
-                        "no link follows",
-                    );
+                    self.dangling(arrow);
                     speech.insert(blanks, Fragment::Text { text: "=>".into() });
                 }
             }

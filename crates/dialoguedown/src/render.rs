@@ -1,5 +1,7 @@
 //! Rendering diagnostics for people (rustc-like, through `ariadne`) and for tools (JSON).
 
+use std::borrow::Cow;
+
 use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
 
 use serde_json::{json, Value};
@@ -50,8 +52,10 @@ pub fn write_human(
     // A byte-order mark is no column of the first line (the spans count it; the report does not).
     let skip = source.len() - crate::pipeline::without_bom(source).len();
     let source = &source[skip..];
-    // One line index for the whole script, shared by every report.
-    let mut cache = (file_name, Source::from(source));
+    // One line index for the whole script, shared by every report, ending lines where the
+    // specification does (C31).
+    let shown = one_line_ending(source);
+    let mut cache = (file_name, Source::from(&*shown));
     let mut rendered = Vec::new();
     for diagnostic in diagnostics {
         let kind = match diagnostic.severity {
@@ -71,6 +75,21 @@ pub fn write_human(
             .finish();
         rendered.clear();
         if line_is_quoted(source.as_bytes(), start) && report.write(&mut cache, &mut rendered).is_ok() {
+            // ariadne counts the header's column in characters; the specification counts UTF-16
+            // code units (C25), which differ after a character outside the Basic Multilingual Plane.
+            let line_start = memchr::memrchr(b'\n', &source.as_bytes()[..start]).map_or(0, |found| found + 1);
+            let counted = shown[line_start..start].chars().count() + 1;
+            if counted != diagnostic.column {
+                let theirs = format!(" {file_name}:{}:{counted} ", diagnostic.line);
+                let ours = format!(" {file_name}:{}:{} ", diagnostic.line, diagnostic.column);
+                let text = String::from_utf8_lossy(&rendered);
+                let header = text.find('\n').map_or(0, |found| found + 1);
+                if let Some(found) = text[header..].find(&theirs) {
+                    let at = header + found;
+                    let fixed = format!("{}{ours}{}", &text[..at], &text[at + theirs.len()..]);
+                    rendered = fixed.into_bytes();
+                }
+            }
             out.write_all(&rendered)?;
         } else {
             writeln!(
@@ -87,6 +106,34 @@ pub fn write_human(
         }
     }
     Ok(())
+}
+
+/// The source as ariadne is to read it. ariadne ends a line at `\r`, `\x0B`, `\x0C`, U+0085,
+/// U+2028 and U+2029 as well as at `\n`, where the specification ends one at `\n` alone (the
+/// CLI Diagnostic Rendering note's DR4: "A `\r` is an ordinary character on its line"); so each
+/// such character (but the `\r` of a `\r\n`, which ariadne takes with its `\n`) is shown as
+/// spaces, as many as it has bytes, and every byte offset stays where it was (C31).
+fn one_line_ending(source: &str) -> Cow<'_, str> {
+    let bytes = source.as_bytes();
+    let breaks = |at: usize| match bytes[at] {
+        0x0B | 0x0C => 1,
+        b'\r' if bytes.get(at + 1) != Some(&b'\n') => 1,
+        0xC2 if bytes.get(at + 1) == Some(&0x85) => 2,
+        0xE2 if bytes.get(at + 1) == Some(&0x80) && matches!(bytes.get(at + 2), Some(0xA8 | 0xA9)) => 3,
+        _ => 0,
+    };
+    let Some(first) = (0..bytes.len()).find(|&at| breaks(at) > 0) else {
+        return Cow::Borrowed(source);
+    };
+    let mut shown = bytes.to_vec();
+    let mut at = first;
+    while at < bytes.len() {
+        let width = breaks(at);
+        shown[at..at + width].fill(b' ');
+        at += width.max(1);
+    }
+    // Whole characters became ASCII, so the text is still UTF-8.
+    Cow::Owned(String::from_utf8(shown).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
 }
 
 /// Whether the line holding byte `at` (its line break included) is at most

@@ -406,3 +406,54 @@ fn messages_say_what_the_error_code_guide_says() {
         assert_eq!(found.message, expected, "{code} for {source:?}");
     }
 }
+
+#[test]
+fn the_human_report_places_a_problem_where_the_json_does() {
+    // The CLI Diagnostic Rendering note (DR4): line and column are "counted in UTF-16 code
+    // units", and "`\n` ends a line … A `\r` is an ordinary character on its line" (C25, C31).
+    // Each case: the script, its dangling arrow's line and column, and how many terminal
+    // columns of the quoted line stand before the caret.
+    let cases: [(&str, usize, usize, usize); 9] = [
+        ("Alice: héllo => go\n", 1, 14, 13),
+        ("Alice: 😀😀 => go\n", 1, 13, 12),
+        ("Alice: 漢字 => go\n", 1, 11, 12),
+        ("Alice: a\rb\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\u{2028}b\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\u{2029}b\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\x0b\x0cb\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\u{85}b\nBob: => go\n", 2, 6, 5),
+        ("Alice: a\r\nBob: 😀 => go\r\n", 2, 9, 8),
+    ];
+    for (source, line, column, before) in cases {
+        let compilation = compile(source, "s.dialogue.md", &Options::default());
+        let arrow = compilation.diagnostics.iter().find(|d| d.code == Code::DanglingArrow).expect("DLG1113");
+        assert_eq!((arrow.line, arrow.column), (line, column), "{source:?}");
+        let text = render_human(std::slice::from_ref(arrow), source, "s.dialogue.md");
+        assert!(text.contains(&format!("[ s.dialogue.md:{line}:{column} ]")), "{source:?}:\n{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let quoted = lines.iter().position(|l| l.starts_with(&format!(" {line} | "))).expect("the line quoted");
+        assert!(lines[quoted].ends_with("=> go"), "{source:?}:\n{text}");
+        let caret = lines[quoted + 1];
+        let at = caret.find('^').expect("a caret") - caret.find('|').expect("a margin") - 2;
+        assert_eq!(at, before, "{source:?}:\n{text}");
+    }
+}
+
+#[test]
+fn a_problem_after_an_entity_is_placed_at_itself() {
+    // An entity (`&amp;`) joins the words around it in one text (C16), whose source is longer
+    // than its words; a problem in that text is still placed where it was written (C32), not
+    // at the start of the text.
+    for (source, code, column) in [
+        ("Alice: a&amp;b => go\n", Code::DanglingArrow, 16),
+        ("Alice: a&amp;b &copy; c => go\n", Code::DanglingArrow, 25),
+        ("a&amp;b => go\n", Code::DanglingArrow, 9),
+        ("Alice: x => go &amp; y\n", Code::DanglingArrow, 10),
+        ("Alice: *a&amp;b => go*\n", Code::DanglingArrow, 17),
+    ] {
+        let compilation = compile(source, "s.dialogue.md", &Options::default());
+        let found = compilation.diagnostics.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("{source}"));
+        assert_eq!((found.line, found.column), (1, column), "{source}");
+        assert_eq!(&source[found.span.clone()], "=>", "{source}");
+    }
+}

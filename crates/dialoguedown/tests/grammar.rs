@@ -135,3 +135,92 @@ fn a_heading_or_paragraph_span_ends_where_its_text_does() {
         assert_eq!(&source[found.span.clone()], spanned, "{source:?}");
     }
 }
+
+/// The node's ways out, as (kind, target).
+fn outs(playbook: &Value, id: usize) -> Vec<(String, u64)> {
+    let out = playbook["nodes"][id]["out"].as_array().cloned().unwrap_or_default();
+    out.iter()
+        .map(|edge| (edge["kind"].as_str().unwrap_or("").to_owned(), edge["target"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn a_jump_inside_styling_is_the_lines_jump() {
+    // The Desugar note (DD4): jump assembly runs on every fragment list, "a line's speech and
+    // nested `StyledText` children", and a `JumpIndicator` nested in `StyledText` is "assembled
+    // or degraded in place, so none survive" (C28).
+    let (book, codes) = compiled("Alice: Hello *=> [go](#end)*\n\nBob: skipped\n\n# End\n\nCarol: bye\n");
+    assert_eq!(book["nodes"][0]["speech"], json!([{ "kind": "text", "text": "Hello " }]));
+    assert_eq!(outs(&book, 0), [("divert".to_owned(), 2)]);
+    assert_eq!(codes, []);
+
+    // Words before the arrow stay styled; what follows the jump, in the run or after it, never plays.
+    let (book, codes) = compiled("Alice: **go => [there](#end) now** and more\n\n# End\n\nCarol: bye\n");
+    assert_eq!(
+        book["nodes"][0]["speech"],
+        json!([{ "kind": "styled", "style": "bold", "children": [{ "kind": "text", "text": "go " }] }])
+    );
+    assert_eq!(outs(&book, 0), [("divert".to_owned(), 1)]);
+    assert_eq!(codes, [Code::UnreachableAfterJump]);
+
+    // Nested styling, a condition before it, and a jump alone on its line (a control line).
+    let (book, codes) = compiled("`Ready?` ***=> [go](#end)***\n\nBob: not ready\n\n# End\n\nCarol: bye\n");
+    assert_eq!(book["nodes"][0]["kind"], "control");
+    assert_eq!(book["nodes"][0]["out"][0]["condition"], json!({ "kind": "key", "key": "Ready" }));
+    assert_eq!(codes, []);
+
+    // An arrow with no link inside styling is read literally, and warned as anywhere else.
+    let (book, codes) = compiled("Alice: *the => arrow*\n");
+    assert_eq!(said(&book), ["", ""]);
+    let styled = &book["nodes"][0]["speech"][0]["children"];
+    let words: String = styled.as_array().unwrap().iter().filter_map(|part| part["text"].as_str()).collect();
+    assert_eq!(words, "the => arrow");
+    assert_eq!(codes, [Code::DanglingArrow]);
+}
+
+#[test]
+fn a_prefix_names_at_most_one_id() {
+    // The guide: `SpeakerDeclaration = SpeakerName , [ "@" , SpeakerId ] , Tags` and
+    // `SpeakerReference = SpeakerName | "@" , SpeakerId`: one id at most. The transpiler note
+    // recognizes a prefix "only if the leading text parses fully as a prefix ending in `:`;
+    // otherwise the Line has no speaker" (C29).
+    for source in ["Alice @A @B: text\n", "@A @B: text\n", "Alice @A @B #x: text\n"] {
+        let (book, codes) = compiled(source);
+        assert_eq!(book["speakers"].as_array().map(Vec::len), Some(1), "{source}");
+        assert!(book["speakers"][0].get("id").is_none(), "{source}: {}", book["speakers"]);
+        let written = source.trim_end().replace("#x", "");
+        let words: String = said(&book)[0].clone();
+        assert!(words.starts_with(&written[..written.find(':').unwrap_or(0)]), "{source}: {words}");
+        assert_eq!(codes, [], "{source}");
+    }
+    // One id is a prefix as ever.
+    let (book, _) = compiled("Alice @A: text\n");
+    assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
+}
+
+#[test]
+fn an_options_label_is_its_text_as_written_a_break_before_its_jump_included() {
+    // The runtime note "Offering a Choice": "The compiler writes an option's text twice: as its
+    // label, and as the start of the arm it leads to"; the Desugar note leaves a soft break
+    // before a `=>` in the speech (a jump is single-line, so only a break *between* the arrow and
+    // its link stops it), and the rpg-quest golden keeps it: "…before you land the blow." then a
+    // break, then the divert to the ashes (C30).
+    let (book, codes) = compiled("- Go left\n  => [Left](#left)\n- Go right\n\n# Left\n\nA: left\n");
+    let written = json!([{ "kind": "text", "text": "Go left" }, { "kind": "break" }]);
+    assert_eq!(book["nodes"][0]["out"][0]["label"], written);
+    assert_eq!(book["nodes"][1]["speech"], written);
+    assert_eq!(outs(&book, 1), [("divert".to_owned(), 3)]);
+    assert_eq!(codes, []);
+}
+
+#[test]
+fn a_nul_character_reads_as_the_replacement_character() {
+    // The front-end note reads a script "close to CommonMark core", and CommonMark (§2.3): "For
+    // security reasons, the Unicode character U+0000 must be replaced with the REPLACEMENT
+    // CHARACTER (U+FFFD)" — in words and code spans alike (C33).
+    let (book, _) = compiled("Alice: a\0b `\"k\0\"` => [g\0o](#x)\n\n# X\n\n# Y\0\n\nBob: c\n");
+    assert_eq!(said(&book)[0], "a\u{FFFD}b  ");
+    assert_eq!(book["nodes"][0]["speech"][1], json!({ "kind": "query", "key": "k\u{FFFD}" }));
+    assert_eq!(book["nodes"][0]["out"][0]["label"], json!([{ "kind": "text", "text": "g\u{FFFD}o" }]));
+    assert!(!book.to_string().contains("\\u0000"), "{book}");
+}

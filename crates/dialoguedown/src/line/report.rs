@@ -11,6 +11,18 @@ use crate::markdown::MdInline;
 use super::LineBuilder;
 
 impl LineBuilder<'_, '_, '_> {
+    /// Reports (DLG1113) an arrow with no link after it, read literally.
+    pub(super) fn dangling(&mut self, arrow: Range<usize>) {
+        self.sink.push(
+            Code::DanglingArrow,
+            arrow,
+            "`=>` makes a jump only when a link follows it. With no link here it is read literally, \
+             staying as the characters \"=>\". If you meant to jump, add a target: \
+             `=> [The market](#the-market)`.",
+            "no link follows",
+        );
+    }
+
     /// Reports (DLG1106) a condition with nothing to guard.
     pub(super) fn guards_nothing(&mut self, condition: &Cond) {
         self.sink.push(
