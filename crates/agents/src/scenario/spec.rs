@@ -27,7 +27,12 @@ pub(crate) struct Case {
     pub session: Option<Session>,
     #[serde(default)]
     pub show: Vec<String>,
+    #[serde(default)]
     pub steps: Vec<Value>,
+    /// The reader must refuse the machine with this refusal (`{rule, path, expected}`, matched
+    /// as `expect` is); nothing is played.
+    #[serde(default)]
+    pub refused: Option<Value>,
     #[serde(default)]
     pub log: Option<Vec<String>>,
 }
