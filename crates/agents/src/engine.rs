@@ -207,7 +207,7 @@ impl AgentEngine {
                     self.rest(events);
                 }
             },
-            Settled::Disposed => self.phase = Phase::Stopped { why: "the session was disposed".to_owned() },
+            Settled::Disposed { .. } => self.phase = Phase::Stopped { why: "the session was disposed".to_owned() },
         }
     }
 

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 use super::core::{BossEvent, Core, Position, Run, SuspendedCall};
 use super::drive::{can, BOSS_INTERRUPT, TARGET_ID};
 use super::invoke::{child_settle, Settle};
-use super::io::{Halt, JudgePurpose};
+use super::io::{Halt, JudgePurpose, Reply, Request};
 use super::wire::{NormalizedError, PendingCall, PlaybookCallResult, RunResult};
 use crate::adjudicate::classify::{
     keyed_classification_prompt, validate_keyed_classification, EventContract, EventField, FieldSource,
@@ -258,13 +258,22 @@ impl Run<'_> {
     /// `session.disposed` with the final descriptor — the state the session ended in, taken
     /// before the machine is stopped (as the reference takes it before stopping its actor), so
     /// its status is `active` or `done`, never the teardown's `stopped`; tokens are discarded.
-    pub(crate) fn dispose(&mut self) -> Result<(), Halt> {
+    /// The teardown (§1.4): a pending child is disposed and its call finished `aborted`, then
+    /// `session.disposed` with the descriptor the session ended in, drained. A failure on the
+    /// way (the child's disposal threw, a sink refused) does not stop it: the session still
+    /// ends, and the teardown settles with the failure — one as itself, several aggregated
+    /// (A47).
+    pub(crate) fn dispose(&mut self) -> Result<Result<(), NormalizedError>, Halt> {
         let payload = self.state_payload();
+        let mut failures = Vec::new();
         if let Some(call) = self.core.suspended.clone() {
-            self.io.call(super::io::PortCall::DisposeChild {
+            let reply = self.io.call(super::io::PortCall::DisposeChild {
                 call_id: call.call_id.clone(),
                 child_session_id: call.child_session_id.clone(),
             })?;
+            if let Reply::Threw { error } | Reply::SinkFailed { error } = reply {
+                failures.push(error);
+            }
             let mut p = self.call_identity(&call.state_id, &call.playbook_id, &call.text);
             let error = NormalizedError::named("AbortError", "the parent was disposed").to_value();
             p.insert("result".into(), json!({"status": "aborted", "error": error}));
@@ -274,6 +283,19 @@ impl Run<'_> {
         self.core.stopped = true;
         self.trace("session.disposed", None, payload);
         self.core.tokens.clear();
-        Ok(())
+        if let Reply::SinkFailed { error } = self.io.ask(Request::Drain)? {
+            failures.push(error);
+        }
+        Ok(match failures.len() {
+            0 => Ok(()),
+            1 => Err(failures.remove(0)),
+            _ => {
+                let each: Vec<&str> = failures.iter().map(|e| e.message.as_str()).collect();
+                Err(NormalizedError::named(
+                    "AggregateError",
+                    format!("playbook runtime disposal failed: {}", each.join("; ")),
+                ))
+            }
+        })
     }
 }

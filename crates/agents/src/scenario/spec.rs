@@ -102,7 +102,8 @@ fn settled_json(s: &Settled) -> Value {
         Settled::Run { result: Err(e) } => json!({"rejects": e}),
         Settled::Receipt { result: Ok(r) } => json!({"receipt": r}),
         Settled::Receipt { result: Err(e) } => json!({"throws": e}),
-        Settled::Disposed => json!({"disposed": true}),
+        Settled::Disposed { result: Ok(()) } => json!({"disposed": true}),
+        Settled::Disposed { result: Err(e) } => json!({"disposed": true, "rejects": e}),
     }
 }
 
