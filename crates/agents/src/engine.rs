@@ -350,6 +350,37 @@ impl Engine for AgentEngine {
         self.now = now;
     }
 
+    /// Ends the runtime's session (H70): a Boss turn or action still waiting on a port call is
+    /// aborted first (its pairs finished, its turn settled `aborted`), then the runtime is
+    /// disposed, this engine answering the drains and a pending child's disposal itself (it
+    /// drives no children, A29). What the runtime traced is kept for
+    /// [`drain_trace`](Engine::drain_trace); a failure of the teardown is the runtime's to
+    /// report and ends the session all the same.
+    fn dispose(&mut self) {
+        // Each answer moves a boundary on; a boundary asks at most a few dozen things.
+        const BOUND: usize = 10_000;
+        let mut aborting = 0;
+        while self.runtime.is_busy() && aborting < BOUND {
+            aborting += 1;
+            match self.runtime.answer(Reply::Abort, self.now) {
+                Ok(step) => step.emitted.into_iter().for_each(|e| self.emitted(e)),
+                Err(_) => break,
+            }
+        }
+        let mut step = self.runtime.dispose(self.now);
+        for _ in 0..BOUND {
+            let Ok(Step { emitted, next }) = step else { break };
+            emitted.into_iter().for_each(|e| self.emitted(e));
+            let Next::Request { request } = next else { break };
+            let reply = match request {
+                Request::Drain | Request::Call { call: PortCall::DisposeChild { .. } } => Reply::Drained,
+                Request::Call { .. } => Reply::Abort,
+            };
+            step = self.runtime.answer(reply, self.now);
+        }
+        self.phase = Phase::Stopped { why: "the session was disposed".to_owned() };
+    }
+
     fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
         match (&self.phase, command) {
             (_, Command::Start { anchor }) => self.start(anchor.as_deref(), events),
