@@ -214,3 +214,19 @@ fn the_hosts_dispose_ends_a_call_left_outstanding() {
     assert!(kinds.contains(&"boss.input.settled"), "{kinds:?}");
     assert_eq!(kinds.last(), Some(&"session.disposed"), "{kinds:?}");
 }
+
+#[test]
+fn a_disposed_agent_session_still_has_a_snapshot() {
+    // A host may keep a disposed session (its snapshot says so); disposing the runtime (H70)
+    // must not take that away, and the restored session reads back where it ended.
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    session.input("task", "a poem", "task", 2);
+    answer_all(session.as_mut(), "k", false);
+    let at = session.describe().state_id;
+    session.dispose(99);
+    let snapshot = session.snapshot_value().expect("a disposed session has a snapshot");
+    let restored = document.restore(snapshot).expect("and restores");
+    assert!(restored.is_disposed());
+    assert_eq!(restored.describe().state_id, at);
+}
