@@ -256,14 +256,11 @@ impl AgentEngine {
         self.phase = Phase::Rest { key };
     }
 
-    /// The entry event's text field, where the entry event applies now (A18).
+    /// The entry event's text field, where the entry event applies now: the runtime's own
+    /// rule (A18), so the key never says entry where the runtime classifies.
     fn entry_key(&self) -> Option<String> {
         let entry = self.machine.entry_event.as_ref()?;
-        let state = self.runtime.state().state_id?;
-        let applies = state == self.machine.initial
-            || self.machine.state(&state).is_some_and(|s| s.is_final)
-            || (self.options.entry_from_failed && state == crate::machine::FAILED);
-        applies.then(|| entry.text_field.clone())
+        self.runtime.entry_applies().then(|| entry.text_field.clone())
     }
 
     fn start(&mut self, anchor: Option<&str>, events: &mut Vec<OwnedEvent>) {

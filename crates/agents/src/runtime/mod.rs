@@ -323,6 +323,12 @@ impl Runtime {
         })
     }
 
+    /// Whether Boss text now would be sent as the machine's entry event rather than classified
+    /// by the judge (§1.5 step 3; A18): a host asking for Boss text says so by its key (A26).
+    pub fn entry_applies(&self) -> bool {
+        self.machine.entry_event.is_some() && turn::entry_applies(&self.options, &self.core)
+    }
+
     /// Whether a boundary is active.
     pub fn is_busy(&self) -> bool {
         self.boundary.is_some()

@@ -13,6 +13,15 @@ use crate::adjudicate::classify::{
 };
 use crate::machine::{self, Invoke, Machine, Operand, FAILED, READY};
 
+/// Whether Boss text now is sent as the entry event rather than classified (§1.5 step 3, A18):
+/// at the `ready` hub or in a final state, and at `failed` with no question pending when
+/// `Options.entry_from_failed` says so. (Whether the machine has an entry event is the
+/// caller's question.)
+pub(crate) fn entry_applies(opts: &super::Options, core: &Core) -> bool {
+    let at = core.single();
+    core.done || at == Some(READY) || (opts.entry_from_failed && at == Some(FAILED) && core.pending.is_empty())
+}
+
 /// The flat event contracts the judge chooses among: the declared events, then the derived
 /// `BOSS_INTERRUPT` when the machine has jumps (A17).
 pub(crate) fn contracts(m: &Machine) -> Vec<EventContract> {
@@ -103,11 +112,7 @@ impl Run<'_> {
     /// The deterministic entry event, when it applies now (§1.5 step 3; A18).
     fn entry_event(&self, text: &str) -> Option<BossEvent> {
         let entry = self.m.entry_event.as_ref()?;
-        let at = self.core.single();
-        let applies = self.core.done
-            || at == Some(READY)
-            || (self.opts.entry_from_failed && at == Some(FAILED) && self.core.pending.is_empty());
-        if !applies {
+        if !entry_applies(self.opts, &self.core) {
             return None;
         }
         let spec = self.m.events.iter().find(|e| e.event_type == entry.event_type)?;
