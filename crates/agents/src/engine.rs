@@ -54,13 +54,15 @@ enum Phase {
     },
     /// The run cannot go on here (a nested call is pending, or the runtime was disposed).
     Stopped { why: String },
+    /// The host disposed the session (H70); the state it ended in, once it had started.
+    Disposed { at: Option<String> },
 }
 
 /// The engine's snapshot: where it stands, and the runtime's own snapshot at rest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentSnapshot {
-    /// `notStarted`, `rest` or `ended`.
+    /// `notStarted`, `rest`, `ended` or `disposed` (H70).
     pub phase: String,
     /// The runtime's schema-1 snapshot, at rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,7 +209,7 @@ impl AgentEngine {
                     self.rest(events);
                 }
             },
-            Settled::Disposed => self.phase = Phase::Stopped { why: "the session was disposed".to_owned() },
+            Settled::Disposed { .. } => self.phase = Phase::Stopped { why: "the session was disposed".to_owned() },
         }
     }
 
@@ -254,14 +256,11 @@ impl AgentEngine {
         self.phase = Phase::Rest { key };
     }
 
-    /// The entry event's text field, where the entry event applies now (A18).
+    /// The entry event's text field, where the entry event applies now: the runtime's own
+    /// rule (A18), so the key never says entry where the runtime classifies.
     fn entry_key(&self) -> Option<String> {
         let entry = self.machine.entry_event.as_ref()?;
-        let state = self.runtime.state().state_id?;
-        let applies = state == self.machine.initial
-            || self.machine.state(&state).is_some_and(|s| s.is_final)
-            || (self.options.entry_from_failed && state == crate::machine::FAILED);
-        applies.then(|| entry.text_field.clone())
+        self.runtime.entry_applies().then(|| entry.text_field.clone())
     }
 
     fn start(&mut self, anchor: Option<&str>, events: &mut Vec<OwnedEvent>) {
@@ -350,6 +349,42 @@ impl Engine for AgentEngine {
         self.now = now;
     }
 
+    /// Ends the runtime's session (H70): a Boss turn or action still waiting on a port call is
+    /// aborted first (its pairs finished, its turn settled `aborted`), then the runtime is
+    /// disposed, this engine answering the drains and a pending child's disposal itself (it
+    /// drives no children, A29). What the runtime traced is kept for
+    /// [`drain_trace`](Engine::drain_trace); a failure of the teardown is the runtime's to
+    /// report and ends the session all the same.
+    fn dispose(&mut self) {
+        let at = match &self.phase {
+            Phase::NotStarted => None,
+            Phase::Disposed { at } => at.clone(),
+            _ => Some(self.state_id()),
+        };
+        // Each answer moves a boundary on; a boundary asks at most a few dozen things.
+        const BOUND: usize = 10_000;
+        let mut aborting = 0;
+        while self.runtime.is_busy() && aborting < BOUND {
+            aborting += 1;
+            match self.runtime.answer(Reply::Abort, self.now) {
+                Ok(step) => step.emitted.into_iter().for_each(|e| self.emitted(e)),
+                Err(_) => break,
+            }
+        }
+        let mut step = self.runtime.dispose(self.now);
+        for _ in 0..BOUND {
+            let Ok(Step { emitted, next }) = step else { break };
+            emitted.into_iter().for_each(|e| self.emitted(e));
+            let Next::Request { request } = next else { break };
+            let reply = match request {
+                Request::Drain | Request::Call { call: PortCall::DisposeChild { .. } } => Reply::Drained,
+                Request::Call { .. } => Reply::Abort,
+            };
+            step = self.runtime.answer(reply, self.now);
+        }
+        self.phase = Phase::Disposed { at };
+    }
+
     fn take(&mut self, command: Command<'_>, events: &mut Vec<OwnedEvent>) {
         match (&self.phase, command) {
             (_, Command::Start { anchor }) => self.start(anchor.as_deref(), events),
@@ -394,7 +429,7 @@ impl Engine for AgentEngine {
             Phase::Rest { .. } => Waiting::Answers,
             Phase::Call(_) => Waiting::Effect,
             Phase::Ended { .. } => Waiting::Ended,
-            Phase::Stopped { .. } => Waiting::Stopped,
+            Phase::Stopped { .. } | Phase::Disposed { .. } => Waiting::Stopped,
         }
     }
 
@@ -416,9 +451,10 @@ impl Engine for AgentEngine {
                 )))
             }
             Phase::Stopped { why } => return Err(EngineError::new(format!("not at a safe point: {why}"))),
+            Phase::Disposed { .. } => ("disposed", None, None),
         };
         let at = match &self.phase {
-            Phase::Ended { at, .. } => at.clone(),
+            Phase::Ended { at, .. } | Phase::Disposed { at } => at.clone(),
             _ => None,
         };
         Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, at, acts: self.acts })
@@ -429,6 +465,12 @@ impl Engine for AgentEngine {
         let phase = match (snapshot.phase.as_str(), &snapshot.runtime) {
             ("notStarted", None) => Phase::NotStarted,
             ("ended", None) => Phase::Ended { output: snapshot.output.clone(), at: snapshot.at.clone() },
+            ("disposed", None) => {
+                // The runtime's session ended with the host's; a fresh runtime disposed at once
+                // stands for it (it emits nothing).
+                let _ = runtime.dispose(0);
+                Phase::Disposed { at: snapshot.at.clone() }
+            }
             ("rest", Some(at)) => {
                 runtime.restore(self.identity(), at).map_err(|e| EngineError::new(e.to_string()))?;
                 Phase::Rest { key: String::new() }
@@ -453,22 +495,21 @@ impl Engine for AgentEngine {
     fn state_id(&self) -> String {
         match &self.phase {
             Phase::NotStarted => "not-started".to_owned(),
-            Phase::Ended { at: Some(at), .. } => at.clone(),
+            Phase::Ended { at: Some(at), .. } | Phase::Disposed { at: Some(at) } => at.clone(),
+            Phase::Disposed { at: None } => "not-started".to_owned(),
             _ => self.state_here(),
         }
     }
 
     fn describe(&self) -> String {
-        let id = match &self.phase {
-            Phase::Ended { at: Some(at), .. } => at.clone(),
-            _ => self.state_here(),
-        };
+        let id = self.state_id();
         let description = self.machine.state(&id).map(|s| s.description.trim()).filter(|d| !d.is_empty());
         let mut out = match &self.phase {
             Phase::NotStarted => format!("The agent playbook {} has not started.", self.machine.id),
             Phase::Ended { .. } => format!("The agent playbook {} ended at {id}.", self.machine.id),
             Phase::Call(call) => format!("At {id}, waiting on {}.", call.describe()),
             Phase::Stopped { why } => format!("At {id}: {why}."),
+            Phase::Disposed { .. } => format!("At {id}: the session was disposed."),
             Phase::Rest { .. } => format!("At {id}."),
         };
         if let (Some(description), false) = (description, matches!(self.phase, Phase::NotStarted)) {

@@ -191,3 +191,30 @@ fn the_fingerprint_is_the_machines_and_starting_at_an_anchor_is_refused() {
     assert!(matches!(&refused[..], [OwnedEvent::Refused { reason: RefusalReason::NoSuchAnchor, .. }]));
     assert_eq!(engine.waiting(), Waiting::Start);
 }
+
+/// The key Boss text is asked under at rest, and what the engine then does with it.
+fn asked_key(events: &[OwnedEvent]) -> Option<String> {
+    events.iter().rev().find_map(|e| match e {
+        OwnedEvent::Resolve { questions } => questions.first().map(|(key, _)| key.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_key_says_the_entry_event_applies_only_where_the_runtime_applies_it() {
+    // §1.5 step 3 (A18): the entry event applies at the `ready` hub (or a final state); a
+    // machine whose idle hub has another name classifies Boss text, so the engine must ask
+    // for it under `boss`, not under the entry event's text field (A26).
+    let text = include_str!("../../../conformance/agents/machines/writer.json").replace("\"ready\"", "\"idle\"");
+    let machine = stagehand_agents::machine::read_json(&text).expect("the renamed writer reads");
+    let mut engine = AgentEngine::new(machine, Options::default(), "s-1").expect("an engine");
+    let events = take(&mut engine, Command::Start { anchor: None });
+    assert_eq!(asked_key(&events).as_deref(), Some("boss"), "{events:?}");
+    // And Boss text under that key goes to the judge, as the runtime decides.
+    let answers: Answers<'_> = [("boss", Answer::Text("rain".into()))].into_iter().collect();
+    let events = take(&mut engine, Command::Supply(answers));
+    assert!(events.iter().any(|e| matches!(e, OwnedEvent::Call { call: PortCall::Judge { .. } })), "{events:?}");
+    // The example's `ready` hub still asks under the entry field.
+    let events = take(&mut self::engine(), Command::Start { anchor: None });
+    assert_eq!(asked_key(&events).as_deref(), Some("task"), "{events:?}");
+}

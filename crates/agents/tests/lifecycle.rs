@@ -94,8 +94,9 @@ fn session_disposed_carries_the_descriptor_the_session_ended_in() {
     rt.answer(Reply::Drained, 1).expect("drained");
     let before = serde_json::to_value(rt.state()).expect("serialises");
     let step = rt.dispose(2).expect("disposes");
-    assert!(matches!(step.next, Next::Settled { settled: Settled::Disposed }));
     let disposed = payload_of(&step, "session.disposed").expect("session.disposed");
+    let step = rt.answer(Reply::Drained, 3).expect("session.disposed is drained");
+    assert!(matches!(step.next, Next::Settled { settled: Settled::Disposed { result: Ok(()) } }));
     assert_eq!(disposed["state"], before);
     assert_eq!(disposed["state"]["status"], "active");
     assert_eq!(disposed["stateId"], "ready");

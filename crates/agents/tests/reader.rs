@@ -530,3 +530,45 @@ fn refuses_a_parallel_member_entered_on_its_own() {
         }
     }
 }
+
+/// DR-022 (CONTRACT.md §1.12): a machine may declare the artifact schema and runtime ABI it
+/// was written for. A declaration this runtime supports loads, none at all loads (a legacy
+/// artifact), an unsupported schema is refused naming the supported set (also when the ABI is
+/// wrong too), another ABI is refused naming both values, and a malformed declaration is
+/// refused at the member that is not an integer.
+#[test]
+fn the_compat_declaration_is_checked_against_this_runtime() {
+    use stagehand_agents::machine::{RUNTIME_ABI, SUPPORTED_ARTIFACT_SCHEMAS};
+    let declared = |schema: Value, abi: Value| {
+        let mut v = base();
+        put(&mut v, "", "compat", json!({"artifactSchema": schema, "runtimeAbi": abi}));
+        read_value(v)
+    };
+    let m = declared(json!(SUPPORTED_ARTIFACT_SCHEMAS[0]), json!(RUNTIME_ABI)).expect("a matching declaration loads");
+    assert_eq!(m.compat.map(|c| (c.artifact_schema, c.runtime_abi)), Some((1, 1)));
+    assert!(read_json(&serde_json::to_string(&m).unwrap()).is_ok(), "the declaration is written back");
+    assert_eq!(read_value(base()).expect("legacy").compat, None);
+
+    let schema = declared(json!(99), json!(RUNTIME_ABI)).expect_err("schema 99");
+    assert_eq!((schema.rule, schema.path.as_str()), ("artifact-schema", "$.compat.artifactSchema"));
+    assert!(schema.expected.contains("99") && schema.expected.contains("[1]"), "{schema}");
+    let both = declared(json!(99), json!(RUNTIME_ABI + 1)).expect_err("both wrong");
+    assert_eq!(both, schema, "the schema error alone");
+    let abi = declared(json!(1), json!(RUNTIME_ABI + 1)).expect_err("ABI 2");
+    assert_eq!((abi.rule, abi.path.as_str()), ("runtime-abi", "$.compat.runtimeAbi"));
+    assert!(abi.expected.contains("2") && abi.expected.contains("1"), "{abi}");
+
+    for (bad, path) in [
+        (declared(json!(1.5), json!(1)), "$.compat.artifactSchema"),
+        (declared(json!(1), json!("latest")), "$.compat.runtimeAbi"),
+    ] {
+        let r = bad.expect_err("malformed");
+        assert_eq!((r.rule, r.path.as_str()), ("shape", path), "{r}");
+    }
+    let mut v = base();
+    put(&mut v, "", "compat", json!({"artifactSchema": 1}));
+    assert_eq!(read_value(v).expect_err("incomplete").path, "$.compat");
+    let mut v = base();
+    put(&mut v, "", "compat", json!({"artifactSchema": 1, "runtimeAbi": 1, "extra": 1}));
+    assert_eq!(read_value(v).expect_err("unknown key").path, "$.compat");
+}

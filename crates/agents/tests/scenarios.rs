@@ -133,6 +133,13 @@ cases! {
     workflow_script_failure_then_retry => "workflow-script-failure-then-retry",
     workflow_terminal_restarts_only_on_a_real_event => "workflow-terminal-restarts-only-on-a-real-event",
     writer_entry_is_deterministic => "writer-entry-is-deterministic",
+    compat_declaring_this_runtime_loads => "compat-declaring-this-runtime-loads",
+    compat_unsupported_artifact_schema_is_refused => "compat-unsupported-artifact-schema-is-refused",
+    compat_other_runtime_abi_is_refused => "compat-other-runtime-abi-is-refused",
+    compat_both_wrong_reports_the_schema_alone => "compat-both-wrong-reports-the-schema-alone",
+    compat_malformed_is_refused_at_its_member => "compat-malformed-is-refused-at-its-member",
+    dispose_while_init_waits_tears_down_after_the_start => "dispose-while-init-waits-tears-down-after-the-start",
+    dispose_failures_are_reported_after_the_session_ends => "dispose-failures-are-reported-after-the-session-ends",
 }
 
 #[test]

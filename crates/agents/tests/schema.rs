@@ -173,6 +173,7 @@ fn every_property() -> Machine {
         id: s("m"),
         initial: s("s0"),
         description: Some(s("M.")),
+        compat: Some(Compat { artifact_schema: 1, runtime_abi: 1 }),
         context: vec![ContextField { name: s("n"), ty: FieldType::Number, initial: Some(json!(0)) }]
             .into_iter()
             .chain([FieldType::String, FieldType::Boolean, FieldType::Json].map(|ty| ContextField {

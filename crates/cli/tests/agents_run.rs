@@ -70,7 +70,8 @@ fn said_text(envelope: &Value) -> String {
 /// The trace file's records: sequences contiguous from 1, every `*.received`/`*.started` closed
 /// by its `*.settled`/`*.finished` (same call id) before the next opens, `session.started` once
 /// first. The runtime's own records (`"engine": true`, H48) stand inside those boundaries after
-/// the opening, their sequence (in the payload) contiguous, each of their `*.started` finished
+/// the opening (or, at a dispose, right before the host's `session.disposed`), their sequence
+/// (in the payload) contiguous, each of their `*.started` finished
 /// once by the same call id. The host records' types, in order, and the runtime's.
 fn paired_trace(trace: &Path) -> (Vec<String>, Vec<String>) {
     let text = std::fs::read_to_string(trace).expect("the trace file");
@@ -87,7 +88,10 @@ fn paired_trace(trace: &Path) -> (Vec<String>, Vec<String>) {
             let event = &record["payload"];
             assert_eq!(event["type"], kind, "{record}");
             assert_eq!(event["sequence"], engine_types.len() as u64 + 1, "the runtime's order: {record}");
-            assert!(!opened || !open.is_empty(), "{kind} outside a host boundary: {text}");
+            // ... or, what the runtime traced as the session's dispose ended it, right before
+            // the host's own session.disposed (H70).
+            let closing = records[i..].iter().all(|r| r["engine"] == true || r["type"] == "session.disposed");
+            assert!(!opened || !open.is_empty() || closing, "{kind} outside a host boundary: {text}");
             let call = event["callId"].as_str().unwrap_or("").to_owned();
             match kind.rsplit_once('.') {
                 Some((start, "started")) if kind != "session.started" => {
@@ -121,6 +125,13 @@ fn paired_trace(trace: &Path) -> (Vec<String>, Vec<String>) {
     assert_eq!(types.iter().filter(|t| *t == "session.started").count(), 1, "{types:?}");
     assert_eq!(types[0], "session.started");
     assert_eq!(engine_types.iter().filter(|t| *t == "session.started").count(), 1, "{engine_types:?}");
+    // A disposed session disposed its runtime too, once, right before its own end (H70).
+    if types.last().map(String::as_str) == Some("session.disposed") {
+        assert_eq!(types.iter().filter(|t| *t == "session.disposed").count(), 1, "{types:?}");
+        assert_eq!(engine_types.iter().filter(|t| *t == "session.disposed").count(), 1, "{engine_types:?}");
+        assert_eq!(records[records.len() - 2]["type"], "session.disposed", "{text}");
+        assert_eq!(records[records.len() - 2]["engine"], true, "{text}");
+    }
     (types, engine_types)
 }
 

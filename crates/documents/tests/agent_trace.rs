@@ -29,7 +29,7 @@ fn answer_all(session: &mut dyn AnySession, prefix: &str, reviewer_fails: bool) 
 /// host sequences; host boundaries properly nested, one at a time, each start finished once by
 /// the same call id; every engine record a schema-2 event of one of the sixteen types, its
 /// payload's `type` its own, the runtime's sequence contiguous from `engine_first`, and, after
-/// the opening, inside a host boundary; every engine `*.started` finished once by the same
+/// the opening and before the closing (what it traced as it was disposed), inside a host boundary; every engine `*.started` finished once by the same
 /// runtime call id. The engine records' types, in order.
 fn check(trace: &[TraceRecord], first: u64, engine_first: u64) -> Vec<String> {
     let mut open: Option<(TraceType, String)> = None;
@@ -37,6 +37,14 @@ fn check(trace: &[TraceRecord], first: u64, engine_first: u64) -> Vec<String> {
     let mut engine_sequence = engine_first;
     let mut boundaries = 0;
     let mut types = Vec::new();
+    // What the engine traced as it ended stands right before the host's session.disposed, in
+    // no boundary (H70).
+    let closing_from = match trace.last() {
+        Some(last) if !last.engine && last.kind == "session.disposed" => {
+            trace[..trace.len() - 1].iter().rposition(|r| !r.engine).map_or(0, |i| i + 1)
+        }
+        _ => trace.len(),
+    };
     for (i, record) in trace.iter().enumerate() {
         assert_eq!(record.sequence, first + i as u64, "contiguous host sequences: {record:?}");
         if record.engine {
@@ -50,8 +58,9 @@ fn check(trace: &[TraceRecord], first: u64, engine_first: u64) -> Vec<String> {
             assert_eq!(event["sequence"], engine_sequence, "the runtime's order: {event}");
             assert_eq!(event["timestamp"], record.timestamp, "stamped with its move's time: {event}");
             engine_sequence += 1;
-            // After the opening, every engine record stands inside the move that caused it.
-            assert!(open.is_some() || boundaries == 0, "{} outside a host boundary", record.kind);
+            // After the opening and before the closing, every engine record stands inside the
+            // move that caused it.
+            assert!(open.is_some() || boundaries == 0 || i >= closing_from, "{} outside a host boundary", record.kind);
             let call = event["callId"].as_str().unwrap_or("").to_owned();
             if let Some(start) = record.kind.strip_suffix(".started").filter(|_| record.kind != "session.started") {
                 assert!(!call.is_empty(), "a call's start has a call id: {event}");
@@ -154,4 +163,70 @@ fn a_restore_continues_the_trace_with_no_session_started() {
     // A replayed key traces nothing, of the host's or the engine's.
     restored.apply("retry:START", "again", 5);
     assert!(restored.take_trace().is_empty());
+}
+
+/// The session's records from the host's `session.disposed` back to the last host record
+/// before it: the engine's closing records.
+fn closing(trace: &[TraceRecord]) -> &[TraceRecord] {
+    let last = trace.len() - 1;
+    let from = trace[..last].iter().rposition(|r| !r.engine).map_or(0, |i| i + 1);
+    &trace[from..last]
+}
+
+#[test]
+fn the_hosts_dispose_disposes_the_runtime_once() {
+    // §1.4: session.disposed means the session really ended; the host's dispose ends the
+    // runtime's session too, so the runtime's own session.disposed is in the trace, once,
+    // right before the host's (the closing counterpart of H48's opening).
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    session.input("task", "a poem", "task", 2);
+    answer_all(session.as_mut(), "k", false);
+    session.dispose(99);
+    session.dispose(100);
+    let trace = session.take_trace();
+    check(&trace, 1, 1);
+    let disposed: Vec<_> = trace.iter().filter(|r| r.kind == "session.disposed").collect();
+    assert_eq!(disposed.len(), 2, "one of the runtime's, one of the host's: {disposed:?}");
+    assert_eq!(disposed.iter().filter(|r| !r.engine).count(), 1, "the host's, once");
+    let end = closing(&trace);
+    assert_eq!(end.len(), 1, "{end:?}");
+    assert_eq!((end[0].kind.as_str(), end[0].timestamp), ("session.disposed", 99));
+    let host = trace.last().unwrap();
+    assert_eq!(end[0].payload["payload"]["stateId"], host.payload["stateId"], "where the run ended");
+    assert!(session.take_trace().is_empty(), "a second dispose traces nothing");
+}
+
+#[test]
+fn the_hosts_dispose_ends_a_call_left_outstanding() {
+    // The host disposes while the writer's call is outstanding: the runtime's turn is aborted
+    // (its pairs finished, its turn settled `aborted`), then its session ends.
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    session.input("task", "a poem", "task", 2);
+    assert!(matches!(session.pending(), Pending::Call { .. }), "{:?}", session.pending());
+    session.dispose(50);
+    let trace = session.take_trace();
+    check(&trace, 1, 1);
+    let kinds: Vec<&str> = closing(&trace).iter().map(|r| r.kind.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"player.call.finished"), "{kinds:?}");
+    assert_eq!(closing(&trace)[0].payload["payload"]["status"], "aborted");
+    assert!(kinds.contains(&"boss.input.settled"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"session.disposed"), "{kinds:?}");
+}
+
+#[test]
+fn a_disposed_agent_session_still_has_a_snapshot() {
+    // A host may keep a disposed session (its snapshot says so); disposing the runtime (H70)
+    // must not take that away, and the restored session reads back where it ended.
+    let document = open();
+    let mut session = document.start("s", 0, 1).unwrap();
+    session.input("task", "a poem", "task", 2);
+    answer_all(session.as_mut(), "k", false);
+    let at = session.describe().state_id;
+    session.dispose(99);
+    let snapshot = session.snapshot_value().expect("a disposed session has a snapshot");
+    let restored = document.restore(snapshot).expect("and restores");
+    assert!(restored.is_disposed());
+    assert_eq!(restored.describe().state_id, at);
 }

@@ -3,7 +3,8 @@
 //! keys, snapshot and restore, and dispose, validates against `docs/schema/trace.schema.json` in
 //! full (`allOf`/`if`/`then`/`not`, `pattern`, `type`, `minimum` included), and the lines of a
 //! session, across its restores, are contiguous, properly nested, begin with one
-//! `session.started` and end with `session.disposed`.
+//! `session.started` and end with `session.disposed` (an agent runtime's own records of its
+//! start and its end standing right after the one and right before the other).
 
 mod agent_support;
 mod schema_support;
@@ -19,6 +20,10 @@ fn check_lines(lines: &[String]) {
     let trace_schema = schema("trace.schema.json");
     let mut open: Option<(String, String)> = None;
     let mut started = 0;
+    // What the engine traced as it was disposed stands right before the session's own
+    // session.disposed, in no boundary (H70).
+    let closing_from =
+        lines[..lines.len() - 1].iter().rposition(|l| !l.contains("\"engine\":true")).map_or(0, |i| i + 1);
     for (i, line) in lines.iter().enumerate() {
         let json: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("line {i}: {e}: {line}"));
         fits(&json, &trace_schema, &trace_schema).unwrap_or_else(|e| panic!("line {i}: {e}: {line}"));
@@ -29,7 +34,8 @@ fn check_lines(lines: &[String]) {
             // The engine's records stand inside the boundary of the move that caused them, or
             // right after session.started for what the engine traced as it started (H48).
             let opening = lines[..i].iter().all(|l| l.contains("\"engine\":true") || l.contains("\"session.started\""));
-            assert!(open.is_some() || opening, "line {i} is an engine record outside a boundary: {line}");
+            let closing = i >= closing_from;
+            assert!(open.is_some() || opening || closing, "line {i} is an engine record outside a boundary: {line}");
             continue;
         }
         let call = json["callId"].as_str().unwrap_or("").to_owned();
@@ -229,7 +235,7 @@ fn agent_trace_lines_fit_the_schema() {
             session = document.restore(snapshot).unwrap();
         }
         // Every runtime pair is closed once the run has settled (the late actions below may
-        // leave a call outstanding at the dispose).
+        // undo into a call left outstanding, which the dispose then aborts).
         check_engine_records(&all);
         let view = session.describe();
         fits_view(&view);
@@ -237,7 +243,14 @@ fn agent_trace_lines_fit_the_schema() {
             fits_receipt(&session.apply(&action.id, "late", 100));
         }
         session.dispose(200);
+        session.dispose(201);
         lines(session.as_mut(), &mut all);
         check_lines(&all);
+        // The host's dispose ended the runtime's session too: its one session.disposed stands
+        // right before the host's (H70).
+        let disposed: Vec<&String> = all.iter().filter(|l| l.contains("\"type\":\"session.disposed\"")).collect();
+        assert_eq!(disposed.len(), 2, "{disposed:?}");
+        assert!(disposed[0].contains("\"engine\":true") && !disposed[1].contains("\"engine\":true"), "{disposed:?}");
+        assert_eq!(disposed[0], &all[all.len() - 2], "the runtime's ends right before the host's");
     }
 }

@@ -296,6 +296,13 @@ pub trait Engine {
         let _ = now;
     }
 
+    /// Ends the engine's own session, for good: a host session calls it once, when it is
+    /// disposed, after [`set_now`](Self::set_now) and before it writes its own
+    /// `session.disposed`; what the engine traces as it ends is then drained
+    /// ([`drain_trace`](Self::drain_trace)) into the session's trace, before that record
+    /// (decision H70 in `docs/design/host-contract.md`). Engines with nothing to end ignore it.
+    fn dispose(&mut self) {}
+
     /// [`anchors`](Self::anchors), lent where the engine keeps them (the same names, in the same
     /// order).
     fn anchor_names(&self) -> Cow<'_, [String]> {

@@ -21,6 +21,12 @@ pub use read::{read_json, read_toml, read_value, Refusal};
 pub use types::*;
 pub use write::{write_toml, Unwritable};
 
+/// The runtime ABI this runtime implements (DR-022; CONTRACT.md §1.12 `RUNTIME_ABI`): a
+/// machine declaring another is refused (`runtime-abi`, A46).
+pub const RUNTIME_ABI: i64 = 1;
+/// The machine document formats (artifact schemas) this runtime reads (DR-022;
+/// `SUPPORTED_ARTIFACT_SCHEMAS`): a machine declaring another is refused (`artifact-schema`).
+pub const SUPPORTED_ARTIFACT_SCHEMAS: [i64; 1] = [1];
 /// The guard every player and Captain state can produce: the agent asked the Boss a question.
 pub const NEEDS_BOSS_REPLY: &str = "needsBossReply";
 /// The id of the state where a machine waits for the Boss to answer a question.

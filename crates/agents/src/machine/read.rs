@@ -58,6 +58,10 @@ fn fails<T: DeserializeOwned>(v: &Value) -> bool {
 fn locate(root: &Value) -> String {
     use super::types::*;
     let Some(obj) = root.as_object() else { return "$".into() };
+    if let Some(compat) = obj.get("compat").filter(|c| fails::<Compat>(c)) {
+        let numbers: [(&str, Probe); 2] = [("artifactSchema", fails::<i64>), ("runtimeAbi", fails::<i64>)];
+        return compat.as_object().and_then(|c| member(c, "$.compat", &numbers)).unwrap_or_else(|| "$.compat".into());
+    }
     let members: [(&str, Probe); 10] = [
         ("id", fails::<String>),
         ("initial", fails::<String>),

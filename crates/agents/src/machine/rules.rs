@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::read::Refusal;
 use super::types::*;
 use super::{AWAIT_BOSS_REPLY, DONE, FAILED, NEEDS_BOSS_REPLY, RUNTIME_EVENTS, RUNTIME_FIELDS};
+use super::{RUNTIME_ABI, SUPPORTED_ARTIFACT_SCHEMAS};
 
 type Checked = Result<(), Refusal>;
 
@@ -17,6 +18,33 @@ pub fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
+/// DR-022: the declared schema must be one this runtime reads, then the declared ABI the one
+/// it implements; when both disagree the schema alone is reported (A46).
+fn compat(m: &Machine) -> Checked {
+    let Some(c) = m.compat else { return Ok(()) };
+    if !SUPPORTED_ARTIFACT_SCHEMAS.contains(&c.artifact_schema) {
+        return Err(Refusal::new(
+            "artifact-schema",
+            "$.compat.artifactSchema",
+            format!(
+                "an artifact schema this runtime supports, one of {SUPPORTED_ARTIFACT_SCHEMAS:?} (the machine declares {})",
+                c.artifact_schema
+            ),
+        ));
+    }
+    if c.runtime_abi != RUNTIME_ABI {
+        return Err(Refusal::new(
+            "runtime-abi",
+            "$.compat.runtimeAbi",
+            format!(
+                "runtime ABI {RUNTIME_ABI}, the one this runtime implements (the machine declares {})",
+                c.runtime_abi
+            ),
+        ));
+    }
+    Ok(())
+}
+
 struct Ctx<'m> {
     m: &'m Machine,
     ids: BTreeSet<&'m str>,
@@ -24,6 +52,7 @@ struct Ctx<'m> {
 }
 
 pub(super) fn validate(m: &Machine) -> Checked {
+    compat(m)?;
     let mut fields = BTreeMap::new();
     for (i, f) in m.context.iter().enumerate() {
         let path = format!("$.context[{i}].name");

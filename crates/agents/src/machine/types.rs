@@ -26,6 +26,10 @@ pub struct Machine {
     /// What the machine does, for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The artifact schema and runtime ABI the machine was written for (DR-022; CONTRACT.md
+    /// §1.12 `spec.compat`); absent for a legacy machine, which loads unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compat: Option<Compat>,
     /// The typed context fields, in order, with their initial values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<ContextField>,
@@ -49,6 +53,18 @@ pub struct Machine {
     /// Status labels for player states.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub player_states: Vec<PlayerState>,
+}
+
+/// A machine's compatibility declaration (DR-022): checked by the reader against
+/// [`SUPPORTED_ARTIFACT_SCHEMAS`](super::SUPPORTED_ARTIFACT_SCHEMAS) and
+/// [`RUNTIME_ABI`](super::RUNTIME_ABI) before anything else (A46).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Compat {
+    /// The machine document format the machine was written in.
+    pub artifact_schema: i64,
+    /// The runtime ABI the machine was written against.
+    pub runtime_abi: i64,
 }
 
 /// A typed context field.

@@ -134,8 +134,12 @@ pub enum Settled {
         /// The outcome.
         result: Result<Receipt, NormalizedError>,
     },
-    /// `dispose` finished.
-    Disposed,
+    /// `dispose` finished: the session ended either way; `Err` is what failed on the way (a
+    /// child's disposal, a sink), one error as itself or several aggregated (A47).
+    Disposed {
+        /// The teardown's outcome.
+        result: Result<(), NormalizedError>,
+    },
 }
 
 /// What the host does next.
@@ -220,6 +224,9 @@ struct Boundary {
     at: u64,
     journal: Vec<(Reply, u64)>,
     waiting: Option<Request>,
+    /// A `dispose` called while `init` waited, at this time: it tears down once `init` settles
+    /// (A47).
+    then_dispose: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +251,8 @@ pub struct Runtime {
     /// The session a failed `init` unbound: a fresh `init` of the same session continues its
     /// counters (its trace stays contiguous); another session starts its own at 1.
     unbound_from: Option<String>,
+    /// How the one teardown settled: every later `dispose` settles the same (A47).
+    disposal: Option<Result<(), NormalizedError>>,
 }
 
 impl Runtime {
@@ -267,6 +276,7 @@ impl Runtime {
             boundary: None,
             sink_failure: None,
             unbound_from: None,
+            disposal: None,
         })
     }
 
@@ -311,6 +321,12 @@ impl Runtime {
             playbook_id: s.playbook_id.clone(),
             child_session_id: s.child_session_id.clone(),
         })
+    }
+
+    /// Whether Boss text now would be sent as the machine's entry event rather than classified
+    /// by the judge (§1.5 step 3; A18): a host asking for Boss text says so by its key (A26).
+    pub fn entry_applies(&self) -> bool {
+        self.machine.entry_event.is_some() && turn::entry_applies(&self.options, &self.core)
     }
 
     /// Whether a boundary is active.
@@ -433,23 +449,40 @@ impl Runtime {
         Ok(self.begin(Kind::Apply(action_id.to_owned(), key.to_owned()), at))
     }
 
-    /// Ends the session: disposes a pending child first, then emits `session.disposed`. A
-    /// runtime bound to no session (never initialised, or left unbound by a failed `init` or
-    /// `restore`) is disposed at once with nothing to emit, and disposing a disposed runtime
-    /// settles again (§1.4: "On failure the runtime is left unbound, so `dispose` still works";
-    /// later calls share the one teardown). A dispose while another is tearing down joins it:
-    /// the step hands back the request that teardown waits on, and the one answer finishes it
-    /// (A37). It throws only while another kind of boundary is active (A34).
+    /// Ends the session: disposes a pending child first, then emits `session.disposed` and
+    /// asks for it to be drained. A runtime bound to no session (never initialised, or left
+    /// unbound by a failed `init` or `restore`) is disposed at once with nothing to emit, and
+    /// disposing a disposed runtime settles as its one teardown did (§1.4: "On failure the
+    /// runtime is left unbound, so `dispose` still works"; later calls share the one
+    /// teardown). A dispose while another is tearing down joins it: the step hands back the
+    /// request that teardown waits on, and the one answer finishes it (A37). A dispose while
+    /// `init` waits on its drain hands back that request too: once `init` settles, a started
+    /// session is torn down in the same step, and a failed start (already cleaned up by `init`)
+    /// leaves the runtime disposed with `init`'s error settled (A47). It throws only while a
+    /// Boss turn, a resumption or an `apply` is active (A34).
     pub fn dispose(&mut self, at: u64) -> Result<Step, RuntimeError> {
-        let settled = Step { emitted: Vec::new(), next: Next::Settled { settled: Settled::Disposed } };
-        if let Some(Boundary { kind: Kind::Dispose, waiting: Some(request), .. }) = &self.boundary {
-            return Ok(Step { emitted: Vec::new(), next: Next::Request { request: request.clone() } });
+        if let Some(b) = self.boundary.as_mut() {
+            match (&b.kind, &b.waiting) {
+                (Kind::Dispose, Some(request)) => {
+                    return Ok(Step { emitted: Vec::new(), next: Next::Request { request: request.clone() } });
+                }
+                (Kind::Init, Some(request)) => {
+                    b.then_dispose.get_or_insert(at);
+                    return Ok(Step { emitted: Vec::new(), next: Next::Request { request: request.clone() } });
+                }
+                _ => {}
+            }
         }
+        let settled = |result: Result<(), NormalizedError>| Step {
+            emitted: Vec::new(),
+            next: Next::Settled { settled: Settled::Disposed { result } },
+        };
         match self.life {
-            Life::Disposed => Ok(settled),
+            Life::Disposed => Ok(settled(self.disposal.clone().unwrap_or(Ok(())))),
             Life::Unbound if self.boundary.is_none() => {
                 self.life = Life::Disposed;
-                Ok(settled)
+                self.disposal = Some(Ok(()));
+                Ok(settled(Ok(())))
             }
             _ => {
                 self.idle()?;
@@ -511,14 +544,21 @@ impl Runtime {
     }
 
     fn begin(&mut self, kind: Kind, at: u64) -> Step {
-        self.boundary = Some(Boundary { kind, start: self.core.clone(), at, journal: Vec::new(), waiting: None });
+        self.boundary = Some(Boundary {
+            kind,
+            start: self.core.clone(),
+            at,
+            journal: Vec::new(),
+            waiting: None,
+            then_dispose: None,
+        });
         self.play()
     }
 
     /// Plays the active boundary from its start against its journal.
     fn play(&mut self) -> Step {
         let Some(b) = self.boundary.as_ref() else {
-            return Step { emitted: Vec::new(), next: Next::Settled { settled: Settled::Disposed } };
+            return Step { emitted: Vec::new(), next: Next::Settled { settled: Settled::Disposed { result: Ok(()) } } };
         };
         let fallback = Session::root("", "");
         let mut run = Run {
@@ -545,7 +585,7 @@ impl Runtime {
                 Step { emitted, next: Next::Request { request } }
             }
             Ok(settled) => {
-                self.boundary = None;
+                let then_dispose = self.boundary.take().and_then(|b| b.then_dispose);
                 match &settled {
                     Settled::Init { result: Err(_) } => {
                         // Unbound again; the counters are kept, so a fresh init of the same
@@ -555,13 +595,29 @@ impl Runtime {
                         self.core = Core::initial(&self.machine);
                         self.core.seq = core.seq;
                     }
-                    Settled::Disposed => {
+                    Settled::Disposed { result } => {
                         self.life = Life::Disposed;
+                        self.disposal = Some(result.clone());
                         self.core = core;
                     }
                     _ => self.core = core,
                 }
-                Step { emitted, next: Next::Settled { settled } }
+                match (then_dispose, &settled) {
+                    // A dispose joined this init: a started session is torn down now, in the
+                    // same step; a failed start left nothing bound to tear down (A47).
+                    (Some(at), Settled::Init { result: Ok(()) }) => {
+                        let mut step = self.begin(Kind::Dispose, at);
+                        let mut all = emitted;
+                        all.append(&mut step.emitted);
+                        Step { emitted: all, next: step.next }
+                    }
+                    (Some(_), Settled::Init { result: Err(_) }) => {
+                        self.life = Life::Disposed;
+                        self.disposal = Some(Ok(()));
+                        Step { emitted, next: Next::Settled { settled } }
+                    }
+                    _ => Step { emitted, next: Next::Settled { settled } },
+                }
             }
         }
     }
@@ -584,9 +640,6 @@ fn play_kind(run: &mut Run<'_>, kind: &Kind) -> Result<Settled, Halt> {
         Kind::Boss(text) => Settled::Run { result: run.boss_turn(text)? },
         Kind::Resume(resume) => Settled::Run { result: run.resume_call(&resume.0, &resume.1)? },
         Kind::Apply(action, key) => Settled::Receipt { result: run.apply(action, key)? },
-        Kind::Dispose => {
-            run.dispose()?;
-            Settled::Disposed
-        }
+        Kind::Dispose => Settled::Disposed { result: run.dispose()? },
     })
 }

@@ -5,13 +5,22 @@ use serde_json::{json, Map, Value};
 use super::core::{BossEvent, Core, Position, Run, SuspendedCall};
 use super::drive::{can, BOSS_INTERRUPT, TARGET_ID};
 use super::invoke::{child_settle, Settle};
-use super::io::{Halt, JudgePurpose};
+use super::io::{Halt, JudgePurpose, Reply, Request};
 use super::wire::{NormalizedError, PendingCall, PlaybookCallResult, RunResult};
 use crate::adjudicate::classify::{
     keyed_classification_prompt, validate_keyed_classification, EventContract, EventField, FieldSource,
     PendingQuestion, NO_ACTION,
 };
 use crate::machine::{self, Invoke, Machine, Operand, FAILED, READY};
+
+/// Whether Boss text now is sent as the entry event rather than classified (§1.5 step 3, A18):
+/// at the `ready` hub or in a final state, and at `failed` with no question pending when
+/// `Options.entry_from_failed` says so. (Whether the machine has an entry event is the
+/// caller's question.)
+pub(crate) fn entry_applies(opts: &super::Options, core: &Core) -> bool {
+    let at = core.single();
+    core.done || at == Some(READY) || (opts.entry_from_failed && at == Some(FAILED) && core.pending.is_empty())
+}
 
 /// The flat event contracts the judge chooses among: the declared events, then the derived
 /// `BOSS_INTERRUPT` when the machine has jumps (A17).
@@ -103,11 +112,7 @@ impl Run<'_> {
     /// The deterministic entry event, when it applies now (§1.5 step 3; A18).
     fn entry_event(&self, text: &str) -> Option<BossEvent> {
         let entry = self.m.entry_event.as_ref()?;
-        let at = self.core.single();
-        let applies = self.core.done
-            || at == Some(READY)
-            || (self.opts.entry_from_failed && at == Some(FAILED) && self.core.pending.is_empty());
-        if !applies {
+        if !entry_applies(self.opts, &self.core) {
             return None;
         }
         let spec = self.m.events.iter().find(|e| e.event_type == entry.event_type)?;
@@ -258,13 +263,22 @@ impl Run<'_> {
     /// `session.disposed` with the final descriptor — the state the session ended in, taken
     /// before the machine is stopped (as the reference takes it before stopping its actor), so
     /// its status is `active` or `done`, never the teardown's `stopped`; tokens are discarded.
-    pub(crate) fn dispose(&mut self) -> Result<(), Halt> {
+    /// The teardown (§1.4): a pending child is disposed and its call finished `aborted`, then
+    /// `session.disposed` with the descriptor the session ended in, drained. A failure on the
+    /// way (the child's disposal threw, a sink refused) does not stop it: the session still
+    /// ends, and the teardown settles with the failure — one as itself, several aggregated
+    /// (A47).
+    pub(crate) fn dispose(&mut self) -> Result<Result<(), NormalizedError>, Halt> {
         let payload = self.state_payload();
+        let mut failures = Vec::new();
         if let Some(call) = self.core.suspended.clone() {
-            self.io.call(super::io::PortCall::DisposeChild {
+            let reply = self.io.call(super::io::PortCall::DisposeChild {
                 call_id: call.call_id.clone(),
                 child_session_id: call.child_session_id.clone(),
             })?;
+            if let Reply::Threw { error } | Reply::SinkFailed { error } = reply {
+                failures.push(error);
+            }
             let mut p = self.call_identity(&call.state_id, &call.playbook_id, &call.text);
             let error = NormalizedError::named("AbortError", "the parent was disposed").to_value();
             p.insert("result".into(), json!({"status": "aborted", "error": error}));
@@ -274,6 +288,19 @@ impl Run<'_> {
         self.core.stopped = true;
         self.trace("session.disposed", None, payload);
         self.core.tokens.clear();
-        Ok(())
+        if let Reply::SinkFailed { error } = self.io.ask(Request::Drain)? {
+            failures.push(error);
+        }
+        Ok(match failures.len() {
+            0 => Ok(()),
+            1 => Err(failures.remove(0)),
+            _ => {
+                let each: Vec<&str> = failures.iter().map(|e| e.message.as_str()).collect();
+                Err(NormalizedError::named(
+                    "AggregateError",
+                    format!("playbook runtime disposal failed: {}", each.join("; ")),
+                ))
+            }
+        })
     }
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::machine::{read_json, read_value, Machine};
+use crate::machine::{read_json, read_value, Machine, Refusal};
 use crate::runtime::{Emission, Options, Runtime, Session};
 
 pub use log::render;
@@ -77,14 +77,15 @@ fn name_of(dir: &Path) -> String {
     dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-fn load_machine(dir: &Path, v: &Value) -> Result<Machine, String> {
+/// The machine of a case, or why it was not read: the reader's refusal, or another problem.
+fn load_machine(dir: &Path, v: &Value) -> Result<Result<Machine, Refusal>, String> {
     match v {
         Value::String(rel) => {
             let path = dir.join(rel);
             let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            read_json(&text).map_err(|r| format!("machine refused: {} at {}", r.rule, r.path))
+            Ok(read_json(&text))
         }
-        other => read_value(other.clone()).map_err(|r| format!("machine refused: {} at {}", r.rule, r.path)),
+        other => Ok(read_value(other.clone())),
     }
 }
 
@@ -99,9 +100,19 @@ fn play_case(dir: &Path, check_log: bool) -> (Verdict, Option<Vec<String>>) {
         Ok(c) => c,
         Err(e) => return fail(format!("case.json: {e}")),
     };
-    let machine = match load_machine(dir, &case.machine) {
-        Ok(m) => m,
-        Err(e) => return fail(e),
+    let machine = match (load_machine(dir, &case.machine), &case.refused) {
+        (Err(e), _) => return fail(e),
+        (Ok(Ok(m)), None) => m,
+        (Ok(Err(r)), None) => return fail(format!("machine refused: {} at {}", r.rule, r.path)),
+        (Ok(Ok(_)), Some(_)) => return fail("the machine was read, but the case expects a refusal".into()),
+        (Ok(Err(r)), Some(expected)) => {
+            let actual = serde_json::json!({"rule": r.rule, "path": r.path, "expected": r.expected});
+            let failures = match subset(expected, &actual, "$") {
+                Ok(()) => Vec::new(),
+                Err(path) => vec![format!("refused: at {path}: expected {expected}, got {actual}")],
+            };
+            return (Verdict { name, failures }, None);
+        }
     };
     let mut player = Player::new(&case, machine);
     let log_lines = match &mut player {

@@ -27,7 +27,12 @@ pub(crate) struct Case {
     pub session: Option<Session>,
     #[serde(default)]
     pub show: Vec<String>,
+    #[serde(default)]
     pub steps: Vec<Value>,
+    /// The reader must refuse the machine with this refusal (`{rule, path, expected}`, matched
+    /// as `expect` is); nothing is played.
+    #[serde(default)]
+    pub refused: Option<Value>,
     #[serde(default)]
     pub log: Option<Vec<String>>,
 }
@@ -97,7 +102,8 @@ fn settled_json(s: &Settled) -> Value {
         Settled::Run { result: Err(e) } => json!({"rejects": e}),
         Settled::Receipt { result: Ok(r) } => json!({"receipt": r}),
         Settled::Receipt { result: Err(e) } => json!({"throws": e}),
-        Settled::Disposed => json!({"disposed": true}),
+        Settled::Disposed { result: Ok(()) } => json!({"disposed": true}),
+        Settled::Disposed { result: Err(e) } => json!({"disposed": true, "rejects": e}),
     }
 }
 

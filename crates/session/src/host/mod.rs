@@ -645,11 +645,17 @@ impl<E: Engine> Session<E> {
         receipt
     }
 
-    /// Ends the session for good: records `session.disposed` once. Later applies are rejected.
+    /// Ends the session for good: ends the engine's own session too ([`Engine::dispose`]),
+    /// writes what the engine traced as it ended, then records `session.disposed`, once (H70).
+    /// Later applies are rejected.
     pub fn dispose(&mut self, now: u64) {
         if !self.disposed {
             self.disposed = true;
             let state_id = self.state_at();
+            self.engine.set_now(now);
+            self.engine.dispose();
+            let trace = &mut self.trace;
+            self.engine.drain_trace(&mut |kind, payload| trace.engine(now, kind, payload));
             self.trace.disposed(now, state_id);
         }
     }
