@@ -252,3 +252,22 @@ fn a_machine_with_unbound_players_is_refused_before_it_starts() {
             || std::fs::read_dir(state.path().join("stagehand").join("sessions")).unwrap().next().is_none()
     );
 }
+
+#[test]
+fn port_flags_on_a_document_without_players_are_refused_before_it_starts() {
+    // Only an agent machine has players (decision P17): a script or a ChatMapper project given
+    // --player, --captain or --judge is refused, exit 1, and no run is parked.
+    for (file, flag) in [
+        ("examples/club-fair.dialogue.md", ["--player", "writer=exec:sh examples/agents/writer.sh"]),
+        ("examples/the-crossing.xml", ["--player", "writer=exec:sh examples/agents/writer.sh"]),
+        ("examples/the-crossing.xml", ["--captain", "exec:sh examples/agents/judge.sh"]),
+        ("examples/club-fair.dialogue.md", ["--judge", "exec:sh examples/agents/judge.sh"]),
+    ] {
+        let state = tempfile::tempdir().unwrap();
+        let (code, out, err) = stagehand(state.path(), &["run", file, flag[0], flag[1]]);
+        assert_eq!(code, 1, "{file} {flag:?}: {out}{err}");
+        assert!(err.contains("only an agent machine") && err.contains(flag[0]), "{file}: {err}");
+        let sessions = state.path().join("stagehand").join("sessions");
+        assert!(!sessions.exists() || std::fs::read_dir(&sessions).unwrap().next().is_none(), "{file}: parked");
+    }
+}

@@ -118,6 +118,18 @@ impl RunError {
     }
 }
 
+/// The first port flag `lineup` holds, as it was given (`--player NAME=…`, `--captain …`,
+/// `--judge …`), or `None` when it binds nothing.
+fn port_flag(lineup: &stagehand_ports::LineupSpec) -> Option<String> {
+    if let Some(player) = lineup.players.first() {
+        return Some(format!("--player {}=…", player.name));
+    }
+    if lineup.captain.is_some() {
+        return Some("--captain …".to_owned());
+    }
+    lineup.judge.as_ref().map(|_| "--judge …".to_owned())
+}
+
 /// What was said: each `said`, and each `continued` (the rest of a line after a command).
 fn said(reported: &[Reported]) -> Vec<Reported> {
     reported.iter().filter(|r| r.kind == "said" || r.kind == "continued").cloned().collect()
@@ -234,6 +246,15 @@ pub fn begin(
                 missing.join(", ")
             )));
         }
+    } else if let Some(bound) = of.ports.as_ref().and_then(|ports| port_flag(&ports.lineup)) {
+        // Only an agent machine calls ports: a flag that binds one for anything else would be
+        // kept in the parked record and never used (decision P17).
+        return Err(RunError::Refused(format!(
+            "{}: {bound} binds an agent's port, and only an agent machine has players, a Captain or a judge; \
+             this is {}: run it without --player, --captain and --judge",
+            of.document,
+            document.kind().described()
+        )));
     }
     let fingerprint = document.fingerprint().to_owned();
     let mut session = document.start(id, of.seed, now).map_err(|e| RunError::Refused(e.to_string()))?;
