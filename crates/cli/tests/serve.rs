@@ -315,3 +315,23 @@ async fn documents_in_the_documents_folder_are_loaded_at_start() {
         .to_owned();
     assert_eq!(upload(&client, &server, "club-fair.dialogue.md").await, id);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_scripts_and_projects_of_the_documents_folder_are_loaded() {
+    // A README.md beside the stories is documentation, not a script (S38): only `.dialogue.md`
+    // names a script in a folder, and a file of no document kind is not opened at all.
+    let database = Database::sqlite();
+    let folder = database.folder().join("stories");
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in ["club-fair.dialogue.md", "the-crossing.xml"] {
+        std::fs::copy(example(name), folder.join(name)).unwrap();
+    }
+    std::fs::write(folder.join("README.md"), "Alice: these are the stories.\n").unwrap();
+    std::fs::write(folder.join("notes.txt"), "Alice: a note.\n").unwrap();
+    let server = Server::start_with(&database, &["--documents", folder.to_str().unwrap()]);
+    let listed = send(client().get(server.url("/v1/documents"))).await.unwrap().json();
+    let mut names: Vec<&str> =
+        listed["documents"].as_array().unwrap().iter().filter_map(|d| d["name"].as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["club-fair.dialogue.md", "the-crossing.xml"], "{listed}");
+}

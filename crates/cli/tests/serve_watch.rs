@@ -54,7 +54,9 @@ async fn a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists(databa
     std::fs::write(database.folder().join("secret.md"), "Alice: not in the folder.\n").unwrap();
     // A link in the folder that leads out of it is not a document of the folder.
     #[cfg(unix)]
-    std::os::unix::fs::symlink(database.folder().join("secret.md"), folder.join("linked.md")).unwrap();
+    std::os::unix::fs::symlink(database.folder().join("secret.md"), folder.join("linked.dialogue.md")).unwrap();
+    // Markdown that is not named a script is the folder's documentation, not a story (S38).
+    std::fs::write(folder.join("README.md"), "Alice: these are the stories.\n").unwrap();
     let server = Server::start_with(&database, &["--watch", folder.to_str().unwrap()]);
     let client = client();
     let listed = listing(&client, &server).await;
@@ -62,7 +64,7 @@ async fn a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists(databa
     assert_eq!(
         paths,
         ["club-fair.dialogue.md", "the-crossing.xml"],
-        "the folder's own documents: no Lua world, no link out of it"
+        "the folder's own documents: no Lua world, no link out of it, no README"
     );
     let script = entry(&listed, "club-fair.dialogue.md").clone();
     assert_eq!(script["kind"], "dialoguedown");
@@ -84,7 +86,8 @@ async fn a_watched_folder_is_listed_reloaded_and_read_only_where_it_lists(databa
         "%2Fetc%2Fpasswd",
         "club-fair.world.lua",
         "watched/club-fair.dialogue.md",
-        "linked.md",
+        "linked.dialogue.md",
+        "README.md",
         ".",
     ] {
         let answer = send(client.get(server.url(&format!("/v1/watch/source?path={path}")))).await.unwrap();

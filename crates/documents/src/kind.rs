@@ -143,6 +143,24 @@ pub fn beside_documents(path: &Path) -> bool {
     name == "dialogue.toml" || [".world.lua", ".world.toml", ".world.json"].iter().any(|end| name.ends_with(end))
 }
 
+/// Whether a file found in a folder of documents (`stagehand serve --documents` or `--watch`) is
+/// one to open, by its name: a script named as scripts are (`NAME.dialogue.md`; any other
+/// Markdown file is the folder's documentation, a README), a native ChatMapper project
+/// (`.cmp`), an agent machine's TOML (`.toml`), or a file whose content says what it is
+/// (`.json`, `.xml`, a binary `.playbook`/`.bin`). Not a hidden file, a world or the compiler's
+/// configuration ([`beside_documents`]). A file named here may still fail to open; then the
+/// folder's reader says why.
+pub fn in_folder(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    if name.starts_with('.') || beside_documents(path) {
+        return false;
+    }
+    if name.ends_with(".md") {
+        return name.ends_with(".dialogue.md");
+    }
+    [".cmp", ".toml", ".json", ".xml", ".playbook", ".bin"].iter().any(|end| name.ends_with(end))
+}
+
 /// The text of UTF-16 bytes as UTF-8, for bytes that are UTF-16: with a byte-order mark, or
 /// starting with `<` or `{` and a zero byte (as the ChatMapper reader, which decodes them too,
 /// accepts); `None` for anything else.
@@ -244,6 +262,18 @@ impl<'de> serde::de::Visitor<'de> for TopLevelVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_holds_scripts_by_their_own_name_and_no_other_markdown() {
+        for name in ["a.dialogue.md", "A.Dialogue.MD", "p.xml", "p.json", "m.toml", "n.cmp", "s.playbook.bin"] {
+            assert!(in_folder(Path::new(name)), "{name}");
+        }
+        for name in
+            ["README.md", "notes.md", "notes.txt", "a.world.lua", "a.world.json", "dialogue.toml", ".x.dialogue.md"]
+        {
+            assert!(!in_folder(Path::new(name)), "{name}");
+        }
+    }
 
     fn judged(name: &str, content: &str) -> Kind {
         kind(Path::new(name), content.as_bytes())

@@ -212,15 +212,16 @@ async fn stopped(state: Shared) {
     let _ = state.shutdown.send(true);
 }
 
-/// Opens and stores every document in `folder` (not its subfolders, worlds or `dialogue.toml`);
+/// Opens and stores every document in `folder` (not its subfolders, nor a file the documents
+/// crate does not count as a document of a folder: a README, a world, `dialogue.toml`; S38);
 /// one that does not open is named on standard error and skipped.
 async fn load_documents(state: &Shared, folder: &std::path::Path) -> Result<(), ServeError> {
     let shown = folder.display().to_string();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(folder)
         .map_err(|e| ServeError::Documents(shown.clone(), e))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        // A world or a configuration beside the stories is not a broken story.
-        .filter(|path| path.is_file() && !stagehand_documents::kind::beside_documents(path))
+        // A README, a world or a configuration beside the stories is not a broken story.
+        .filter(|path| path.is_file() && stagehand_documents::kind::in_folder(path))
         .collect();
     entries.sort();
     for path in entries {

@@ -159,17 +159,10 @@ fn inside(folder: &Path, file: &Path) -> bool {
     }
 }
 
-/// Whether a file of the folder is a document: its name says so (`.md`, `.cmp`, `.json`, `.xml`)
-/// or its first bytes do (a binary playbook).
+/// Whether a file of the folder is a document: the documents crate's rule for folders
+/// (`stagehand_documents::kind::in_folder`, decision S38).
 fn is_document(path: &Path) -> bool {
-    if stagehand_documents::kind::beside_documents(path) {
-        return false;
-    }
-    if stagehand_documents::kind::by_name(path).is_some() {
-        return true;
-    }
-    let lower = path.to_string_lossy().to_ascii_lowercase();
-    lower.ends_with(".json") || lower.ends_with(".xml") || lower.ends_with(".playbook")
+    stagehand_documents::kind::in_folder(path)
 }
 
 /// Lists the folder's documents by name; reads those whose stamp is not in `known`. A file whose
