@@ -64,27 +64,46 @@ pub fn check_script(name: &str, source: &str, options: &stagehand_dialoguedown::
     let mut compilation = compile(source, name, options);
     let findings = match compilation.playbook.take() {
         None => Vec::new(),
-        Some(playbook) => match stagehand_playbook::Reader::new().check_playbook(&playbook) {
-            Err(refusal) => {
-                let message = format!("the compiled playbook does not read back: {refusal}");
-                vec![Finding::new(Severity::Error, "reader", message, name, name, json!({}))]
-            }
-            Ok(()) => {
-                // The offsets are done with once placed: not held beside the lints.
-                let offsets = std::mem::take(&mut compilation.node_offsets);
-                let places = stagehand_dialoguedown::line_columns(source, &offsets);
-                drop(offsets);
-                lints(name, &lint(&playbook, &places))
-            }
-        },
+        Some(playbook) => {
+            // The offsets are done with once placed: not held beside the lints.
+            let offsets = std::mem::take(&mut compilation.node_offsets);
+            compiled_findings(name, source, &playbook, &offsets)
+        }
     };
     CheckedScript { diagnostics: compilation.diagnostics, findings }
+}
+
+/// The findings on the playbook a script compiled to (`offsets`: where each node was written in
+/// `source`, as the compiler gives them): the reader's rules, run on the playbook in memory,
+/// then the graph lints, each placed in the script. [`check_script`] and a document opened
+/// with [`OpenOptions::check`](crate::OpenOptions::check) both find them here.
+pub fn compiled_findings(
+    name: &str,
+    source: &str,
+    playbook: &stagehand_playbook::Playbook,
+    offsets: &[u32],
+) -> Vec<Finding> {
+    match stagehand_playbook::Reader::new().check_playbook(playbook) {
+        Err(refusal) => {
+            let message = format!("the compiled playbook does not read back: {refusal}");
+            vec![Finding::new(Severity::Error, "reader", message, name, name, json!({}))]
+        }
+        Ok(()) => {
+            let places = stagehand_dialoguedown::line_columns(source, offsets);
+            lints(name, &lint(playbook, &places))
+        }
+    }
+}
+
+/// The graph lints of a playbook read as it is (no source to place them in).
+pub fn playbook_findings(name: &str, playbook: &stagehand_playbook::Playbook) -> Vec<Finding> {
+    lints(name, &lint(playbook, &[]))
 }
 
 /// Reads a playbook (JSON or binary) and lints its graph.
 pub fn check_playbook(name: &str, bytes: &[u8]) -> Vec<Finding> {
     match crate::document::playbook_from(bytes) {
-        Ok(playbook) => lints(name, &lint(&playbook, &[])),
+        Ok(playbook) => playbook_findings(name, &playbook),
         Err(refused) => {
             let at = refused.place.map_or_else(|| name.to_owned(), |(line, column)| format!("{name}:{line}:{column}"));
             let place = json!({"line": refused.place.map(|p| p.0), "column": refused.place.map(|p| p.1)});
@@ -98,7 +117,6 @@ pub fn check_playbook(name: &str, bytes: &[u8]) -> Vec<Finding> {
 /// error); the rest the engine survives (an unevaluable condition counts as true, a failing
 /// script is logged), so they warn.
 pub fn check_project(name: &str, bytes: &[u8]) -> Vec<Finding> {
-    use stagehand_chatmapper::check::{check, FindingKind};
     let project = match stagehand_chatmapper::load(bytes, name) {
         Ok(project) => project,
         Err(error) => {
@@ -109,7 +127,13 @@ pub fn check_project(name: &str, bytes: &[u8]) -> Vec<Finding> {
             return vec![finding];
         }
     };
-    check(&project)
+    project_findings(name, &project)
+}
+
+/// What [`check_project`] finds in a project already loaded.
+pub fn project_findings(name: &str, project: &stagehand_chatmapper::Project) -> Vec<Finding> {
+    use stagehand_chatmapper::check::{check, FindingKind};
+    check(project)
         .into_iter()
         .map(|finding| {
             let error =
@@ -121,7 +145,6 @@ pub fn check_project(name: &str, bytes: &[u8]) -> Vec<Finding> {
         .collect()
 }
 
-/// Graph lints as findings, each placed at its line and column (or its node).
 /// Checks an agent machine (JSON, or TOML by a `.toml` name): the reader's refusal as an error
 /// (its rule and JSON path), else each analysis's finding (unreachable states, guards never
 /// taken, states with no way to a final state) as a warning.
@@ -144,17 +167,23 @@ pub fn check_machine(name: &str, bytes: &[u8]) -> Vec<Finding> {
             let at = format!("{name} ({})", refusal.path);
             vec![Finding::new(Severity::Error, refusal.rule, refusal.to_string(), &at, name, json)]
         }
-        Ok(machine) => stagehand_agents::machine::check(&machine)
-            .into_iter()
-            .map(|found| {
-                let at = format!("{name} ({})", found.path);
-                let json = json!({"path": found.path});
-                Finding::new(Severity::Warning, found.kind.name(), found.message, &at, name, json)
-            })
-            .collect(),
+        Ok(machine) => machine_findings(name, &machine),
     }
 }
 
+/// What [`check_machine`] finds in a machine already read.
+pub fn machine_findings(name: &str, machine: &stagehand_agents::machine::Machine) -> Vec<Finding> {
+    stagehand_agents::machine::check(machine)
+        .into_iter()
+        .map(|found| {
+            let at = format!("{name} ({})", found.path);
+            let json = json!({"path": found.path});
+            Finding::new(Severity::Warning, found.kind.name(), found.message, &at, name, json)
+        })
+        .collect()
+}
+
+/// Graph lints as findings, each placed at its line and column (or its node).
 fn lints(name: &str, lints: &[Lint]) -> Vec<Finding> {
     lints
         .iter()

@@ -17,6 +17,7 @@ use stagehand_runner::{PreparedPlaybook, RunnerEngine};
 use stagehand_session::host::{snapshot_of, AnySession, HostError, Session};
 use stagehand_session::SaveKind;
 
+use crate::check::Finding;
 use crate::kind::{recognised, Kind};
 
 /// How to open a document: what compiles a script and what plays a ChatMapper project.
@@ -30,6 +31,10 @@ pub struct OpenOptions {
     /// A Lua world run in a ChatMapper project's sandbox before its project script: its name
     /// (for errors) and source.
     pub lua_world: Option<(String, String)>,
+    /// Whether to check the document as it opens, as `stagehand check` does (a script's graph
+    /// lints, a project's or a machine's findings), keeping what is found in
+    /// [`Document::findings`]. Off by default: playing a document does not need it.
+    pub check: bool,
 }
 
 /// Why a document could not be opened.
@@ -92,6 +97,7 @@ pub struct Document {
     body: Body,
     fingerprint: String,
     diagnostics: Vec<Diagnostic>,
+    findings: Vec<Finding>,
 }
 
 self_cell::self_cell!(
@@ -125,28 +131,45 @@ impl Document {
     /// Opens `bytes` as a document of `kind`, whatever its name.
     pub fn open_as(kind: Kind, name: &str, bytes: &[u8], options: &OpenOptions) -> Result<Document, OpenError> {
         let unreadable = |e: &dyn fmt::Display| OpenError::Unreadable(format!("{name}: {e}"));
-        let (body, diagnostics) = match kind {
+        let check = options.check;
+        let (body, diagnostics, findings) = match kind {
             Kind::Script => {
                 let text = std::str::from_utf8(bytes).map_err(|e| unreadable(&format!("not UTF-8 text: {e}")))?;
-                let compilation = compile(text, name, &options.compile);
-                match compilation.playbook {
-                    Some(playbook) if !compilation.has_errors() => (prepare(playbook), compilation.diagnostics),
+                let mut compilation = compile(text, name, &options.compile);
+                match compilation.playbook.take() {
+                    Some(playbook) if !compilation.has_errors() => {
+                        let found = if check {
+                            crate::check::compiled_findings(name, text, &playbook, &compilation.node_offsets)
+                        } else {
+                            Vec::new()
+                        };
+                        (prepare(playbook), compilation.diagnostics, found)
+                    }
                     _ => return Err(OpenError::Compile { diagnostics: compilation.diagnostics }),
                 }
             }
-            Kind::Playbook => (prepare(read_playbook(name, bytes)?), Vec::new()),
+            Kind::Playbook => {
+                let playbook = read_playbook(name, bytes)?;
+                let found = if check { crate::check::playbook_findings(name, &playbook) } else { Vec::new() };
+                (prepare(playbook), Vec::new(), found)
+            }
             Kind::ChatMapper => {
                 // The loader's errors name the file already.
                 let project =
                     stagehand_chatmapper::load(bytes, name).map_err(|e| OpenError::Unreadable(e.to_string()))?;
+                let found = if check { crate::check::project_findings(name, &project) } else { Vec::new() };
                 let body = Body::ChatMapper {
                     project: Box::new(project),
                     options: options.chatmapper,
                     world: options.lua_world.clone(),
                 };
-                (body, Vec::new())
+                (body, Vec::new(), found)
             }
-            Kind::Machine => (Body::Machine(Box::new(read_machine(name, bytes)?)), Vec::new()),
+            Kind::Machine => {
+                let machine = read_machine(name, bytes)?;
+                let found = if check { crate::check::machine_findings(name, &machine) } else { Vec::new() };
+                (Body::Machine(Box::new(machine)), Vec::new(), found)
+            }
         };
         let fingerprint = match &body {
             Body::Playbook(prepared) => prepared.borrow_dependent().fingerprint().to_owned(),
@@ -159,7 +182,7 @@ impl Document {
                 agent_engine(&body, "").map_err(|e| unreadable(&e))?.fingerprint()
             }
         };
-        Ok(Document { name: name.to_owned(), kind, body, fingerprint, diagnostics })
+        Ok(Document { name: name.to_owned(), kind, body, fingerprint, diagnostics, findings })
     }
 
     /// The name it was opened under.
@@ -181,6 +204,13 @@ impl Document {
     /// What the compiler said of a script that compiled (warnings, notes); empty for other kinds.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    /// What checking it found, as `stagehand check` finds it (after a script's
+    /// [`diagnostics`](Self::diagnostics)); empty unless it was opened with
+    /// [`OpenOptions::check`].
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
     }
 
     /// The playbook, for a script or a playbook.

@@ -148,7 +148,7 @@ impl AppState {
         }
         let Some((_, name, body)) = self.store.document(fingerprint).await? else { return Ok(None) };
         let bytes = body.len();
-        let opened = tokio::task::spawn_blocking(move || crate::host::open(&body, Some(&name), None))
+        let opened = tokio::task::spawn_blocking(move || crate::host::open_with(&body, Some(&name), None, false))
             .await
             .map_err(Problem::internal)?
             .map_err(|refused| Problem::internal(format!("a stored document no longer opens: {}", refused.detail)))?;

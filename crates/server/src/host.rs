@@ -65,9 +65,16 @@ pub fn kind_of_media(media: &str) -> Option<Kind> {
 }
 
 /// Opens `bytes`: by its file name when it has one (`name`), else as the media type says, else
-/// as its content says (a script when nothing else fits).
+/// as its content says (a script when nothing else fits); checked as `stagehand check` checks it,
+/// its findings among its diagnostics (decision S37).
 pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Opened, Refused> {
-    let options = OpenOptions::default();
+    open_with(bytes, name, media, true)
+}
+
+/// Opens `bytes` as [`open`] does, checked only when `check` says so (a document opened again
+/// from the store was checked when it was stored).
+pub fn open_with(bytes: &[u8], name: Option<&str>, media: Option<&str>, check: bool) -> Result<Opened, Refused> {
+    let options = OpenOptions { check, ..OpenOptions::default() };
     let (opened, shown) = match (name, media.and_then(kind_of_media)) {
         (Some(name), _) => (Document::open(name, bytes, &options), name),
         (None, kind) => {
@@ -78,7 +85,8 @@ pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Ope
     };
     match opened {
         Ok(document) => {
-            let diagnostics = diagnostics!(document.diagnostics());
+            let mut diagnostics = diagnostics!(document.diagnostics());
+            diagnostics.extend(document.findings().iter().map(finding));
             Ok(Opened {
                 fingerprint: document.fingerprint().to_owned(),
                 kind: document.kind().wire_name().to_owned(),
@@ -94,6 +102,21 @@ pub fn open(bytes: &[u8], name: Option<&str>, media: Option<&str>) -> Result<Ope
             Err(Refused { detail: error.to_string(), diagnostics })
         }
     }
+}
+
+/// A finding of the documents crate's check as the API's diagnostic: its own members, placed at
+/// the document's start where it has no line and column (a project's finding names its
+/// conversation and entry instead, a machine's its path).
+fn finding(found: &stagehand_documents::check::Finding) -> Value {
+    let mut value = found.json.clone();
+    if let Value::Object(members) = &mut value {
+        for place in ["line", "column"] {
+            if !members.get(place).is_some_and(Value::is_u64) {
+                members.insert(place.to_owned(), json!(1));
+            }
+        }
+    }
+    value
 }
 
 /// The one diagnostic of a document that does not read (a playbook, a project or a machine the
