@@ -9,6 +9,7 @@
 //! - [`mod@watch`]: `--watch DIR`, the writer's preview's folder.
 //! - [`agents`]: agent playbook sessions, driven with the lineup's ports.
 //! - [`opened`]: the documents this process keeps opened, within a budget.
+//! - [`negotiate`]: which media type a route answers with, as `Accept` weighs them.
 
 /// Writes a line to standard error, never panicking when it has gone. Tokens and request bodies
 /// never reach it (decision S5).
@@ -28,6 +29,7 @@ pub mod host;
 pub mod lanes;
 pub mod live;
 pub mod metrics;
+pub mod negotiate;
 pub mod opened;
 pub mod problem;
 pub mod routes;

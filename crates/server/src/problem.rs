@@ -54,11 +54,14 @@ pub enum Kind {
     /// An apply or input sent `If-Match` with a version the session is no longer at; nothing was
     /// executed (412, decision S29).
     SessionMoved,
+    /// The request's `Accept` allows none of the media types the route answers with (406,
+    /// decision S36).
+    NotAcceptable,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: [Kind; 21] = [
         Kind::Unauthorized,
         Kind::NotFound,
         Kind::InvalidRequest,
@@ -79,6 +82,7 @@ impl Kind {
         Kind::UnsupportedDocument,
         Kind::PortsUnbound,
         Kind::SessionMoved,
+        Kind::NotAcceptable,
     ];
 
     /// The kind's name, the last part of its `type`.
@@ -104,6 +108,7 @@ impl Kind {
             Kind::UnsupportedDocument => "unsupported-document",
             Kind::PortsUnbound => "ports-unbound",
             Kind::SessionMoved => "session-moved",
+            Kind::NotAcceptable => "not-acceptable",
         }
     }
 
@@ -134,6 +139,7 @@ impl Kind {
             Kind::UnsupportedDocument => "The server does not serve this kind of document yet",
             Kind::PortsUnbound => "The agent machine needs ports the server does not bind",
             Kind::SessionMoved => "The session moved since the version the request was chosen on",
+            Kind::NotAcceptable => "None of the media types this route answers with is acceptable",
         }
     }
 
@@ -158,6 +164,7 @@ impl Kind {
             Kind::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Kind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Kind::SessionMoved => StatusCode::PRECONDITION_FAILED,
+            Kind::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `GET /v1/documents/{id}/graph?format=dot|mermaid`: the document's playbook drawn as
 //! `stagehand graph` draws it (`stagehand_documents::render`). As text by default
-//! (`text/vnd.graphviz` for DOT, `text/plain` for Mermaid); as JSON with `Accept:
-//! application/json`: `{format, graph, nodes: [{index, id, anchor?}]}`, where `id` is the name
+//! (`text/vnd.graphviz` for DOT, `text/plain` for Mermaid); as JSON when `Accept` weighs
+//! `application/json` higher (S36): `{format, graph, nodes: [{index, id, anchor?}]}`, where `id` is the name
 //! the drawing gives the playbook's node `index` — what the page marks as the current node
 //! (`docs/design/web.md` W15). A kind with no playbook (a ChatMapper project) has no graph: `404`.
 
@@ -31,23 +31,22 @@ pub async fn graph(
     query: Result<Query<GraphQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Problem> {
     let asked = query.ok().and_then(|Query(q)| q.format);
-    let (format, name, media) = match asked.as_deref() {
-        None | Some("dot") => (Format::Dot, "dot", "text/vnd.graphviz; charset=utf-8"),
-        Some("mermaid") => (Format::Mermaid, "mermaid", "text/plain; charset=utf-8"),
+    let (format, name, offered, media) = match asked.as_deref() {
+        None | Some("dot") => (Format::Dot, "dot", "text/vnd.graphviz", "text/vnd.graphviz; charset=utf-8"),
+        Some("mermaid") => (Format::Mermaid, "mermaid", "text/plain", "text/plain; charset=utf-8"),
         Some(_) => return Err(Problem::new(Kind::InvalidRequest, "format must be dot or mermaid")),
     };
+    // The drawing as text unless `Accept` weighs JSON higher (S36).
+    let wants_json = crate::negotiate::choose(&headers, &[offered, "application/json"])? == 1;
     let document =
         state.document(&id).await?.ok_or_else(|| Problem::new(Kind::NotFound, "no such document; upload it first"))?;
     let playbook = document.playbook().ok_or_else(|| {
         Problem::new(Kind::NotFound, "this kind of document (a ChatMapper project) has no graph to draw")
     })?;
     let drawn = stagehand_documents::render(playbook, format);
-    let wants_json = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.contains("application/json"));
+    let vary = (header::VARY, HeaderValue::from_static("accept"));
     if !wants_json {
-        return Ok(([(header::CONTENT_TYPE, HeaderValue::from_static(media))], drawn).into_response());
+        return Ok(([(header::CONTENT_TYPE, HeaderValue::from_static(media)), vary], drawn).into_response());
     }
     let nodes: Vec<_> = (0..playbook.nodes.len())
         .map(|index| {
@@ -59,5 +58,5 @@ pub async fn graph(
             node
         })
         .collect();
-    Ok(Json(json!({"format": name, "graph": drawn, "nodes": nodes})).into_response())
+    Ok(([vary], Json(json!({"format": name, "graph": drawn, "nodes": nodes}))).into_response())
 }

@@ -1,5 +1,5 @@
-//! `GET /v1/sessions/{id}/trace?after=SEQ`: the trace as JSON lines, or, with
-//! `Accept: text/event-stream`, a live stream of server-sent events that starts after `SEQ` (or
+//! `GET /v1/sessions/{id}/trace?after=SEQ`: the trace as JSON lines, or, when `Accept` weighs
+//! `text/event-stream` higher (S36), a live stream of server-sent events that starts after `SEQ` (or
 //! the `Last-Event-ID` a reconnecting client sends) and misses nothing: every event's id is its
 //! sequence number, and lines are read from the store in order, so a stream resumed from the last
 //! id it saw continues without a gap or a repeat (decision S11). It polls the store; a commit in
@@ -31,16 +31,15 @@ pub async fn trace(
 ) -> Result<Response, Problem> {
     authorize(&state, &headers, &id).await?;
     let mut after = after(query)?;
-    let live = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/event-stream"));
+    // JSON lines unless `Accept` weighs the event stream higher (S36).
+    let live = crate::negotiate::choose(&headers, &["application/x-ndjson", "text/event-stream"])? == 1;
     if !live {
         // Every line after `after`, read a page at a time as the body is sent; the first page is
         // read before answering, so a store that does not answer is a problem, not a cut body.
         let first = state.store.trace(&id, after, PAGE).await?;
         let body = axum::body::Body::from_stream(pages(state, id, first));
-        return Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"))], body).into_response());
+        let media = (header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+        return Ok(([media, (header::VARY, HeaderValue::from_static("accept"))], body).into_response());
     }
     if let Some(last) = headers.get("last-event-id") {
         after = last
@@ -50,7 +49,9 @@ pub async fn trace(
             .filter(|n| *n >= 0)
             .ok_or_else(|| Problem::new(Kind::InvalidRequest, "Last-Event-ID must be a sequence number"))?;
     }
-    Ok(Sse::new(live_stream(state, id, after)).keep_alive(KeepAlive::default()).into_response())
+    let mut response = Sse::new(live_stream(state, id, after)).keep_alive(KeepAlive::default()).into_response();
+    response.headers_mut().insert(header::VARY, HeaderValue::from_static("accept"));
+    Ok(response)
 }
 
 /// The trace's lines from `first` on as JSON lines, a page a chunk, until a page comes short.
