@@ -98,3 +98,25 @@ async fn an_upload_that_does_not_read_has_a_placed_diagnostic() {
         assert!(!diagnostic["message"].as_str().unwrap_or("").starts_with(name), "{diagnostic}");
     }
 }
+
+/// "Every error is `application/problem+json`" (docs/server.md): an id in the path that is not
+/// UTF-8 once its percent-escapes are decoded (`%ff`) was answered by the framework's own
+/// `400 text/plain` "Invalid URL", on every route that takes an id.
+#[tokio::test]
+async fn an_id_that_is_not_text_is_a_problem() {
+    let local = Local::start(Limits::default()).await;
+    for (method, path) in [
+        (Method::GET, "/v1/sessions/%ff"),
+        (Method::DELETE, "/v1/sessions/%ff"),
+        (Method::GET, "/v1/sessions/%ff/trace"),
+        (Method::GET, "/v1/sessions/%ff/snapshot"),
+        (Method::POST, "/v1/sessions/%ff/apply"),
+        (Method::POST, "/v1/sessions/%ff/input"),
+        (Method::GET, "/v1/documents/%C3%28/graph"),
+    ] {
+        let answer = local.call(method.clone(), path, Some("sht_x"), Some("k"), "{}").await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{method} {path}: {}", answer.body);
+        assert_eq!(answer.media, "application/problem+json", "{method} {path}");
+        assert_eq!(answer.problem(), "urn:stagehand:problem:invalid-request", "{method} {path}");
+    }
+}

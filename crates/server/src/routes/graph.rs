@@ -5,7 +5,7 @@
 //! the drawing gives the playbook's node `index` — what the page marks as the current node
 //! (`docs/design/web.md` W15). A kind with no playbook (a ChatMapper project) has no graph: `404`.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -26,7 +26,7 @@ pub struct GraphQuery {
 /// The graph route.
 pub async fn graph(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
     query: Result<Query<GraphQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Problem> {

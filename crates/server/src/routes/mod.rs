@@ -19,6 +19,22 @@ use crate::problem::{Kind, Problem};
 use crate::secret::token_matches;
 use crate::store::SessionRow;
 
+/// The `{id}` of a route's path, as text. An id that is not UTF-8 once its percent-escapes are
+/// decoded (`%ff`) is `400 invalid-request`, a problem like every other error (the framework's own
+/// rejection was a `text/plain` body).
+#[derive(Debug)]
+pub struct Id(pub String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Id {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Id, Problem> {
+        axum::extract::Path::<String>::from_request_parts(parts, state).await.map(|path| Id(path.0)).map_err(|_| {
+            Problem::new(Kind::InvalidRequest, "the id in the path is not text (UTF-8) once its %-escapes are decoded")
+        })
+    }
+}
+
 /// The body's bytes, or the problem that stopped them (too large, cut off).
 pub fn bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Problem> {
     body.map_err(|rejection| {

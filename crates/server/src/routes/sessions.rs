@@ -2,7 +2,7 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -129,7 +129,7 @@ const PAGE: i64 = 1000;
 /// `?after=N`).
 pub async fn show(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
     query: Result<Query<After>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Problem> {
@@ -188,7 +188,7 @@ pub struct Apply {
 /// `If-Match`, only on that version of the session (`412` on another: decision S29).
 pub async fn apply(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
@@ -211,7 +211,7 @@ pub struct Input {
 /// (`If-Match` as for apply).
 pub async fn input(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
@@ -223,7 +223,7 @@ pub async fn input(
 /// `GET /v1/sessions/{id}/snapshot`: the session as plain data (the session layer's spelling).
 pub async fn snapshot(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
 ) -> Result<Response, Problem> {
     let row = authorize(&state, &headers, &id).await?;
@@ -237,7 +237,7 @@ pub async fn snapshot(
 /// `DELETE /v1/sessions/{id}`: `204`; the session, its receipts, trace and transcript are gone.
 pub async fn delete(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
 ) -> Result<Response, Problem> {
     authorize(&state, &headers, &id).await?;

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -25,7 +25,7 @@ const PAGE: i64 = 1000;
 /// The trace route.
 pub async fn trace(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    super::Id(id): super::Id,
     headers: HeaderMap,
     query: Result<Query<After>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Problem> {
