@@ -227,6 +227,8 @@ struct Boundary {
     /// A `dispose` called while `init` waited, at this time: it tears down once `init` settles
     /// (A47).
     then_dispose: Option<u64>,
+    /// The last trace sequence number the latest play reached (A49).
+    reached: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -327,6 +329,27 @@ impl Runtime {
     /// by the judge (§1.5 step 3; A18): a host asking for Boss text says so by its key (A26).
     pub fn entry_applies(&self) -> bool {
         self.machine.entry_event.is_some() && turn::entry_applies(&self.options, &self.core)
+    }
+
+    /// The last trace sequence number given, a boundary in flight included.
+    pub fn trace_sequence(&self) -> u64 {
+        self.boundary.as_ref().map_or(self.core.seq.trace, |b| b.reached)
+    }
+
+    /// Moves the trace's numbering on so the last sequence number given is at least `last`, a
+    /// boundary in flight included (its next record is numbered `last + 1`): for a host that
+    /// wrote more of this session's trace than this runtime has given, having put it back by
+    /// replaying its history from the start (A49). Nothing else changes.
+    pub fn continue_trace(&mut self, last: u64) {
+        let behind = last.saturating_sub(self.trace_sequence());
+        if behind == 0 {
+            return;
+        }
+        self.core.seq.trace += behind;
+        if let Some(b) = self.boundary.as_mut() {
+            b.start.seq.trace += behind;
+            b.reached += behind;
+        }
     }
 
     /// Whether a boundary is active.
@@ -551,6 +574,7 @@ impl Runtime {
             journal: Vec::new(),
             waiting: None,
             then_dispose: None,
+            reached: self.core.seq.trace,
         });
         self.play()
     }
@@ -581,6 +605,7 @@ impl Runtime {
             Err(Halt(request)) => {
                 if let Some(b) = self.boundary.as_mut() {
                     b.waiting = Some(request.clone());
+                    b.reached = core.seq.trace;
                 }
                 Step { emitted, next: Next::Request { request } }
             }
