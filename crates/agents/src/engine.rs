@@ -496,7 +496,17 @@ impl Engine for AgentEngine {
         let mut runtime = self.fresh_runtime().map_err(|e| EngineError::new(e.to_string()))?;
         let phase = match (snapshot.phase.as_str(), &snapshot.runtime) {
             ("notStarted", None) => Phase::NotStarted,
-            ("ended", None) => Phase::Ended { output: snapshot.output.clone(), at: snapshot.at.clone() },
+            ("ended", None) => {
+                // The runtime's session has not ended yet: bound again where it ended, its
+                // dispose ends it as in process (A50). An older snapshot, which kept neither
+                // where it ended nor how far its trace went, leaves it unbound (nothing to end).
+                if let (Some(at), true) = (&snapshot.at, snapshot.traced > 0) {
+                    runtime
+                        .restore_ended(self.identity(), at, snapshot.traced)
+                        .map_err(|e| EngineError::new(e.to_string()))?;
+                }
+                Phase::Ended { output: snapshot.output.clone(), at: snapshot.at.clone() }
+            }
             ("disposed", None) => {
                 // The runtime's session ended with the host's; a fresh runtime disposed at once
                 // stands for it (it emits nothing).
