@@ -179,6 +179,10 @@ pub enum RuntimeError {
     /// Anything after `dispose`.
     #[error("the runtime is disposed")]
     Disposed,
+    /// Anything but `dispose` once a teardown has begun and before it ends (§1.4: `init`
+    /// "throws if … disposing"; §1.11: `describe` throws "once disposal has begun").
+    #[error("the runtime is disposing")]
+    Disposing,
     /// A second boundary while one is active.
     #[error("another runtime turn is active")]
     Busy,
@@ -357,12 +361,33 @@ impl Runtime {
         self.boundary.is_some()
     }
 
+    /// Whether a teardown has begun and not ended: a `dispose` boundary, or a `dispose` that
+    /// joined an `init` still waiting (A47).
+    fn disposing(&self) -> bool {
+        self.boundary.as_ref().is_some_and(|b| b.kind == Kind::Dispose || b.then_dispose.is_some())
+    }
+
     fn idle(&self) -> Result<(), RuntimeError> {
+        if self.disposing() {
+            return Err(RuntimeError::Disposing);
+        }
         match self.life {
             Life::Unbound => Err(RuntimeError::NotInitialised),
             Life::Disposed => Err(RuntimeError::Disposed),
             Life::Bound if self.boundary.is_some() => Err(RuntimeError::Busy),
             Life::Bound => Ok(()),
+        }
+    }
+
+    /// `init` and `restore` need an unused runtime (§1.4).
+    pub(crate) fn unused(&self) -> Result<(), RuntimeError> {
+        if self.disposing() {
+            return Err(RuntimeError::Disposing);
+        }
+        match self.life {
+            Life::Disposed => Err(RuntimeError::Disposed),
+            Life::Bound => Err(RuntimeError::AlreadyInitialised),
+            Life::Unbound => Ok(()),
         }
     }
 
@@ -377,11 +402,7 @@ impl Runtime {
     /// asks for a drain, and a sink failure there unbinds again (one best-effort
     /// `session.disposed`, the original error kept).
     pub fn init(&mut self, session: Session, at: u64) -> Result<Step, RuntimeError> {
-        match self.life {
-            Life::Disposed => return Err(RuntimeError::Disposed),
-            Life::Bound => return Err(RuntimeError::AlreadyInitialised),
-            Life::Unbound => {}
-        }
+        self.unused()?;
         session.check(&self.machine)?;
         let mut core = Core::initial(&self.machine);
         core.tokens = session.player_tokens.clone();
@@ -399,11 +420,7 @@ impl Runtime {
     /// Instead of `init`: binds the session at a snapshot's state, emitting nothing (no
     /// `session.started`); the trace continues the snapshot's sequence.
     pub fn restore(&mut self, session: Session, snapshot: &Snapshot) -> Result<(), RuntimeError> {
-        match self.life {
-            Life::Disposed => return Err(RuntimeError::Disposed),
-            Life::Bound => return Err(RuntimeError::AlreadyInitialised),
-            Life::Unbound => {}
-        }
+        self.unused()?;
         session.check(&self.machine)?;
         let core = snapshot::validate(&self.machine, snapshot)?;
         self.core = core;

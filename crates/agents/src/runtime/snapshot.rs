@@ -167,11 +167,7 @@ impl super::Runtime {
         state_id: &str,
         last_sequence: u64,
     ) -> Result<(), super::RuntimeError> {
-        match self.life {
-            super::Life::Disposed => return Err(super::RuntimeError::Disposed),
-            super::Life::Bound => return Err(super::RuntimeError::AlreadyInitialised),
-            super::Life::Unbound => {}
-        }
+        self.unused()?;
         session.check(&self.machine)?;
         if !self.machine.state(state_id).is_some_and(|s| s.is_final) {
             return Err(SnapshotError(format!("`{state_id}` is not a final state of the machine")).into());
