@@ -490,9 +490,6 @@ impl Engine for AgentEngine {
     }
 
     fn restore(&mut self, snapshot: &AgentSnapshot) -> Result<(), EngineError> {
-        // A boundary left waiting on a call is abandoned: its records (its pairs finished
-        // `aborted`) are kept to be written, as new, with what the host replays (A49).
-        self.abandon();
         let mut runtime = self.fresh_runtime().map_err(|e| EngineError::new(e.to_string()))?;
         let phase = match (snapshot.phase.as_str(), &snapshot.runtime) {
             ("notStarted", None) => Phase::NotStarted,
@@ -519,6 +516,9 @@ impl Engine for AgentEngine {
             }
             (phase, _) => return Err(EngineError::new(format!("an agent snapshot cannot be in the phase {phase:?}"))),
         };
+        // A boundary left waiting on a call is abandoned: its records (its pairs finished
+        // `aborted`) are kept to be written, as new, with what the host replays (A49).
+        self.abandon();
         self.runtime = runtime;
         self.phase = phase;
         self.acts = snapshot.acts;
