@@ -36,6 +36,9 @@ use crate::runtime::{
 /// The key Boss text is asked under when no question is pending and no entry event applies.
 pub const BOSS_KEY: &str = "boss";
 
+/// Each answer moves a boundary on; a boundary asks at most a few dozen things.
+const BOUND: usize = 10_000;
+
 /// Where the engine stands between commands.
 #[derive(Debug, Clone, PartialEq)]
 enum Phase {
@@ -77,6 +80,14 @@ pub struct AgentSnapshot {
     /// How many actions the engine has applied (each under its own idempotency key).
     #[serde(default)]
     pub acts: u64,
+    /// The last sequence number of the runtime's trace lent to the host: a restored engine
+    /// numbers its records on from it, whatever it replays (A49). Absent when none was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub traced: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An agent playbook played behind the protocol.
@@ -92,6 +103,13 @@ pub struct AgentEngine {
     log: Vec<String>,
     /// The runtime's trace events not yet drained ([`Engine::drain_trace`]).
     trace: Vec<crate::runtime::TraceEvent>,
+    /// Where in `trace` the boundary begun last starts (A49).
+    open_from: usize,
+    /// How many records at the head of `trace` an abandoned boundary traced before the last
+    /// restore (A49).
+    abandoned: usize,
+    /// The last sequence number of the runtime's trace lent to the host (A49).
+    traced: u64,
     fingerprint: String,
 }
 
@@ -111,6 +129,9 @@ impl AgentEngine {
             now: 0,
             log: Vec::new(),
             trace: Vec::new(),
+            open_from: 0,
+            abandoned: 0,
+            traced: 0,
             fingerprint,
         })
     }
@@ -263,6 +284,19 @@ impl AgentEngine {
         self.runtime.entry_applies().then(|| entry.text_field.clone())
     }
 
+    /// Aborts a boundary still waiting on a port call: its pairs finish `aborted` and its turn
+    /// settles `aborted` (H70, A49). What it traces is kept.
+    fn abandon(&mut self) {
+        let mut aborting = 0;
+        while self.runtime.is_busy() && aborting < BOUND {
+            aborting += 1;
+            match self.runtime.answer(Reply::Abort, self.now) {
+                Ok(step) => step.emitted.into_iter().for_each(|e| self.emitted(e)),
+                Err(_) => break,
+            }
+        }
+    }
+
     fn start(&mut self, anchor: Option<&str>, events: &mut Vec<OwnedEvent>) {
         if let Some(anchor) = anchor {
             let explanation = format!("an agent playbook starts only at its initial state, not at {anchor:?}");
@@ -273,6 +307,7 @@ impl AgentEngine {
             Err(error) => return refuse(events, RefusalReason::CannotStart, error.to_string()),
         };
         let step = runtime.init(self.identity(), self.now);
+        self.open_from = self.trace.len();
         self.runtime = runtime;
         self.phase = Phase::NotStarted;
         self.pump(step, events);
@@ -361,16 +396,7 @@ impl Engine for AgentEngine {
             Phase::Disposed { at } => at.clone(),
             _ => Some(self.state_id()),
         };
-        // Each answer moves a boundary on; a boundary asks at most a few dozen things.
-        const BOUND: usize = 10_000;
-        let mut aborting = 0;
-        while self.runtime.is_busy() && aborting < BOUND {
-            aborting += 1;
-            match self.runtime.answer(Reply::Abort, self.now) {
-                Ok(step) => step.emitted.into_iter().for_each(|e| self.emitted(e)),
-                Err(_) => break,
-            }
-        }
+        self.abandon();
         let mut step = self.runtime.dispose(self.now);
         for _ in 0..BOUND {
             let Ok(Step { emitted, next }) = step else { break };
@@ -393,12 +419,14 @@ impl Engine for AgentEngine {
                     return refuse(events, RefusalReason::UnansweredKey, "supply Boss's text as one answer".into());
                 };
                 let text = answer_words(answer);
+                self.open_from = self.trace.len();
                 let step = self.runtime.handle_boss_input(&text, self.now);
                 self.pump(step, events);
             }
             (Phase::Rest { .. }, Command::Act { action }) => {
                 self.acts += 1;
                 let key = format!("engine-act-{}", self.acts);
+                self.open_from = self.trace.len();
                 let step = self.runtime.apply(&action, &key, self.now);
                 self.pump(step, events);
             }
@@ -457,14 +485,25 @@ impl Engine for AgentEngine {
             Phase::Ended { at, .. } | Phase::Disposed { at } => at.clone(),
             _ => None,
         };
-        Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, at, acts: self.acts })
+        let traced = self.traced.max(self.runtime.trace_sequence());
+        Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, at, acts: self.acts, traced })
     }
 
     fn restore(&mut self, snapshot: &AgentSnapshot) -> Result<(), EngineError> {
         let mut runtime = self.fresh_runtime().map_err(|e| EngineError::new(e.to_string()))?;
         let phase = match (snapshot.phase.as_str(), &snapshot.runtime) {
             ("notStarted", None) => Phase::NotStarted,
-            ("ended", None) => Phase::Ended { output: snapshot.output.clone(), at: snapshot.at.clone() },
+            ("ended", None) => {
+                // The runtime's session has not ended yet: bound again where it ended, its
+                // dispose ends it as in process (A50). An older snapshot, which kept neither
+                // where it ended nor how far its trace went, leaves it unbound (nothing to end).
+                if let (Some(at), true) = (&snapshot.at, snapshot.traced > 0) {
+                    runtime
+                        .restore_ended(self.identity(), at, snapshot.traced)
+                        .map_err(|e| EngineError::new(e.to_string()))?;
+                }
+                Phase::Ended { output: snapshot.output.clone(), at: snapshot.at.clone() }
+            }
             ("disposed", None) => {
                 // The runtime's session ended with the host's; a fresh runtime disposed at once
                 // stands for it (it emits nothing).
@@ -477,9 +516,18 @@ impl Engine for AgentEngine {
             }
             (phase, _) => return Err(EngineError::new(format!("an agent snapshot cannot be in the phase {phase:?}"))),
         };
+        // A boundary left waiting on a call is abandoned: its records (its pairs finished
+        // `aborted`) are kept to be written, as new, with what the host replays (A49).
+        self.abandon();
         self.runtime = runtime;
         self.phase = phase;
         self.acts = snapshot.acts;
+        // Restoring an earlier snapshot (the start an undo replays from) takes back nothing
+        // already lent (A49).
+        let lent = snapshot.runtime.as_ref().map_or(0, |r| r.sequences.trace);
+        self.traced = self.traced.max(snapshot.traced).max(lent);
+        self.abandoned = self.trace.len();
+        self.open_from = self.abandoned;
         if let Phase::Rest { .. } = self.phase {
             // The key is derived again from the restored state, as `rest` would report it.
             let mut ignored = Vec::new();
@@ -546,12 +594,38 @@ impl Engine for AgentEngine {
     /// types), its payload the whole event: the runtime's own session, sequence, turn and call
     /// ids beside its payload (decision A32).
     fn drain_trace(&mut self, sink: &mut dyn FnMut(&str, Value)) {
+        self.open_from = 0;
+        self.abandoned = 0;
         for event in self.trace.drain(..) {
+            self.traced = self.traced.max(event.sequence);
             let kind = event.trace_type.clone();
             match serde_json::to_value(event) {
                 Ok(payload) => sink(&kind, payload),
                 Err(error) => sink(&kind, Value::String(format!("unserialisable: {error}"))),
             }
         }
+    }
+
+    /// Drops what the runtime traced while the host put this engine back, and numbers the
+    /// runtime's trace on from the last record lent before (A49): a replay's records are not
+    /// new, but a boundary it left open (a call outstanding again after an undo) keeps its
+    /// records, numbered on, for the host to write again, so each of its starts has a finish.
+    fn forget_trace(&mut self) {
+        let mut kept = match self.phase {
+            Phase::Call(_) => self.trace.split_off(self.open_from.max(self.abandoned).min(self.trace.len())),
+            _ => Vec::new(),
+        };
+        self.trace.truncate(self.abandoned);
+        let abandoned = std::mem::take(&mut self.trace);
+        kept.splice(0..0, abandoned);
+        self.open_from = 0;
+        self.abandoned = 0;
+        let mut last = self.traced;
+        for mut event in kept {
+            last += 1;
+            event.sequence = last;
+            self.trace.push(event);
+        }
+        self.runtime.continue_trace(last);
     }
 }

@@ -173,7 +173,7 @@ fn a_snapshot_at_rest_restores_into_a_fresh_engine_with_the_same_future() {
     assert_eq!(again.describe(), engine.describe());
     assert_eq!(again.waiting(), Waiting::Ended);
     // A snapshot of another shape is refused.
-    let bad = AgentSnapshot { phase: "rest".into(), runtime: None, output: None, at: None, acts: 0 };
+    let bad = AgentSnapshot { phase: "rest".into(), runtime: None, output: None, at: None, acts: 0, traced: 0 };
     assert!(self::engine().restore(&bad).is_err());
 }
 

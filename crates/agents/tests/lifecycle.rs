@@ -178,3 +178,27 @@ fn a_fresh_init_continues_the_trace_of_its_own_session_and_starts_another_at_one
     failed_init(&mut rt);
     assert_eq!(sequences(&rt.init(Session::root("t", "writer"), 2).expect("init")), [1]);
 }
+
+#[test]
+fn a_session_bound_where_it_ended_ends_with_its_final_descriptor_numbered_on() {
+    // A50: bound again at its final state, the session's dispose emits only session.disposed,
+    // numbered after the last record it had traced, with the final state's descriptor.
+    let mut rt = delegator();
+    assert!(rt.restore_ended(Session::root("s", "delegator"), "ready", 7).is_err(), "ready is not final");
+    assert!(rt.restore_ended(Session::root("s", "delegator"), "nowhere", 7).is_err());
+    rt.restore_ended(Session::root("s", "delegator"), "done", 7).expect("done is final");
+    assert!(rt.restore_ended(Session::root("s", "delegator"), "done", 7).is_err(), "bound once");
+    let step = rt.dispose(9).expect("dispose");
+    let traced: Vec<_> = step
+        .emitted
+        .iter()
+        .filter_map(|e| match e {
+            Emission::Trace { event } => Some(event),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(traced.len(), 1, "{traced:?}");
+    assert_eq!((traced[0].trace_type.as_str(), traced[0].sequence), ("session.disposed", 8));
+    assert_eq!(traced[0].payload["stateId"], "done");
+    assert_eq!(traced[0].payload["state"]["status"], "done");
+}

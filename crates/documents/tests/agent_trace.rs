@@ -230,3 +230,31 @@ fn a_disposed_agent_session_still_has_a_snapshot() {
     assert!(restored.is_disposed());
     assert_eq!(restored.describe().state_id, at);
 }
+
+#[test]
+fn a_session_restored_where_it_ended_ends_the_runtimes_session_as_in_process() {
+    // H70 and A50: a session that ended at a final state and was kept ends the runtime's
+    // session when it is disposed after a restore, as it does in process: the runtime's one
+    // session.disposed, with the same payload, right before the host's, numbered on.
+    let document = open();
+    let mut kept = document.start("s", 0, 1).unwrap();
+    kept.input("task", "a poem", "task", 2);
+    answer_all(kept.as_mut(), "k", false);
+    let mut in_process = document.start("s", 0, 1).unwrap();
+    in_process.input("task", "a poem", "task", 2);
+    answer_all(in_process.as_mut(), "k", false);
+    let before = kept.take_trace();
+    let snapshot = kept.snapshot_value().expect("an ended session has a snapshot");
+    let mut restored = document.restore(snapshot).expect("it restores");
+    restored.dispose(99);
+    in_process.dispose(99);
+    let after = restored.take_trace();
+    let whole = in_process.take_trace();
+    assert_eq!(before.len() + after.len(), whole.len(), "{after:?}");
+    let mut trace = before;
+    trace.extend(after);
+    check(&trace, 1, 1);
+    let (end, expected) = (closing(&trace), closing(&whole));
+    assert_eq!(end.len(), 1, "the runtime's session.disposed: {end:?}");
+    assert_eq!(end, expected, "as in process");
+}

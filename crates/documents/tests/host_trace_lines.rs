@@ -4,7 +4,8 @@
 //! full (`allOf`/`if`/`then`/`not`, `pattern`, `type`, `minimum` included), and the lines of a
 //! session, across its restores, are contiguous, properly nested, begin with one
 //! `session.started` and end with `session.disposed` (an agent runtime's own records of its
-//! start and its end standing right after the one and right before the other).
+//! start and its end standing right after the one and right before the other; its own records
+//! contiguous and paired after an undo, a restart and a restore as well).
 
 mod agent_support;
 mod schema_support;
@@ -234,8 +235,7 @@ fn agent_trace_lines_fit_the_schema() {
             lines(session.as_mut(), &mut all);
             session = document.restore(snapshot).unwrap();
         }
-        // Every runtime pair is closed once the run has settled (the late actions below may
-        // undo into a call left outstanding, which the dispose then aborts).
+        // Every runtime pair is closed once the run has settled.
         check_engine_records(&all);
         let view = session.describe();
         fits_view(&view);
@@ -246,11 +246,62 @@ fn agent_trace_lines_fit_the_schema() {
         session.dispose(201);
         lines(session.as_mut(), &mut all);
         check_lines(&all);
+        // And after the late actions (an undo into a call left outstanding again, which the
+        // dispose then aborts), the runtime's records go on contiguous and paired (A49).
+        check_engine_records(&all);
         // The host's dispose ended the runtime's session too: its one session.disposed stands
         // right before the host's (H70).
         let disposed: Vec<&String> = all.iter().filter(|l| l.contains("\"type\":\"session.disposed\"")).collect();
         assert_eq!(disposed.len(), 2, "{disposed:?}");
         assert!(disposed[0].contains("\"engine\":true") && !disposed[1].contains("\"engine\":true"), "{disposed:?}");
         assert_eq!(disposed[0], &all[all.len() - 2], "the runtime's ends right before the host's");
+    }
+}
+
+/// Answers up to `limit` port calls the session has pending, with the example's ports.
+fn answer_calls(session: &mut dyn AnySession, reviewer_fails: bool, now: &mut u64, limit: usize) {
+    for _ in 0..limit {
+        let Pending::Call { call } = session.pending().clone() else { return };
+        *now += 1;
+        let answer = agent_support::ports(&call, reviewer_fails);
+        fits_receipt(&session.answer(answer, &format!("k{now}"), *now));
+    }
+}
+
+/// Applies `action` (it must be offered and executed) under a key of its own.
+fn take_action(session: &mut dyn AnySession, action: &str, now: &mut u64) {
+    *now += 1;
+    assert!(session.describe().actions.iter().any(|a| a.id == action), "{action} is offered");
+    let receipt = session.apply(action, &format!("{action}-{now}"), *now);
+    assert!(matches!(receipt, Receipt::Executed { .. }), "{action}: {receipt:?}");
+}
+
+#[test]
+fn the_runtimes_records_continue_after_undo_restart_and_restore() {
+    for reviewer_fails in [false, true] {
+        let document = agent_support::open();
+        let mut all = Vec::new();
+        let mut session = document.start("a", 0, 1).expect("it starts");
+        let mut now = 2;
+        session.input("task", "a poem", "task", now);
+        // Undo lands on the call before the last answer: it is outstanding again.
+        answer_calls(session.as_mut(), reviewer_fails, &mut now, 3);
+        take_action(session.as_mut(), "undo", &mut now);
+        answer_calls(session.as_mut(), reviewer_fails, &mut now, 2);
+        take_action(session.as_mut(), "undo", &mut now);
+        answer_calls(session.as_mut(), reviewer_fails, &mut now, 60);
+        // A restore, then an undo and a restart of the restored session.
+        let snapshot = session.snapshot_value().expect("at rest");
+        lines(session.as_mut(), &mut all);
+        session = document.restore(snapshot).unwrap();
+        take_action(session.as_mut(), "undo", &mut now);
+        answer_calls(session.as_mut(), reviewer_fails, &mut now, 1);
+        take_action(session.as_mut(), "restart", &mut now);
+        session.input("task", "a song", "task-again", now);
+        answer_calls(session.as_mut(), reviewer_fails, &mut now, 2);
+        session.dispose(now + 1);
+        lines(session.as_mut(), &mut all);
+        check_lines(&all);
+        check_engine_records(&all);
     }
 }

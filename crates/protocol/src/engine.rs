@@ -287,6 +287,15 @@ pub trait Engine {
         let _ = sink;
     }
 
+    /// Drops what the engine traced while a host put it back where it was (a restore, or the
+    /// replay of its moves an undo or restart makes): those records are not new. An engine
+    /// whose own trace is numbered (an agent runtime) keeps its numbering past what it lent
+    /// before, and keeps, numbered again, the records of a boundary the replay left open, which
+    /// the host writes as new (decisions H71 and A49). By default it drains into nothing.
+    fn forget_trace(&mut self) {
+        self.drain_trace(&mut |_, _| {});
+    }
+
     /// Tells the engine the host's time (Unix milliseconds) before a move: the engine reads no
     /// clock, so an engine that stamps its own trace records ([`drain_trace`](Self::drain_trace))
     /// stamps them with the time of the move that caused them. A host session calls it before

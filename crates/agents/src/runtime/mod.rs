@@ -179,6 +179,10 @@ pub enum RuntimeError {
     /// Anything after `dispose`.
     #[error("the runtime is disposed")]
     Disposed,
+    /// Anything but `dispose` once a teardown has begun and before it ends (§1.4: `init`
+    /// "throws if … disposing"; §1.11: `describe` throws "once disposal has begun").
+    #[error("the runtime is disposing")]
+    Disposing,
     /// A second boundary while one is active.
     #[error("another runtime turn is active")]
     Busy,
@@ -227,6 +231,8 @@ struct Boundary {
     /// A `dispose` called while `init` waited, at this time: it tears down once `init` settles
     /// (A47).
     then_dispose: Option<u64>,
+    /// The last trace sequence number the latest play reached (A49).
+    reached: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -329,17 +335,59 @@ impl Runtime {
         self.machine.entry_event.is_some() && turn::entry_applies(&self.options, &self.core)
     }
 
+    /// The last trace sequence number given, a boundary in flight included.
+    pub fn trace_sequence(&self) -> u64 {
+        self.boundary.as_ref().map_or(self.core.seq.trace, |b| b.reached)
+    }
+
+    /// Moves the trace's numbering on so the last sequence number given is at least `last`, a
+    /// boundary in flight included (its next record is numbered `last + 1`): for a host that
+    /// wrote more of this session's trace than this runtime has given, having put it back by
+    /// replaying its history from the start (A49). Nothing else changes.
+    pub fn continue_trace(&mut self, last: u64) {
+        let behind = last.saturating_sub(self.trace_sequence());
+        if behind == 0 {
+            return;
+        }
+        self.core.seq.trace += behind;
+        if let Some(b) = self.boundary.as_mut() {
+            b.start.seq.trace += behind;
+            b.reached += behind;
+        }
+    }
+
     /// Whether a boundary is active.
     pub fn is_busy(&self) -> bool {
         self.boundary.is_some()
     }
 
+    /// Whether a teardown has begun and not ended: a `dispose` boundary, or a `dispose` that
+    /// joined an `init` still waiting (A47).
+    fn disposing(&self) -> bool {
+        self.boundary.as_ref().is_some_and(|b| b.kind == Kind::Dispose || b.then_dispose.is_some())
+    }
+
     fn idle(&self) -> Result<(), RuntimeError> {
+        if self.disposing() {
+            return Err(RuntimeError::Disposing);
+        }
         match self.life {
             Life::Unbound => Err(RuntimeError::NotInitialised),
             Life::Disposed => Err(RuntimeError::Disposed),
             Life::Bound if self.boundary.is_some() => Err(RuntimeError::Busy),
             Life::Bound => Ok(()),
+        }
+    }
+
+    /// `init` and `restore` need an unused runtime (§1.4).
+    pub(crate) fn unused(&self) -> Result<(), RuntimeError> {
+        if self.disposing() {
+            return Err(RuntimeError::Disposing);
+        }
+        match self.life {
+            Life::Disposed => Err(RuntimeError::Disposed),
+            Life::Bound => Err(RuntimeError::AlreadyInitialised),
+            Life::Unbound => Ok(()),
         }
     }
 
@@ -354,11 +402,7 @@ impl Runtime {
     /// asks for a drain, and a sink failure there unbinds again (one best-effort
     /// `session.disposed`, the original error kept).
     pub fn init(&mut self, session: Session, at: u64) -> Result<Step, RuntimeError> {
-        match self.life {
-            Life::Disposed => return Err(RuntimeError::Disposed),
-            Life::Bound => return Err(RuntimeError::AlreadyInitialised),
-            Life::Unbound => {}
-        }
+        self.unused()?;
         session.check(&self.machine)?;
         let mut core = Core::initial(&self.machine);
         core.tokens = session.player_tokens.clone();
@@ -376,11 +420,7 @@ impl Runtime {
     /// Instead of `init`: binds the session at a snapshot's state, emitting nothing (no
     /// `session.started`); the trace continues the snapshot's sequence.
     pub fn restore(&mut self, session: Session, snapshot: &Snapshot) -> Result<(), RuntimeError> {
-        match self.life {
-            Life::Disposed => return Err(RuntimeError::Disposed),
-            Life::Bound => return Err(RuntimeError::AlreadyInitialised),
-            Life::Unbound => {}
-        }
+        self.unused()?;
         session.check(&self.machine)?;
         let core = snapshot::validate(&self.machine, snapshot)?;
         self.core = core;
@@ -551,6 +591,7 @@ impl Runtime {
             journal: Vec::new(),
             waiting: None,
             then_dispose: None,
+            reached: self.core.seq.trace,
         });
         self.play()
     }
@@ -581,6 +622,7 @@ impl Runtime {
             Err(Halt(request)) => {
                 if let Some(b) = self.boundary.as_mut() {
                     b.waiting = Some(request.clone());
+                    b.reached = core.seq.trace;
                 }
                 Step { emitted, next: Next::Request { request } }
             }

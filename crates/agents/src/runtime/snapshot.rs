@@ -153,3 +153,32 @@ pub(crate) fn validate(m: &Machine, snap: &Snapshot) -> Result<Core, SnapshotErr
     }
     Ok(core)
 }
+
+impl super::Runtime {
+    /// Instead of `init` or `restore`: binds a session a host kept after it reached the final
+    /// state `state_id`, its trace's last sequence number `last_sequence`, only so that it can
+    /// end as it would have in process. §1.8 has no snapshot there (a finished actor is not a
+    /// safe capture point, and `restore` rejects it), but the session has not ended until it is
+    /// disposed (§1.4), so its `dispose` emits `session.disposed` with the final descriptor,
+    /// numbered on (A50). It emits nothing now.
+    pub fn restore_ended(
+        &mut self,
+        session: super::Session,
+        state_id: &str,
+        last_sequence: u64,
+    ) -> Result<(), super::RuntimeError> {
+        self.unused()?;
+        session.check(&self.machine)?;
+        if !self.machine.state(state_id).is_some_and(|s| s.is_final) {
+            return Err(SnapshotError(format!("`{state_id}` is not a final state of the machine")).into());
+        }
+        let mut core = Core::initial(&self.machine);
+        core.position = Position::At(state_id.to_owned());
+        core.done = true;
+        core.seq.trace = last_sequence;
+        self.core = core;
+        self.session = Some(session);
+        self.life = super::Life::Bound;
+        Ok(())
+    }
+}

@@ -217,8 +217,8 @@ impl<E: Engine> Session<E> {
             return Err(HostError::Mismatch("it was made of another document (its fingerprint differs)".to_owned()));
         }
         engine.restore(&snapshot.engine)?;
-        // A restore traces nothing of the engine's either (H48).
-        engine.drain_trace(&mut |_, _| {});
+        // A restore traces nothing of the engine's either (H48); its numbering goes on (H71).
+        engine.forget_trace();
         let receipts = Receipts::of_snapshot(&snapshot.session_id, &snapshot.receipts);
         let trace = Trace::continuing(snapshot.sequences);
         Ok(Session {
@@ -760,8 +760,9 @@ impl<E: Engine> Session<E> {
             self.receipts.discard();
             last = self.take(step, owned.as_deref_mut(), false);
         }
-        // A replay re-runs history: what the engine traces again is not new (H48).
-        self.engine.drain_trace(&mut |_, _| {});
+        // A replay re-runs history: what the engine traces again is not new (H48), but for a
+        // boundary it left open, whose records the engine keeps to be written again (H71).
+        self.engine.forget_trace();
         Ok(last)
     }
 
