@@ -26,24 +26,6 @@ fn tag(hash: u64) -> u8 {
     (hash >> 57) as u8 | 0x80
 }
 
-/// Asks the processor to bring the cache line that holds `place` into its nearest cache: a
-/// hint, which changes no value the program reads.
-#[inline(always)]
-fn prefetch<T>(place: &T) {
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
-    // SAFETY: `_mm_prefetch` is `unsafe` only because it is declared with
-    // `#[target_feature(enable = "sse")]`, and SSE is part of every x86_64 processor's baseline, so
-    // the feature is present wherever this compiles. The instruction is a hint: it never faults,
-    // writes nothing and makes no value observable; and the address comes from a live reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(place).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = place;
-}
-
 /// Receipt indices by their keys' hashes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyIndex {
@@ -75,17 +57,6 @@ impl KeyIndex {
                 }
             }
             at = (at + 1) & mask;
-        }
-    }
-
-    /// Asks the processor for the lines `hash`'s probe reads and its placing writes, so that
-    /// fetching them overlaps the work before the key is looked up and placed.
-    #[inline]
-    pub(crate) fn prefetch(&self, hash: u64) {
-        let at = hash as usize & self.tags.len().wrapping_sub(1);
-        if let (Some(tag), Some(slot)) = (self.tags.get(at), self.slots.get(at)) {
-            prefetch(tag);
-            prefetch(slot);
         }
     }
 

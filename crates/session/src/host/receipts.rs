@@ -520,9 +520,7 @@ impl Receipts {
     /// The hash of `key`, for [`find`](Self::find) and recording.
     #[inline]
     pub(crate) fn hash(&self, key: &str) -> u64 {
-        let hash = self.hasher.hash_one(key);
-        self.index.prefetch(hash);
-        hash
+        self.hasher.hash_one(key)
     }
 
     /// The index of the receipt recorded under `key`, whose [`hash`](Self::hash) is `hash`.
