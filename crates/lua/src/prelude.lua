@@ -8,6 +8,9 @@ local emit, draw, reseed, fatal, max_pattern, patterns, charge, bytes_a_step = .
 local G = _G
 local error, select, type, unpack, tonumber = error, select, type, unpack, tonumber
 local concat = table.concat
+-- Passes its arguments on: `return pass(f(...))` keeps the call out of tail position, so the
+-- wrapper's frame stays and errors raised at level 2 or 3 land on the script's line.
+local function pass(...) return ... end
 local string = string
 
 local raw = {
@@ -110,7 +113,6 @@ do
       error("bad argument #2 to '" .. name .. "' (pattern too long)", 3)
     end
   end
-  local function pass(...) return ... end
   local function finish(ok, ...)
     if not ok then error((...), 0) end
     return ...
@@ -195,7 +197,6 @@ do
   local T = G.table
   local find, sub = string.find, string.sub
   local next, rawget = G.next, G.rawget
-  local function pass(...) return ... end
   local function spend(steps)
     local stop = charge(steps)
     if stop then error(stop, 0) end

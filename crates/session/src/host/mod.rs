@@ -202,8 +202,7 @@ impl<E: Engine> Session<E> {
         session.take(Move::Start { anchor: anchor.map(str::to_owned) }, Some(&mut opening), false);
         session.receipts.discard();
         // What the engine traced as it started follows `session.started`, in no boundary (H48).
-        let trace = &mut session.trace;
-        session.engine.drain_trace(&mut |kind, payload| trace.engine(now, kind, payload));
+        session.trace_engine(now);
         session.opening = opening;
         Ok(session)
     }
@@ -654,10 +653,16 @@ impl<E: Engine> Session<E> {
             let state_id = self.state_at();
             self.engine.set_now(now);
             self.engine.dispose();
-            let trace = &mut self.trace;
-            self.engine.drain_trace(&mut |kind, payload| trace.engine(now, kind, payload));
+            self.trace_engine(now);
             self.trace.disposed(now, state_id);
         }
+    }
+
+    /// Writes what the engine traced since it was last asked straight into the trace, in no
+    /// boundary: as the session starts and as it ends (H48, H70).
+    fn trace_engine(&mut self, now: u64) {
+        let trace = &mut self.trace;
+        self.engine.drain_trace(&mut |kind, payload| trace.engine(now, kind, payload));
     }
 
     /// Writes the engine's records of the move being settled into the trace (H48).
