@@ -174,3 +174,50 @@ fn a_json_variable_is_typed_by_its_initial_value() {
     assert_eq!(engine.variable("brave"), Value::Boolean(true));
     assert_eq!(engine.variable("name"), Value::String("7".into()));
 }
+
+/// A JSON dialog node of conversation 1: its fields, the entries it links to, and any other
+/// properties (`IsGroup`, ...).
+fn node(id: i64, fields: Json, links: &[i64], extra: Json) -> Json {
+    let links: Vec<Json> = links
+        .iter()
+        .map(|to| json!({"OriginConvoID": 1, "OriginDialogID": id, "DestinationConvoID": 1, "DestinationDialogID": to}))
+        .collect();
+    let mut node = json!({"ID": id, "IsRoot": id == 0, "Fields": fields, "OutgoingLinks": links});
+    if let (Some(node), Some(extra)) = (node.as_object_mut(), extra.as_object()) {
+        node.extend(extra.clone());
+    }
+    node
+}
+
+fn json_project(nodes: Vec<Json>) -> stagehand_chatmapper::Project {
+    let document = json!({"Title": "t", "Assets": {
+        "Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": nodes}],
+        "UserVariables": [{"Fields": {"Name": "name", "Initial Value": "Ada"}}]}});
+    load(document.to_string().as_bytes(), "t.json").expect("the project loads")
+}
+
+#[test]
+fn a_prompt_in_menu_text_is_left_out_of_the_label() {
+    // A label cannot ask the player, and FORMAT.md §7 makes [?Name] a prompt, never text to show:
+    // the token is stripped from the label like [f] (decision M33).
+    let project = json_project(vec![
+        node(0, json!({"Title": "START"}), &[1], json!({})),
+        node(1, json!({"Title": "ask", "Dialogue Text": "Well?"}), &[2, 3, 4], json!({})),
+        node(
+            2,
+            json!({"Title": "a", "Menu Text": "Tell them [?name]your name[f]", "Dialogue Text": "I tell."}),
+            &[],
+            json!({}),
+        ),
+        node(
+            3,
+            json!({"Title": "b", "Menu Text": "[var=?name] Say [var=name]", "Dialogue Text": "I say."}),
+            &[],
+            json!({}),
+        ),
+        node(4, json!({"Title": "c", "Menu Text": "[?name]", "Dialogue Text": "Nothing, [var=name]."}), &[], json!({})),
+    ]);
+    let mut engine = ChatMapperEngine::new(project, Options::default()).expect("an engine");
+    assert_eq!(short(&engine.send(Command::start())), ["said Well?"]);
+    assert_eq!(short(&engine.send(Command::Next)), ["offer [Tell them your name | Say Ada | Nothing, Ada.]"]);
+}
