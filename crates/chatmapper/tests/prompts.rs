@@ -221,3 +221,23 @@ fn a_prompt_in_menu_text_is_left_out_of_the_label() {
     assert_eq!(short(&engine.send(Command::start())), ["said Well?"]);
     assert_eq!(short(&engine.send(Command::Next)), ["offer [Tell them your name | Say Ada | Nothing, Ada.]"]);
 }
+
+#[test]
+fn a_group_reached_along_two_paths_is_expanded_once_and_the_log_stays_clean() {
+    // Two groups lead to one shared group: M6 expands it once for the offered set. Nothing is
+    // wrong with the project, so nothing is logged (decision M34).
+    let group = json!({"IsGroup": true});
+    let project = json_project(vec![
+        node(0, json!({"Title": "START"}), &[1], json!({})),
+        node(1, json!({"Title": "ask", "Dialogue Text": "Which?"}), &[2, 3], json!({})),
+        node(2, json!({"Title": "left"}), &[4], group.clone()),
+        node(3, json!({"Title": "right"}), &[4], group.clone()),
+        node(4, json!({"Title": "shared"}), &[5, 6], group),
+        node(5, json!({"Title": "x", "Menu Text": "This one."}), &[], json!({})),
+        node(6, json!({"Title": "y", "Menu Text": "That one."}), &[], json!({})),
+    ]);
+    let mut engine = ChatMapperEngine::new(project, Options::default()).expect("an engine");
+    assert_eq!(short(&engine.send(Command::start())), ["said Which?"]);
+    assert_eq!(short(&engine.send(Command::Next)), ["offer [This one. | That one.]"]);
+    assert_eq!(engine.take_log(), Vec::<String>::new());
+}
