@@ -220,6 +220,10 @@ fn a_prompt_in_menu_text_is_left_out_of_the_label() {
     let mut engine = ChatMapperEngine::new(project, Options::default()).expect("an engine");
     assert_eq!(short(&engine.send(Command::start())), ["said Well?"]);
     assert_eq!(short(&engine.send(Command::Next)), ["offer [Tell them your name | Say Ada | Nothing, Ada.]"]);
+    // What a host shows for an entry (`:why`) is the same label.
+    assert_eq!(engine.label(1, 2).as_deref(), Some("Tell them your name"));
+    assert_eq!(engine.label(1, 4).as_deref(), Some("Nothing, Ada."));
+    assert_eq!((engine.label(1, 1), engine.label(1, 9)), (None, None), "a line, and no entry");
 }
 
 #[test]
