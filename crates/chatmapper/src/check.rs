@@ -96,6 +96,12 @@ pub enum FindingKind {
         /// The markup it would be (its keyword in lower case, a variable's name as written).
         meant: String,
     },
+    /// Menu Text holds an input prompt (`[?Name]`, `[var=?Name]`): a label cannot ask, so it is
+    /// stripped from the label and never asked (decision M33).
+    PromptInMenuText {
+        /// The variable the prompt names.
+        name: String,
+    },
 }
 
 /// One finding.
@@ -172,6 +178,11 @@ impl fmt::Display for Finding {
                 f,
                 "{written} is not markup (markup is written in lower case), so it is shown as written; write \
                  {meant} if it is meant as markup"
+            ),
+            FindingKind::PromptInMenuText { name } => write!(
+                f,
+                "its Menu Text holds the input prompt [?{name}], which a menu label cannot ask: it is left out of the \
+                 label and never asked (a prompt asks from Dialogue Text)"
             ),
         }
     }
@@ -293,6 +304,9 @@ pub fn check(project: &Project) -> Vec<Finding> {
                 for (written, meant) in markup::miscased_tokens(text) {
                     findings.push(here(FindingKind::MarkupInAnotherCase { written: written.to_owned(), meant }));
                 }
+            }
+            for name in markup::prompt_names(entry.menu_text()) {
+                findings.push(here(FindingKind::PromptInMenuText { name: name.to_owned() }));
             }
             if player_lines.contains(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::PlayerLineWithoutMenuText));

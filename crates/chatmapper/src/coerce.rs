@@ -40,6 +40,19 @@ pub fn coerce(kind: FieldType, title: &str, value: &str) -> Coerced {
     }
 }
 
+/// An input prompt's answer as the variable that stores it holds values (decision M32). The
+/// variable's type is the type of its coerced Initial Value (`declared`): a number reads the
+/// answer as a Number field does ([`parse_number`]; unparsable → 0), a boolean as a Boolean field
+/// does (`true` only for `True` in any case); a string, or a variable the project does not
+/// declare (`None`), keeps the answer as written.
+pub fn coerce_answer(declared: Option<&Coerced>, answer: &str) -> Coerced {
+    match declared {
+        Some(Coerced::Number(_)) => Coerced::Number(parse_number(answer).unwrap_or(0.0)),
+        Some(Coerced::Boolean(_)) => Coerced::Boolean(as_boolean_word(answer) == Some(true)),
+        Some(Coerced::String(_)) | None => Coerced::String(answer.to_owned()),
+    }
+}
+
 fn as_boolean_word(value: &str) -> Option<bool> {
     let value = value.trim();
     if value.eq_ignore_ascii_case("true") {
@@ -187,6 +200,17 @@ mod tests {
         assert_eq!(field(FieldType::Text, "Name", "5"), Coerced::String("5".into()));
         assert_eq!(field(FieldType::Files, "Pictures", "[a.png]"), Coerced::String("[a.png]".into()));
         assert_eq!(field(FieldType::Localization, "fr-FR", "Oui"), Coerced::String("Oui".into()));
+    }
+
+    #[test]
+    fn answers_are_read_by_the_declared_type() {
+        let (number, boolean, text) = (Coerced::Number(1.0), Coerced::Boolean(false), Coerced::String(String::new()));
+        assert_eq!(coerce_answer(Some(&number), " 42 "), Coerced::Number(42.0));
+        assert_eq!(coerce_answer(Some(&number), "forty"), Coerced::Number(0.0));
+        assert_eq!(coerce_answer(Some(&boolean), "tRuE"), Coerced::Boolean(true));
+        assert_eq!(coerce_answer(Some(&boolean), "1"), Coerced::Boolean(false));
+        assert_eq!(coerce_answer(Some(&text), "42"), Coerced::String("42".into()));
+        assert_eq!(coerce_answer(None, " 42"), Coerced::String(" 42".into()));
     }
 
     #[test]

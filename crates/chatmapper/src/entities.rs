@@ -52,15 +52,20 @@ pub(crate) fn undefined(name: &str) -> String {
 }
 
 /// The first undefined entity reference in a start tag's attributes, placed in the text: the
-/// tag begins with `<` at `offset`. `None` when the tag holds none (the caller keeps its error).
-pub(crate) fn in_tag(start: &BytesStart<'_>, offset: usize) -> Option<(usize, String)> {
+/// tag begins with `<` at `offset`; `declared` says which names the document's DTD declares.
+/// `None` when the tag holds none (the caller keeps its error).
+pub(crate) fn in_tag(
+    start: &BytesStart<'_>,
+    offset: usize,
+    declared: &dyn Fn(&str) -> bool,
+) -> Option<(usize, String)> {
     let raw: &[u8] = start;
     let mut from = 0;
     while let Some(at) = raw[from..].iter().position(|&b| b == b'&').map(|i| from + i) {
         let rest = &raw[at + 1..];
         let end = rest.iter().position(|&b| b == b';')?;
         let name = String::from_utf8_lossy(&rest[..end]);
-        if !name.starts_with('#') && quick_xml::escape::resolve_xml_entity(&name).is_none() {
+        if !name.starts_with('#') && quick_xml::escape::resolve_xml_entity(&name).is_none() && !declared(&name) {
             return Some((offset + 1 + at, undefined(&name)));
         }
         from = at + 1;

@@ -72,6 +72,7 @@
 mod branches;
 pub mod check;
 pub mod coerce;
+mod dtd;
 pub mod engine;
 mod entities;
 mod error;

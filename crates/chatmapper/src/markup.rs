@@ -8,7 +8,8 @@
 //! every function here, as do the typewriter pause codes (`\.`, `\,`).
 //!
 //! An engine renders a line with [`prompt_names`] (pause if there are any), then [`render_line`],
-//! then [`spans`] on each segment; a menu label with [`menu_label`] then [`spans`].
+//! then [`spans`] on each segment; a menu label with [`menu_label`] then [`spans`] (a label
+//! never asks: its prompts are stripped).
 
 /// A markup token recognised inside brackets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,11 +245,12 @@ fn unix_lines(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A menu label from Menu Text: `[f]`, `[a]` and picture tokens removed, `[var=…]` substituted,
-/// line ends made `\n`, surrounding whitespace trimmed. Emphasis tags remain for [`spans`].
+/// A menu label from Menu Text: `[f]`, `[a]`, picture tokens and input prompts (`[?Name]`,
+/// `[var=?Name]`: a label cannot ask, decision M33) removed, `[var=…]` substituted, line ends made
+/// `\n`, surrounding whitespace trimmed. Emphasis tags remain for [`spans`].
 pub fn menu_label(menu_text: &str, mut lookup: impl FnMut(&str) -> String) -> String {
     let label = rewrite(&unix_lines(menu_text), |tag| match tag {
-        Tag::Force | Tag::Action | Tag::Picture => Some(String::new()),
+        Tag::Force | Tag::Action | Tag::Picture | Tag::Prompt(_) => Some(String::new()),
         Tag::Var(name) => Some(lookup(name)),
         _ => None,
     });
@@ -387,6 +389,14 @@ mod tests {
         assert!(!is_action("[about]"));
         assert_eq!(strip_flags("[f][a]Go [fast]."), "Go [fast].");
         assert_eq!(menu_label(" [f]Pay [var=gold] coins[pic=2] ", vars), "Pay 5 coins");
+    }
+
+    #[test]
+    fn prompts_are_stripped_from_labels() {
+        // A label cannot ask the player (decision M33).
+        assert_eq!(menu_label("Name [?who]yourself[var=?who]", vars), "Name yourself");
+        assert!(says_nothing(&menu_label("[f] [?who]", vars)));
+        assert_eq!(menu_label("[?] [var=?] [? ]", vars), "[?] [var=?] [? ]");
     }
 
     #[test]

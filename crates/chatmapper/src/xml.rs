@@ -7,17 +7,20 @@
 //! Text line ends are normalised to `\n` as XML requires; unknown elements and attributes are
 //! ignored; any of the `Assets` sub-lists may be missing. A field with no `Type` attribute is
 //! typed by inference, as in the JSON export (decision M24). An entity XML does not define
-//! (`&nbsp;`) is an error placed at its `&` that says what to write instead (M26).
+//! (`&nbsp;`) is an error placed at its `&` that says what to write instead (M26); the general
+//! entities the document's own internal DTD declares are read, with plain text only and bounded
+//! expansion (M35, `dtd.rs`).
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use crate::coerce::infer_type;
+use crate::dtd::Entities;
 use crate::error::{Format, LoadError};
 use crate::model::{
     Asset, ConditionPriority, Conversation, DialogEntry, FalseConditionAction, Field, FieldType, Id, Link, Project,
 };
-use crate::{entities, text};
+use crate::{dtd, entities, text};
 
 /// Elements nest at most this deep; real exports need 6.
 const MAX_DEPTH: usize = 64;
@@ -122,6 +125,7 @@ fn parse_tree(text: &str) -> Result<(Element, Streamed), Problem> {
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
     let mut streamed = Streamed::default();
+    let mut dtd = Entities::default();
     loop {
         let offset = position(reader.buffer_position());
         let event = reader.read_event().map_err(|e| (position(reader.error_position()), e.to_string()))?;
@@ -130,10 +134,10 @@ fn parse_tree(text: &str) -> Result<(Element, Streamed), Problem> {
                 if stack.len() >= MAX_DEPTH {
                     return Err((offset, format!("elements nest deeper than {MAX_DEPTH} levels")));
                 }
-                stack.push(element(&start, offset)?);
+                stack.push(element(&start, offset, &mut dtd)?);
             }
             Event::Empty(start) => {
-                let element = element(&start, offset)?;
+                let element = element(&start, offset, &mut dtd)?;
                 attach(&mut stack, &mut root, element);
             }
             Event::End(_) => {
@@ -160,14 +164,23 @@ fn parse_tree(text: &str) -> Result<(Element, Streamed), Problem> {
                         Ok(Some(c)) => top.text.push(c),
                         Ok(None) => match quick_xml::escape::resolve_xml_entity(&name) {
                             Some(value) => top.text.push_str(value),
-                            None => return Err((offset, entities::undefined(&name))),
+                            None => match dtd.resolve(&name) {
+                                Some(value) => top.text.push_str(&value.map_err(|e| (offset, e))?),
+                                None => return Err((offset, entities::undefined(&name))),
+                            },
                         },
                         Err(e) => return Err((offset, e.to_string())),
                     }
                 }
             }
             Event::Eof => break,
-            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+            // The internal DTD's general entities (M35); a document has one DOCTYPE, before its root.
+            Event::DocType(doctype) => {
+                if root.is_none() && stack.is_empty() && dtd.is_empty() {
+                    dtd = Entities::read(&String::from_utf8_lossy(&doctype));
+                }
+            }
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) => {}
         }
     }
     if let Some(open) = stack.last() {
@@ -193,16 +206,22 @@ fn attach(stack: &mut [Element], root: &mut Option<Element>, element: Element) {
     }
 }
 
-fn element(start: &BytesStart<'_>, offset: usize) -> Result<Element, Problem> {
+fn element(start: &BytesStart<'_>, offset: usize, dtd: &mut dtd::Entities) -> Result<Element, Problem> {
     let name = String::from_utf8_lossy(start.local_name().as_ref()).into_owned();
     let mut attributes = Vec::new();
+    let undefined = |dtd: &dtd::Entities| entities::in_tag(start, offset, &|name| dtd.declares(name));
     for attribute in start.attributes().with_checks(false) {
         let attribute = attribute.map_err(|e| (offset, e.to_string()))?;
         let key = String::from_utf8_lossy(attribute.key.local_name().as_ref()).into_owned();
-        let value = attribute
-            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|e| entities::in_tag(start, offset).unwrap_or_else(|| (offset, e.to_string())))?
-            .into_owned();
+        let value = if dtd.is_empty() || !attribute.value.contains(&b'&') {
+            attribute
+                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .map_err(|e| undefined(dtd).unwrap_or_else(|| (offset, e.to_string())))?
+                .into_owned()
+        } else {
+            let raw = String::from_utf8_lossy(&attribute.value).into_owned();
+            dtd.attribute(&raw).map_err(|e| undefined(dtd).unwrap_or((offset, e)))?
+        };
         attributes.push((key, value));
     }
     Ok(Element { name, attributes, children: Vec::new(), text: String::new(), offset })

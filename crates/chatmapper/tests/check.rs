@@ -134,3 +134,22 @@ fn a_variable_an_input_prompt_stores_is_declared() {
     let kinds: Vec<FindingKind> = check(&project).into_iter().map(|f| f.kind).collect();
     assert_eq!(kinds, [FindingKind::UndeclaredVariable { name: "unasked".into() }]);
 }
+
+#[test]
+fn a_prompt_in_menu_text_is_reported_as_never_asked() {
+    // M33: a label cannot ask, so `[?Name]` in Menu Text is stripped from the label and never
+    // asked; check says where, and that Dialogue Text is where a prompt asks.
+    let json = br#"{"Title": "t", "Assets": {"Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [
+          {"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Title": "a", "Menu Text": "[f]Name [?who] and [var=?age][?who]",
+         "Dialogue Text": "[?asked]"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let findings = check(&project);
+    let kinds: Vec<&FindingKind> = findings.iter().map(|f| &f.kind).collect();
+    let prompt = |name: &str| FindingKind::PromptInMenuText { name: name.into() };
+    assert_eq!(kinds, [&prompt("who"), &prompt("age")]);
+    let shown = findings[0].to_string();
+    assert!(shown.starts_with("conversation 1, entry 1: "), "{shown}");
+    assert!(shown.contains("never asked") && shown.contains("Dialogue Text"), "{shown}");
+}

@@ -86,3 +86,20 @@ fn a_ring_of_groups_stops_the_run_with_its_reason_and_check_warns() {
     let checked = run(&["check", ring], "");
     assert!(checked.contains("warning[chatmapper]: conversation 1, entry 2: the groups entry 2 of conversation 1, entry 3 of conversation 1 expand into each other"), "{checked}");
 }
+
+#[test]
+fn why_shows_a_closed_option_as_the_menu_would_label_it() {
+    // The closed option's Menu Text is markup: `:why` shows the label a menu would show, not
+    // the raw text (`[f]`, emphasis tags, a picture token).
+    let doors = DOORS.replace(r#""Menu Text": "The gate.""#, r#""Menu Text": "[f]The [em1]gate[/em1].[pic=2]""#);
+    assert_ne!(doors, DOORS);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("doors.json"), doors).expect("written");
+    let transcript = run_in(dir.path(), &["play", "doors.json"], &lines(&["", ":why", ":quit"]));
+    assert!(
+        transcript
+            .contains(r#"  - "The gate.": entry 3 of conversation 1 ("Hall"), condition Variable["has_key"] == true"#),
+        "{transcript}"
+    );
+    assert!(!transcript.contains("[f]") && !transcript.contains("[em1]"), "{transcript}");
+}

@@ -25,6 +25,7 @@ cases! {
     an_empty_condition_is_true => "chatmapper/an-empty-condition-is-true",
     an_endless_condition_is_stopped_by_the_budget => "chatmapper/an-endless-condition-is-stopped-by-the-budget",
     an_endless_script_is_stopped_by_the_budget => "chatmapper/an-endless-script-is-stopped-by-the-budget",
+    an_input_prompt_answer_takes_its_variables_type => "chatmapper/an-input-prompt-answer-takes-its-variables-type",
     an_input_prompt_asks_then_speaks => "chatmapper/an-input-prompt-asks-then-speaks",
     an_unevaluable_condition_counts_as_true => "chatmapper/an-unevaluable-condition-counts-as-true",
     bars_split_a_line_into_segments => "chatmapper/bars-split-a-line-into-segments",

@@ -114,7 +114,8 @@ fn entry_name(engine: &ChatMapperEngine, node: usize) -> Option<String> {
 }
 
 /// The candidates the last offered set left out because their conditions were false, one a line
-/// with its Menu Text (or Title) and its condition; nothing when none were.
+/// with the label a menu would show for it (or its Title, for a line) and its condition; nothing
+/// when none were.
 fn closed(engine: &ChatMapperEngine) -> String {
     let closed = engine.closed();
     if closed.is_empty() {
@@ -124,7 +125,9 @@ fn closed(engine: &ChatMapperEngine) -> String {
     let mut out = String::from("Closed by their conditions (false now):\n");
     for place in closed {
         let Some(entry) = project.entry(place.conversation, place.entry) else { continue };
-        let shown = if entry.menu_text().trim().is_empty() { entry.title() } else { entry.menu_text() };
+        // What the menu would have shown (its label rendered), else the entry's Title.
+        let label = engine.label(place.conversation, place.entry).filter(|l| !l.trim().is_empty());
+        let shown = label.as_deref().unwrap_or_else(|| entry.title());
         let title = project.conversation(place.conversation).map_or("", |c| c.title());
         out.push_str(&format!(
             "  - {:?}: entry {} of conversation {} ({title:?}), condition {}\n",

@@ -154,21 +154,7 @@ impl ChatMapperEngine {
         for o in &offered {
             let n = &self.index.nodes[o.node];
             let (conversation_id, entry_id, is_root) = (n.conversation_id, n.entry_id, n.is_root);
-            let entry = &self.project.conversations[n.conversation].entries[n.entry];
-            let host = self.host.as_ref();
-            let menu = if entry.is_choice() {
-                markup::menu_label(entry.menu_text(), |name| variable_text(host, name))
-            } else {
-                String::new()
-            };
-            // A player line offered as a choice (M11), or a choice whose Menu Text renders to
-            // nothing (`[f]` alone, M27): labelled by its Dialogue Text.
-            let label = if markup::says_nothing(&menu) {
-                markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" ")
-            } else {
-                menu
-            };
-            options.push((speech(&label), true));
+            options.push((speech(&self.label_of(o.node)), true));
             if !is_root {
                 if let Err(error) = status::offer(self.host.as_mut(), conversation_id, entry_id) {
                     self.log
@@ -178,6 +164,25 @@ impl ChatMapperEngine {
         }
         events.push(OwnedEvent::Offer { ordered: true, options });
         self.state.situation = Situation::Choosing { options: offered };
+    }
+
+    /// A node's menu label now, emphasis tags kept for [`speech`]: its Menu Text rendered
+    /// (`markup::menu_label`), or, for a player line offered as a choice (M11) or a choice whose
+    /// Menu Text renders to nothing (`[f]` alone, M27), its Dialogue Text rendered as a line.
+    pub(super) fn label_of(&self, node: usize) -> String {
+        let n = &self.index.nodes[node];
+        let entry = &self.project.conversations[n.conversation].entries[n.entry];
+        let host = self.host.as_ref();
+        let menu = if entry.is_choice() {
+            markup::menu_label(entry.menu_text(), |name| variable_text(host, name))
+        } else {
+            String::new()
+        };
+        if markup::says_nothing(&menu) {
+            markup::render_line(entry.dialogue_text(), |name| variable_text(host, name)).join(" ")
+        } else {
+            menu
+        }
     }
 
     /// Marks every deferred node `WasDisplayed`.

@@ -320,6 +320,18 @@ impl ChatMapperEngine {
         self.state.closed.iter().map(|&n| self.entry_ref(n)).collect()
     }
 
+    /// The words a menu would show for an entry now, as plain text (emphasis as its words): its
+    /// Menu Text with `[f]`, `[a]`, pictures and prompts stripped and `[var=…]` substituted, or its
+    /// Dialogue Text where that says nothing (M27) or the entry is a player line offered as a
+    /// choice (M11). `None` when the entry does not exist or would not be offered as a choice.
+    pub fn label(&self, conversation: Id, entry: Id) -> Option<String> {
+        let node = self.index.find(conversation, entry)?;
+        if !self.index.nodes[node].is_choice {
+            return None;
+        }
+        Some(crate::markup::spans(&self.label_of(node)).into_iter().map(|span| span.text).collect())
+    }
+
     /// Whether an entry's condition holds now (empty and unevaluable conditions hold), or `None`
     /// when the entry does not exist.
     pub fn condition_holds(&mut self, conversation: Id, entry: Id) -> Option<bool> {

@@ -172,11 +172,9 @@ impl Selection<'_> {
                 ));
                 continue;
             }
+            // A group reached again along another path was expanded once already (M6); that is
+            // the rule at work, not a fault of the project, so it is not logged (M34).
             if !self.expanded.insert(node) {
-                self.log.push(format!(
-                    "{}: the group was already expanded for this offered set, so it is not expanded again",
-                    nodes[node].label
-                ));
                 continue;
             }
             let mut children = Vec::new();

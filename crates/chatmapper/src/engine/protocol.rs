@@ -7,7 +7,7 @@ use super::entering::Entered;
 use super::offered::{self, Offered};
 use super::state::Situation;
 use super::{environment, ChatMapperEngine};
-use crate::coerce::lua_key;
+use crate::coerce::{coerce_answer, lua_key, parse_number, Coerced};
 
 impl ChatMapperEngine {
     /// One command: `match (situation, command)`.
@@ -134,7 +134,8 @@ impl ChatMapperEngine {
         for name in &names {
             if let Some(Answer::Text(text)) = answers.get(name) {
                 let key = lua_key(name);
-                if let Err(error) = self.host.set(&environment::variable_path(&key), Value::from(text.as_ref())) {
+                let value = self.answer_value(&key, text);
+                if let Err(error) = self.host.set(&environment::variable_path(&key), value) {
                     self.log.push(format!("the answer for {name:?} cannot be stored: {error}"));
                 }
             }
@@ -144,6 +145,29 @@ impl ChatMapperEngine {
             Entered::Stands => {}
             Entered::Silent(node) => self.advance(node, events),
         }
+    }
+}
+
+impl ChatMapperEngine {
+    /// The value an answer is stored as in `Variable[key]`: read by the type of the variable's
+    /// Initial Value, the last one declared being the one seeded (decision M32). A Number
+    /// variable's answer that is not a number is stored as 0, and the log says so.
+    fn answer_value(&mut self, key: &str, text: &str) -> Value {
+        let declared = self
+            .project
+            .user_variables
+            .iter()
+            .rev()
+            .find(|v| lua_key(v.name()) == key)
+            .map(|v| v.field("Initial Value").map_or(Coerced::String(String::new()), |f| f.lua_value()));
+        let value = coerce_answer(declared.as_ref(), text);
+        if matches!(declared, Some(Coerced::Number(_))) && parse_number(text).is_none() {
+            self.log.push(format!(
+                "the answer {text:?} for Variable[{key:?}] is not a number, and the variable holds numbers, so it is \
+                 stored as 0"
+            ));
+        }
+        value.into()
     }
 }
 
