@@ -247,6 +247,21 @@ fn shared(text: &str, written: &str) -> (usize, usize) {
 /// (C4): an optional name, an optional `@id` (C29), any tags, then a colon, each part after the first set
 /// off by whitespace. A glued form (`Alice @A#mood=happy:`, `Alice #a#b:`) is no prefix.
 pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
+    prefix_shape(text, false).map(|(prefix, _)| prefix)
+}
+
+/// Where a would-be speaker prefix that names more than one `@id` ends, through its colon, if
+/// the text opens with one (C34): `Alice @A @B:`, `@A @B #x:` — what [`speaker_prefix`] would
+/// read but for the ids after the first (C29).
+pub(crate) fn prefix_with_ids(text: &str) -> Option<usize> {
+    match prefix_shape(text, true)? {
+        (prefix, ids) if ids > 1 => Some(prefix.consumed),
+        _ => None,
+    }
+}
+
+/// The prefix [`speaker_prefix`] reads, with how many ids it names: one at most, unless `many`.
+fn prefix_shape(text: &str, many: bool) -> Option<(PrefixData<'_>, usize)> {
     // Every prefix ends at a colon: most lines, which have none, are turned away at once.
     memchr::memchr(b':', text.as_bytes())?;
     let mut at = skip_ws(text, 0);
@@ -261,16 +276,16 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
         (!read || next > at).then_some(next)
     };
     // One id at most (C29): a second `@id` is neither a tag nor the colon, so no prefix.
-    let mut id = None;
-    if let Some(next) = spaced(speaker_name.is_some(), at) {
-        if let Some(rest) = text[next..].strip_prefix('@') {
-            let used = identifier(rest);
-            if used == 0 {
-                return None;
-            }
-            id = Some(&rest[..used]);
-            at = next + 1 + used;
+    let (mut id, mut ids) = (None, 0);
+    while let Some(next) = spaced(speaker_name.is_some() || id.is_some(), at) {
+        let Some(rest) = text[next..].strip_prefix('@') else { break };
+        let used = identifier(rest);
+        if used == 0 || (ids == 1 && !many) {
+            return None;
         }
+        id = id.or(Some(&rest[..used]));
+        ids += 1;
+        at = next + 1 + used;
     }
     let head_end = at;
     let mut tags = Vec::new();
@@ -283,7 +298,7 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     if !text[at..].starts_with(':') || (speaker_name.is_none() && id.is_none() && tags.is_empty()) {
         return None;
     }
-    Some(PrefixData { name: speaker_name, id, tags, consumed: at + 1, head_end })
+    Some((PrefixData { name: speaker_name, id, tags, consumed: at + 1, head_end }, ids))
 }
 
 /// The control marker a code span's content is, if it is one (what [`code`] reads as

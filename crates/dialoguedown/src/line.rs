@@ -136,7 +136,9 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             _ => None,
         };
         let Some((prefix, text, span)) = prefix else {
-            self.styled_prefix(items);
+            if !self.prefix_with_ids(items) {
+                self.styled_prefix(items);
+            }
             return SpeakerSyntax::Default;
         };
         let exact = span.len() == text.len();
@@ -233,6 +235,35 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 *text = CompactString::from(trimmed);
             }
         }
+    }
+
+    /// Warns (DLG1903, C34) when a line that has no speaker prefix would have one but for the
+    /// `@id`s after the first (`Alice @A @B:`), at the would-be prefix; says whether it did.
+    fn prefix_with_ids(&mut self, items: &Items<'_, '_>) -> bool {
+        let Some((text, span)) = items.first_text().filter(|_| !items.first_escaped()) else { return false };
+        let Some(consumed) = leaf::prefix_with_ids(text) else { return false };
+        let lead = text.len() - text.trim_start().len();
+        let (start, end) = if span.len() == text.len() {
+            (span.start + lead, span.start + consumed)
+        } else {
+            // An entity decoded in the prefix: its end is still found from the words after it,
+            // when they are written as themselves (C32).
+            let after = &text[consumed..];
+            let end = if self.tree.written(&span).ends_with(after) { span.end - after.len() } else { span.end };
+            (span.start, end)
+        };
+        let shown = text[lead..consumed - 1].trim_end();
+        self.sink.push(
+            Code::PrefixWithTwoIds,
+            start..end,
+            format!(
+                "This line looks like a speaker prefix (\"{shown}\") but it names more than one @id, so it is \
+                 not recognized and the line has no speaker. A speaker has one stable @id: keep a single one \
+                 to declare the speaker."
+            ),
+            "more than one @id",
+        );
+        true
     }
 
     /// Warns (DLG1107) when a line that has no speaker prefix would have one but for styling in

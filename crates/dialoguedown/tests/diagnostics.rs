@@ -127,6 +127,9 @@ cases! {
     dlg3004_single_option_random: "DLG3004",
         "# Coin\nThe coin spins.\n\n- `50%` It always lands heads.\n",
         "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `50%` Tails.\n";
+    dlg1903_prefix_with_two_ids: "DLG1903",
+        "# Scene\nAlice @A @B: Hello.\n",
+        "# Scene\nAlice @A: Hello.\n";
     dlg1901_nesting_too_deep: "DLG1901",
         &">".repeat(200),
         &format!("{} Alice: Deep enough.\n", ">".repeat(20));

@@ -191,11 +191,39 @@ fn a_prefix_names_at_most_one_id() {
         let written = source.trim_end().replace("#x", "");
         let words: String = said(&book)[0].clone();
         assert!(words.starts_with(&written[..written.find(':').unwrap_or(0)]), "{source}: {words}");
+        // A writer almost certainly meant a speaker: the line says so, as a styled name does (C34).
+        assert_eq!(codes, [Code::PrefixWithTwoIds], "{source}");
+    }
+    // One id is a prefix as ever, and draws nothing.
+    let (book, codes) = compiled("Alice @A: text\n");
+    assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
+    assert_eq!(codes, []);
+    // Words with ids in them that are no prefix's shape draw nothing either.
+    for source in ["Mail @A or @B: later\n", "Alice: ask @A @B: now\n", "Alice @A @B said hi\n", "\\@A @B: hi\n"] {
+        let (_, codes) = compiled(source);
         assert_eq!(codes, [], "{source}");
     }
-    // One id is a prefix as ever.
-    let (book, _) = compiled("Alice @A: text\n");
-    assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
+}
+
+#[test]
+fn a_prefix_with_two_ids_is_reported_where_it_stands() {
+    // C34: the warning points at the would-be prefix, line start through the colon, placed at
+    // its line and UTF-16 column, in an option or after a condition as at a line's start.
+    let source = "# Scene\n\n- Go.\n\n- `\u{1F600}?` \"Zoë\" @A @B #x: Hi.\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let found: Vec<_> = compilation.diagnostics.iter().filter(|d| d.code == Code::PrefixWithTwoIds).collect();
+    assert_eq!(found.len(), 1, "{:#?}", compilation.diagnostics);
+    assert_eq!(&source[found[0].span.clone()], "\"Zoë\" @A @B #x:");
+    assert_eq!((found[0].line, found[0].column), (5, 9));
+    assert_eq!(found[0].severity, stagehand_dialoguedown::Severity::Warning);
+    assert!(found[0].message.contains("\"Zoë\" @A @B #x"), "{}", found[0].message);
+    assert!(compilation.playbook.is_some());
+    // After a decoded entity in the name the span still holds the whole prefix.
+    let source = "Al&eacute;x @A @B: Hi.\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::PrefixWithTwoIds).expect("C34");
+    assert_eq!(found.span.start, 0);
+    assert!(found.span.end >= source.find(':').unwrap_or(0), "{:?}", found.span);
 }
 
 #[test]
