@@ -142,17 +142,11 @@ enum InlineKind<'s> {
 }
 
 /// A pulldown-cmark string as a `Cow`: borrowed from the source whenever pulldown-cmark borrowed it.
-/// A text Markdown handed over, with each U+0000 read as U+FFFD, as CommonMark (§2.3) requires and
-/// the reference's Markdown reader does (C33); pulldown-cmark leaves that to its HTML writer.
+/// (The source holds no NUL: the compiler reads each as U+FFFD before Markdown does, C33.)
 fn cow(text: CowStr<'_>) -> Cow<'_, str> {
-    let text = match text {
+    match text {
         CowStr::Borrowed(text) => Cow::Borrowed(text),
         other => Cow::Owned(other.into_string()),
-    };
-    if memchr::memchr(0, text.as_bytes()).is_some() {
-        Cow::Owned(text.replace('\0', "\u{FFFD}"))
-    } else {
-        text
     }
 }
 

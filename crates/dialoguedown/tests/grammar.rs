@@ -252,3 +252,32 @@ fn a_nul_character_reads_as_the_replacement_character() {
     assert_eq!(book["nodes"][0]["out"][0]["label"], json!([{ "kind": "text", "text": "g\u{FFFD}o" }]));
     assert!(!book.to_string().contains("\\u0000"), "{book}");
 }
+
+#[test]
+fn a_nul_character_in_a_link_target_is_read_before_the_link_and_placed_in_the_source() {
+    // CommonMark (§2.3) replaces U+0000 before anything is parsed, and so does the reference's
+    // reader, so the NUL is no control character to the link rules: `[go](#sc\0ene)` is a link
+    // whose target matches no scene — an error at the jump, as written in the source (C33).
+    let source = "# Scene\n\nAlice: a\0 => [go](#sc\0ene)\n\nBob: b\0\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let found: Vec<_> = compilation.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(found, [Code::MissingJumpTarget], "{:#?}", compilation.diagnostics);
+    let missing = &compilation.diagnostics[0];
+    assert!(missing.message.contains("'#sc\u{FFFD}ene'"), "{}", missing.message);
+    assert_eq!(&source[missing.span.clone()], "=> [go](#sc\0ene)");
+    assert_eq!((missing.line, missing.column), (3, 11));
+    // Written inside angle brackets, the same.
+    let bracketed = compile("# Scene\n\n=> [go](<#sc\0ene>)\n", "t.dialogue.md", &Options::default());
+    let found: Vec<_> = bracketed.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(found, [Code::MissingJumpTarget]);
+    // Where each node was written is an offset into the script as given, NULs and all.
+    let source = "# Scene\n\nAlice: a\0\0 => [go](#scene)\n\nBob: b\0\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    assert!(compilation.diagnostics.is_empty(), "{:#?}", compilation.diagnostics);
+    let book = stagehand_playbook::to_json(compilation.playbook.as_ref().expect("a playbook"));
+    assert_eq!(book["nodes"][0]["speech"][0]["text"], "a\u{FFFD}\u{FFFD} ");
+    let offsets: Vec<usize> = compilation.node_offsets.iter().map(|&at| at as usize).collect();
+    assert_eq!(offsets[0], source.find("Alice").unwrap_or(0));
+    assert_eq!(offsets[1], source.find("Bob").unwrap_or(0));
+    assert_eq!(offsets.last().copied(), Some(source.len()));
+}
