@@ -170,29 +170,15 @@ pub(crate) fn tag(text: &str) -> Option<(TagData<'_>, usize)> {
 /// Splits a text run into words, tags and (where `arrows`) `=>` arrows, handing each to `emit`
 /// in order. A tag is a tag wherever it stands in the text (C1); a `#` or `=` that starts no
 /// tag and no arrow is one of the words around it. When `escaped`, the run's first character
-/// was written backslash-escaped and is a word whatever it is. `written` is the source at
-/// `span`: where it differs from `text` (an entity or an escape decoded, C16), a leaf in the
-/// stretch the two share at their start or at their end is placed exactly, and any other at the
-/// whole span (C32).
+/// was written backslash-escaped and is a word whatever it is. `place` says where the bytes
+/// `from..to` of the text were written (exactly, around decoded entities too: C32).
 pub(crate) fn tokenize<'t>(
     text: &'t str,
-    span: &Range<usize>,
-    written: &str,
+    place: impl Fn(usize, usize) -> Range<usize>,
     arrows: bool,
     escaped: bool,
     mut emit: impl FnMut(Leaf<'t>),
 ) {
-    let exact = span.end.saturating_sub(span.start) == text.len();
-    let (head, tail) = if exact { (text.len(), text.len()) } else { shared(text, written) };
-    let place = |from: usize, to: usize| {
-        if to <= head {
-            span.start + from..span.start + to
-        } else if from >= text.len() - tail {
-            span.end - (text.len() - from)..span.end - (text.len() - to)
-        } else {
-            span.clone()
-        }
-    };
     // The words gathered so far are always `text[run_start..at]`: a run is one stretch of text.
     let mut run_start = 0;
     let mut at = if escaped { text.chars().next().map_or(0, char::len_utf8) } else { 0 };
@@ -231,16 +217,6 @@ pub(crate) fn tokenize<'t>(
         at += 1;
     }
     flush(run_start, at, &mut emit);
-}
-
-/// How many bytes `text` and `written` share at their start, and at their end (never more than
-/// the shorter holds).
-fn shared(text: &str, written: &str) -> (usize, usize) {
-    let (text, written) = (text.as_bytes(), written.as_bytes());
-    let head = text.iter().zip(written).take_while(|(a, b)| a == b).count();
-    let tail = text.iter().rev().zip(written.iter().rev()).take_while(|(a, b)| a == b).count();
-    let most = text.len().min(written.len());
-    (head, tail.min(most))
 }
 
 /// A speaker prefix at the start of `text`, if the text opens with one in the documented shape
@@ -539,7 +515,7 @@ mod tests {
 
     fn split<'t>(text: &'t str, span: &Range<usize>, arrows: bool) -> Vec<Leaf<'t>> {
         let mut leaves = Vec::new();
-        tokenize(text, span, text, arrows, false, |leaf| leaves.push(leaf));
+        tokenize(text, |from, to| span.start + from..span.start + to, arrows, false, |leaf| leaves.push(leaf));
         leaves
     }
 

@@ -460,3 +460,32 @@ fn a_problem_after_an_entity_is_placed_at_itself() {
         assert_eq!(&source[found.span.clone()], "=>", "{source}");
     }
 }
+
+#[test]
+fn a_problem_between_two_entities_is_placed_at_itself() {
+    // C32's fallback placed a problem between two decoded entities at the whole text; the
+    // transpiler note allows a drift of at most a character within a literal, never a jump to
+    // its start. Each case: the script, the line and UTF-16 column of its dangling arrow, and how
+    // many terminal columns of the quoted line stand before the caret in the human report.
+    let cases: [(&str, usize, usize, usize); 6] = [
+        ("Alice: 😀 a&amp;b => c&amp;d\n", 1, 19, 18),
+        ("Bob: &copy; x #t =>  y &copy;\n", 1, 18, 17),
+        ("A: &amp;&amp; &#x1F600; => &lt;&gt; x\n", 1, 25, 24),
+        ("# S\n\n- &amp; 漢 => &amp;\n", 3, 11, 11),
+        ("Alice: &amp;amp; => &amp;\n", 1, 18, 17),
+        ("Alice: *&amp; a => b &amp;*\n", 1, 17, 16),
+    ];
+    for (source, line, column, before) in cases {
+        let compilation = compile(source, "s.dialogue.md", &Options::default());
+        let arrow = compilation.diagnostics.iter().find(|d| d.code == Code::DanglingArrow).expect("DLG1113");
+        assert_eq!(&source[arrow.span.clone()], "=>", "{source:?}");
+        assert_eq!((arrow.line, arrow.column), (line, column), "{source:?}");
+        let text = render_human(std::slice::from_ref(arrow), source, "s.dialogue.md");
+        assert!(text.contains(&format!("[ s.dialogue.md:{line}:{column} ]")), "{source:?}:\n{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let quoted = lines.iter().position(|l| l.starts_with(&format!(" {line} | "))).expect("the line quoted");
+        let caret = lines[quoted + 1];
+        let at = caret.find('^').expect("a caret") - caret.find('|').expect("a margin") - 2;
+        assert_eq!(at, before, "{source:?}:\n{text}");
+    }
+}
