@@ -281,3 +281,44 @@ fn a_nul_character_in_a_link_target_is_read_before_the_link_and_placed_in_the_so
     assert_eq!(offsets[1], source.find("Bob").unwrap_or(0));
     assert_eq!(offsets.last().copied(), Some(source.len()));
 }
+
+#[test]
+fn a_percent_encoded_jump_target_is_matched_decoded() {
+    // A jump is "an ordinary Markdown link" (the Cross-File Jump Resolution note) and its anchor
+    // must match "a writer's Markdown preview" (the Semantic Analyzer note, DD5); a preview that
+    // follows `#caf%C3%A9` finds the heading `café`, as a browser decodes a fragment (C35).
+    for target in ["#caf%C3%A9", "#caf%c3%a9", "#café", "#%63af%C3%A9"] {
+        let source = format!("=> [Go]({target})\n\nAlice: skipped\n\n# Café\n\nBob: here\n");
+        let (book, codes) = compiled(&source);
+        assert_eq!(codes, [], "{target}");
+        assert_eq!(book["anchors"], json!({ "café": 2 }), "{target}");
+        assert_eq!(outs(&book, 0), [("divert".to_owned(), 2)], "{target}");
+    }
+    let (book, codes) = compiled("=> [Go](#the%2Dend)\n\nAlice: skipped\n\n# The End\n\nBob: here\n");
+    assert_eq!((outs(&book, 0), codes), (vec![("divert".to_owned(), 2)], vec![]));
+    // The reserved end, written encoded, is the end.
+    let (book, codes) = compiled("Alice: bye\n\n=> [Stop](#%45ND)\n\nBob: never\n");
+    let end = book["nodes"].as_array().map_or(0, Vec::len) - 1;
+    assert_eq!((outs(&book, 1), codes), (vec![("divert".to_owned(), end as u64)], vec![]));
+}
+
+#[test]
+fn a_percent_encoded_jump_target_that_matches_no_scene_is_reported_as_written() {
+    // A space is never in an anchor (the slug makes it a hyphen), so `#the%20end` reaches no
+    // scene; nor does a target whose escapes are not UTF-8 or not escapes at all (C35).
+    for target in ["#the%20end", "#the%E9end", "#the%zzend", "#the-end%"] {
+        let source = format!("# Start\n\nAlice: Onward!\n\n=> [Continue]({target})\n\n# The End\n\nBob: here\n");
+        let compilation = compile(&source, "t.dialogue.md", &Options::default());
+        let found: Vec<_> = compilation.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(found, [Code::MissingJumpTarget], "{target}");
+        let missing = &compilation.diagnostics[0];
+        assert_eq!(
+            missing.message,
+            format!(
+                "Jump target '{target}' does not match any scene. Check the anchor, or add a heading it can point to."
+            )
+        );
+        assert_eq!((missing.line, missing.column), (5, 1), "{target}");
+        assert_eq!(&source[missing.span.clone()], format!("=> [Continue]({target})"));
+    }
+}
