@@ -489,3 +489,20 @@ fn a_problem_between_two_entities_is_placed_at_itself() {
         assert_eq!(at, before, "{source:?}:\n{text}");
     }
 }
+
+#[test]
+fn a_reserved_tag_with_a_value_is_named_with_its_value() {
+    // `##default` is the one reserved tag, and it takes no value: `##default=x` is unknown, and
+    // the message must not say that `##default` itself is (C22: `{0}` is what the script names).
+    let compilation = compile("Alice ##default=x: hi\n", "t.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::UnknownReservedTag).expect("DLG2008");
+    assert_eq!(
+        found.message,
+        "'##default=x' is not a known reserved tag. Use a custom tag ('#default=x') or one of DialogueDown's \
+         reserved tags."
+    );
+    let compilation = compile("Alice ##hero: hi\n", "t.dialogue.md", &Options::default());
+    assert!(compilation.diagnostics[0]
+        .message
+        .starts_with("'##hero' is not a known reserved tag. Use a custom tag ('#hero')"));
+}
