@@ -488,6 +488,13 @@ fn a_problem_between_two_entities_is_placed_at_itself() {
         let at = caret.find('^').expect("a caret") - caret.find('|').expect("a margin") - 2;
         assert_eq!(at, before, "{source:?}:\n{text}");
     }
+    // In a long script, parsed in pieces on two threads, a later piece's seams place it too.
+    let mut long: String = (0..3000).map(|at| format!("# Scene {at}\n\nAlice: Line &amp; {at}.\n\n")).collect();
+    long.push_str("Bob: &copy; x => y &copy;\n");
+    let compilation = compile(&long, "s.dialogue.md", &Options::default());
+    let arrow = compilation.diagnostics.iter().find(|d| d.code == Code::DanglingArrow).expect("DLG1113");
+    assert_eq!(&long[arrow.span.clone()], "=>");
+    assert_eq!((arrow.line, arrow.column), (12001, 15));
 }
 
 #[test]
