@@ -140,7 +140,7 @@ fn anchor(
 /// What a jump points at, as far as its words tell: the end, a scene of this script (whether
 /// there is one is checked once every scene is known), or somewhere outside the script.
 fn classify(target: &str, span: &std::ops::Range<usize>, sink: &mut Sink) -> JumpTarget {
-    if target == "#END" {
+    if target == "#END" || percent_decoded(target).is_some_and(|decoded| decoded == "#END") {
         JumpTarget::End
     } else if target.len() > 1 && target.starts_with('#') {
         JumpTarget::Anchor
@@ -160,6 +160,32 @@ fn classify(target: &str, span: &std::ops::Range<usize>, sink: &mut Sink) -> Jum
         missing_target(target, span, sink);
         JumpTarget::Unresolved
     }
+}
+
+/// A jump target with its percent escapes decoded, as a browser decodes a link's fragment
+/// before it looks for the element it names (C35): `#caf%C3%A9` is `#café`. `None` when there is
+/// nothing to decode, or the escapes do not spell UTF-8; a `%` that starts no escape (`%zz`, a
+/// last `%`) stays itself.
+pub(crate) fn percent_decoded(target: &str) -> Option<String> {
+    memchr::memchr(b'%', target.as_bytes())?;
+    let bytes = target.as_bytes();
+    let hex = |at: usize| bytes.get(at).and_then(|&digit| char::from(digit).to_digit(16));
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match (byte, hex(at + 1), hex(at + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                // Two hex digits are a byte below 256.
+                decoded.push(u8::try_from(high * 16 + low).unwrap_or(b'%'));
+                at += 3;
+            }
+            _ => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok().filter(|decoded| decoded != target)
 }
 
 /// Reports a jump whose anchor matches no scene.

@@ -35,7 +35,8 @@ impl std::fmt::Display for Severity {
 }
 
 /// Every diagnostic code the compiler reports. The leading digit names the category:
-/// `1` syntax, `2` semantic, `3` style; `DLG19xx` are this compiler's own resource limits.
+/// `1` syntax, `2` semantic, `3` style; `DLG19xx` are this compiler's own codes (its resource
+/// limits, and a prefix with two ids, C34).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Code {
     /// `DLG1003`: content after a jump on the same line can never play.
@@ -73,6 +74,9 @@ pub enum Code {
     NestingTooDeep,
     /// `DLG1902`: a script that makes more nodes or speakers than a playbook holds.
     TooManyNodes,
+    /// `DLG1903`: a line that would open with a speaker prefix but that it names more than one
+    /// `@id` (C34), so it has no speaker.
+    PrefixWithTwoIds,
     /// `DLG2001`: two scenes with the same anchor.
     DuplicateAnchor,
     /// `DLG2002`: a heading with nothing to make an anchor from.
@@ -107,7 +111,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in numeric order.
-    pub const ALL: [Code; 32] = [
+    pub const ALL: [Code; 33] = [
         Code::UnreachableAfterJump,
         Code::TagsWithoutSpeaker,
         Code::NotAGameCall,
@@ -125,6 +129,7 @@ impl Code {
         Code::IgnoredMarkdown,
         Code::NestingTooDeep,
         Code::TooManyNodes,
+        Code::PrefixWithTwoIds,
         Code::DuplicateAnchor,
         Code::HeadingWithoutAnchor,
         Code::AmbiguousSpeakerBinding,
@@ -162,6 +167,7 @@ impl Code {
             Code::IgnoredMarkdown => "DLG1114",
             Code::NestingTooDeep => "DLG1901",
             Code::TooManyNodes => "DLG1902",
+            Code::PrefixWithTwoIds => "DLG1903",
             Code::DuplicateAnchor => "DLG2001",
             Code::HeadingWithoutAnchor => "DLG2002",
             Code::AmbiguousSpeakerBinding => "DLG2003",
@@ -180,7 +186,7 @@ impl Code {
         }
     }
 
-    /// Whether the code is a syntax code (`DLG1xxx`, and this compiler's `DLG19xx` limits):
+    /// Whether the code is a syntax code (`DLG1xxx`, this compiler's own `DLG19xx` among them):
     /// the script's surface, whichever stage notices it. Every mode reports every one of them.
     pub fn is_syntax(self) -> bool {
         self.as_str().as_bytes().get(3) == Some(&b'1')
@@ -191,6 +197,7 @@ impl Code {
         match self {
             Code::UnreachableAfterJump
             | Code::StyledSpeakerPrefix
+            | Code::PrefixWithTwoIds
             | Code::DanglingArrow
             | Code::JumpOutsideScript
             | Code::DeepChoiceNesting
@@ -221,6 +228,7 @@ impl Code {
             Code::IgnoredMarkdown => "markdown left out of the script",
             Code::NestingTooDeep => "nesting too deep",
             Code::TooManyNodes => "too many nodes for a playbook",
+            Code::PrefixWithTwoIds => "speaker prefix with more than one id",
             Code::DuplicateAnchor => "duplicate scene anchor",
             Code::HeadingWithoutAnchor => "heading without an anchor",
             Code::AmbiguousSpeakerBinding => "ambiguous speaker binding",

@@ -13,7 +13,7 @@ use foldhash::HashMap;
 
 use stagehand_playbook::{position, reference, Condition, Edge, Edges, Fragment, Node, Playbook, Weight};
 
-use crate::analysis::missing_target;
+use crate::analysis::{missing_target, percent_decoded};
 use crate::ast::{Block, Cond, Jump, JumpTarget, Spare, WeightSyntax};
 use crate::diagnostics::{Code, Sink};
 use crate::speakers::{Speakers, LATER_DEFAULT};
@@ -154,7 +154,10 @@ impl Lowering {
         for Waiting { node, edge, what } in late {
             let target = match what {
                 Late::End => end,
-                Late::Anchor(target, start, end_at) => match anchors.get(&target[1..]) {
+                Late::Anchor(target, start, end_at) => match anchors.get(&target[1..]).or_else(|| {
+                    // A percent-encoded target is matched decoded (C35).
+                    percent_decoded(&target).and_then(|decoded| anchors.get(decoded.get(1..)?))
+                }) {
                     // An anchor names a node already given a reference, so it fits.
                     Some(&found) => reference(found).unwrap_or(end),
                     None => {

@@ -170,29 +170,15 @@ pub(crate) fn tag(text: &str) -> Option<(TagData<'_>, usize)> {
 /// Splits a text run into words, tags and (where `arrows`) `=>` arrows, handing each to `emit`
 /// in order. A tag is a tag wherever it stands in the text (C1); a `#` or `=` that starts no
 /// tag and no arrow is one of the words around it. When `escaped`, the run's first character
-/// was written backslash-escaped and is a word whatever it is. `written` is the source at
-/// `span`: where it differs from `text` (an entity or an escape decoded, C16), a leaf in the
-/// stretch the two share at their start or at their end is placed exactly, and any other at the
-/// whole span (C32).
+/// was written backslash-escaped and is a word whatever it is. `place` says where the bytes
+/// `from..to` of the text were written (exactly, around decoded entities too: C32).
 pub(crate) fn tokenize<'t>(
     text: &'t str,
-    span: &Range<usize>,
-    written: &str,
+    place: impl Fn(usize, usize) -> Range<usize>,
     arrows: bool,
     escaped: bool,
     mut emit: impl FnMut(Leaf<'t>),
 ) {
-    let exact = span.end.saturating_sub(span.start) == text.len();
-    let (head, tail) = if exact { (text.len(), text.len()) } else { shared(text, written) };
-    let place = |from: usize, to: usize| {
-        if to <= head {
-            span.start + from..span.start + to
-        } else if from >= text.len() - tail {
-            span.end - (text.len() - from)..span.end - (text.len() - to)
-        } else {
-            span.clone()
-        }
-    };
     // The words gathered so far are always `text[run_start..at]`: a run is one stretch of text.
     let mut run_start = 0;
     let mut at = if escaped { text.chars().next().map_or(0, char::len_utf8) } else { 0 };
@@ -233,20 +219,25 @@ pub(crate) fn tokenize<'t>(
     flush(run_start, at, &mut emit);
 }
 
-/// How many bytes `text` and `written` share at their start, and at their end (never more than
-/// the shorter holds).
-fn shared(text: &str, written: &str) -> (usize, usize) {
-    let (text, written) = (text.as_bytes(), written.as_bytes());
-    let head = text.iter().zip(written).take_while(|(a, b)| a == b).count();
-    let tail = text.iter().rev().zip(written.iter().rev()).take_while(|(a, b)| a == b).count();
-    let most = text.len().min(written.len());
-    (head, tail.min(most))
-}
-
 /// A speaker prefix at the start of `text`, if the text opens with one in the documented shape
 /// (C4): an optional name, an optional `@id` (C29), any tags, then a colon, each part after the first set
 /// off by whitespace. A glued form (`Alice @A#mood=happy:`, `Alice #a#b:`) is no prefix.
 pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
+    prefix_shape(text, false).map(|(prefix, _)| prefix)
+}
+
+/// Where a would-be speaker prefix that names more than one `@id` ends, through its colon, if
+/// the text opens with one (C34): `Alice @A @B:`, `@A @B #x:` — what [`speaker_prefix`] would
+/// read but for the ids after the first (C29).
+pub(crate) fn prefix_with_ids(text: &str) -> Option<usize> {
+    match prefix_shape(text, true)? {
+        (prefix, ids) if ids > 1 => Some(prefix.consumed),
+        _ => None,
+    }
+}
+
+/// The prefix [`speaker_prefix`] reads, with how many ids it names: one at most, unless `many`.
+fn prefix_shape(text: &str, many: bool) -> Option<(PrefixData<'_>, usize)> {
     // Every prefix ends at a colon: most lines, which have none, are turned away at once.
     memchr::memchr(b':', text.as_bytes())?;
     let mut at = skip_ws(text, 0);
@@ -261,16 +252,16 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
         (!read || next > at).then_some(next)
     };
     // One id at most (C29): a second `@id` is neither a tag nor the colon, so no prefix.
-    let mut id = None;
-    if let Some(next) = spaced(speaker_name.is_some(), at) {
-        if let Some(rest) = text[next..].strip_prefix('@') {
-            let used = identifier(rest);
-            if used == 0 {
-                return None;
-            }
-            id = Some(&rest[..used]);
-            at = next + 1 + used;
+    let (mut id, mut ids) = (None, 0);
+    while let Some(next) = spaced(speaker_name.is_some() || id.is_some(), at) {
+        let Some(rest) = text[next..].strip_prefix('@') else { break };
+        let used = identifier(rest);
+        if used == 0 || (ids == 1 && !many) {
+            return None;
         }
+        id = id.or(Some(&rest[..used]));
+        ids += 1;
+        at = next + 1 + used;
     }
     let head_end = at;
     let mut tags = Vec::new();
@@ -283,7 +274,7 @@ pub(crate) fn speaker_prefix(text: &str) -> Option<PrefixData<'_>> {
     if !text[at..].starts_with(':') || (speaker_name.is_none() && id.is_none() && tags.is_empty()) {
         return None;
     }
-    Some(PrefixData { name: speaker_name, id, tags, consumed: at + 1, head_end })
+    Some((PrefixData { name: speaker_name, id, tags, consumed: at + 1, head_end }, ids))
 }
 
 /// The control marker a code span's content is, if it is one (what [`code`] reads as
@@ -524,7 +515,7 @@ mod tests {
 
     fn split<'t>(text: &'t str, span: &Range<usize>, arrows: bool) -> Vec<Leaf<'t>> {
         let mut leaves = Vec::new();
-        tokenize(text, span, text, arrows, false, |leaf| leaves.push(leaf));
+        tokenize(text, |from, to| span.start + from..span.start + to, arrows, false, |leaf| leaves.push(leaf));
         leaves
     }
 

@@ -70,6 +70,7 @@ mod graph;
 mod leaf;
 mod line;
 mod markdown;
+mod nul;
 mod pipeline;
 mod render;
 mod speakers;
@@ -111,11 +112,28 @@ impl Compilation {
 /// [`Options::script`] as its `script`, else the last component of `file_name`. A UTF-8
 /// byte-order mark at the start of `source` is skipped.
 pub fn compile(source: &str, file_name: &str, options: &Options) -> Compilation {
-    compile_into(source, file_name, options, graph::Lowering::new(source.len()))
+    compile_into(source, file_name, options, graph::Lowering::new)
 }
 
-/// Compiles a script into `lowering` (a test lowers the number of nodes a playbook may hold).
-fn compile_into(source: &str, file_name: &str, options: &Options, mut lowering: graph::Lowering) -> Compilation {
+/// Compiles a script into the lowering `lowering` makes for a script of so many bytes (a test
+/// lowers the number of nodes a playbook may hold). A NUL reads as U+FFFD before anything else
+/// (C33), and what is reported is placed in the script as given.
+fn compile_into(
+    source: &str,
+    file_name: &str,
+    options: &Options,
+    lowering: impl FnOnce(usize) -> graph::Lowering,
+) -> Compilation {
+    let Some(read) = nul::replaced(source) else {
+        return compile_read(source, file_name, options, lowering(source.len()));
+    };
+    let mut compilation = compile_read(&read.text, file_name, options, lowering(read.text.len()));
+    read.place(&mut compilation);
+    compilation
+}
+
+/// Compiles a script as read (no NUL in it) into `lowering`.
+fn compile_read(source: &str, file_name: &str, options: &Options, mut lowering: graph::Lowering) -> Compilation {
     // Each top-level Markdown block goes through every later stage as soon as its piece is
     // parsed, so no stage holds more than a few pieces of the script, besides the playbook.
     let mut sink = diagnostics::Sink::default();
@@ -149,7 +167,7 @@ mod tests {
     #[test]
     fn a_script_with_more_nodes_than_a_playbook_holds_is_refused() {
         let compile_with = |source: &str| {
-            compile_into(source, "many.dialogue.md", &Options::default(), graph::Lowering::new(source.len()).limited(3))
+            compile_into(source, "many.dialogue.md", &Options::default(), |len| graph::Lowering::new(len).limited(3))
         };
         let many = compile_with("Alice: One.\n\nAlice: Two.\n\nAlice: Three.\n");
         let found: Vec<_> = many.diagnostics.iter().map(|d| d.code).collect();

@@ -129,18 +129,20 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     /// Splits a speaker prefix off the leading text, if the line opens with one.
     fn speaker(&mut self, items: &mut Items<'_, '_>) -> SpeakerSyntax {
         // A prefix is written as itself: an escaped first character (`\#excited:`) is a word.
-        let prefix = match items.first_text() {
+        let prefix = match items.first_placed(self.tree) {
             Some((text, span)) if !items.first_escaped() => {
                 leaf::speaker_prefix(text).map(|prefix| (prefix, text, span))
             }
             _ => None,
         };
         let Some((prefix, text, span)) = prefix else {
-            self.styled_prefix(items);
+            if !self.prefix_with_ids(items) {
+                self.styled_prefix(items);
+            }
             return SpeakerSyntax::Default;
         };
-        let exact = span.len() == text.len();
-        let at = |offset: usize| if exact { span.start + offset } else { span.start };
+        let tree = self.tree;
+        let at = |offset: usize| tree.place(text, &span, offset, offset).start;
         let consumed = prefix.consumed;
         let speaker = self.classify(prefix, &text[..consumed], at(0)..at(consumed), &at);
         items.advance(consumed);
@@ -235,10 +237,34 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         }
     }
 
+    /// Warns (DLG1903, C34) when a line that has no speaker prefix would have one but for the
+    /// `@id`s after the first (`Alice @A @B:`), at the would-be prefix; says whether it did.
+    fn prefix_with_ids(&mut self, items: &Items<'_, '_>) -> bool {
+        let Some((text, span)) = items.first_placed(self.tree).filter(|_| !items.first_escaped()) else {
+            return false;
+        };
+        let Some(consumed) = leaf::prefix_with_ids(text) else { return false };
+        let lead = text.len() - text.trim_start().len();
+        let shown = text[lead..consumed - 1].trim_end();
+        self.sink.push(
+            Code::PrefixWithTwoIds,
+            self.tree.place(text, &span, lead, consumed),
+            format!(
+                "This line looks like a speaker prefix (\"{shown}\") but it names more than one @id, so it is \
+                 not recognized and the line has no speaker. A speaker has one stable @id: keep a single one \
+                 to declare the speaker."
+            ),
+            "more than one @id",
+        );
+        true
+    }
+
     /// Warns (DLG1107) when a line that has no speaker prefix would have one but for styling in
     /// its leading words: `*Alice*:`, `***Carol***:`, `*Alice* #excited:`, `A*l*ice:`.
     fn styled_prefix(&mut self, items: &Items<'_, '_>) {
-        let Some((name, span)) = styled::styled_prefix(self.tree, items.rest, items.first_text()) else { return };
+        let Some((name, span)) = styled::styled_prefix(self.tree, items.rest, items.first_placed(self.tree)) else {
+            return;
+        };
         self.sink.push(
             Code::StyledSpeakerPrefix,
             span,
@@ -254,7 +280,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     /// line starts: a control marker after it is fused into the line (C21).
     fn speech(&mut self, items: &Items<'_, '_>, start: usize, pieces: &mut Vec<Piece>) {
         pieces.reserve(items.rest.len());
-        let head = items.first_text();
+        let head = items.first_placed(self.tree);
         // The marker's condition, read with a fused marker rather than as a guard of its own.
         let mut taken = None;
         for (index, inline) in items.rest.iter().enumerate() {
@@ -264,9 +290,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             match inline {
                 MdInline::Text { text, span, escaped } => {
                     let (text, span, escaped) = match &head {
-                        Some((cut, cut_span)) if index == 0 => {
-                            (*cut, self.cut_span(text, span, cut, cut_span), items.first_escaped())
-                        }
+                        Some((cut, cut_span)) if index == 0 => (*cut, cut_span.clone(), items.first_escaped()),
                         _ => (&text[..], span.clone(), *escaped),
                     };
                     self.words(text, &span, escaped, pieces);
@@ -298,27 +322,21 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         }
     }
 
-    /// Where the rest of a text stands once a prefix or a condition's space is taken from it:
-    /// when its words differ from their source (an entity decoded), the cut is still placed
-    /// exactly if what was taken is written as itself (C32).
-    fn cut_span(&self, text: &str, span: &Range<usize>, cut: &str, cut_span: &Range<usize>) -> Range<usize> {
-        let taken = &text.as_bytes()[..text.len() - cut.len()];
-        if cut_span.start == span.start && !taken.is_empty() && self.tree.written(span).as_bytes().starts_with(taken) {
-            span.start + taken.len()..span.end
-        } else {
-            cut_span.clone()
-        }
-    }
-
     /// A text's words, tags and arrows, as pieces of speech.
     fn words(&self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
-        leaf::tokenize(text, span, self.tree.written(span), true, escaped, |leaf| {
-            pieces.push(match leaf {
-                Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
-                Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
-                Leaf::Arrow(span) => Piece::Arrow(span),
-            })
-        });
+        leaf::tokenize(
+            text,
+            |from, to| self.tree.place(text, span, from, to),
+            true,
+            escaped,
+            |leaf| {
+                pieces.push(match leaf {
+                    Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
+                    Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
+                    Leaf::Arrow(span) => Piece::Arrow(span),
+                })
+            },
+        );
     }
 
     /// A link in speech, as a piece: an arrow before it makes it a jump.
@@ -369,7 +387,8 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
             if let MdInline::Text { text, span, escaped } = child {
-                leaf::tokenize(text, span, self.tree.written(span), false, *escaped, |leaf| match leaf {
+                let place = |from, to| self.tree.place(text, span, from, to);
+                leaf::tokenize(text, place, false, *escaped, |leaf| match leaf {
                     Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
                     Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
                     Leaf::Arrow(_) => {}
@@ -547,12 +566,17 @@ impl<'a, 's> Items<'a, 's> {
         Some(Cond { key: key.into(), span: span.clone() })
     }
 
-    /// The first inline's words, past what is taken, with their span.
-    fn first_text(&self) -> Option<(&'a str, Range<usize>)> {
+    /// The first inline's words, past what is taken.
+    fn first_words(&self) -> Option<&'a str> {
+        let Some(MdInline::Text { text, .. }) = self.rest.first() else { return None };
+        text.get(self.skip..)
+    }
+
+    /// The first inline's words, if it is a text, and where they were written (C32).
+    fn first_placed(&self, tree: &MdTree) -> Option<(&'a str, Range<usize>)> {
         let Some(MdInline::Text { text, span, .. }) = self.rest.first() else { return None };
         let words = text.get(self.skip..)?;
-        let start = if span.len() == text.len() { span.start + self.skip } else { span.start };
-        Some((words, start..span.end))
+        Some((words, tree.place(text, span, self.skip, text.len())))
     }
 
     /// Whether the first inline's words start with a backslash-escaped character (none is
@@ -571,14 +595,14 @@ impl<'a, 's> Items<'a, 's> {
     /// Takes `bytes` more of the first text, dropping it once nothing is left.
     fn advance(&mut self, bytes: usize) {
         self.skip += bytes;
-        if self.first_text().is_none_or(|(words, _)| words.is_empty()) {
+        if self.first_words().is_none_or(str::is_empty) {
             self.pop_front();
         }
     }
 
     /// Drops leading whitespace (after a condition, a weight or a speaker prefix).
     fn trim_start(&mut self) {
-        if let Some((words, _)) = self.first_text() {
+        if let Some(words) = self.first_words() {
             self.advance(leaf::skip_ws(words, 0));
         }
     }

@@ -18,6 +18,10 @@ use stagehand_playbook::Style;
 use crate::config::{Handling, Unmodeled};
 use crate::diagnostics::{Code, Sink};
 
+mod seams;
+
+use seams::Seam;
+
 /// How many containers (blocks and inlines together) the compiler follows inside each other.
 pub(crate) const MAX_DEPTH: usize = 100;
 
@@ -31,6 +35,8 @@ pub(crate) struct MdTree<'s> {
     blocks: Vec<MdBlock>,
     items: Vec<MdItem>,
     inlines: Vec<MdInline<'s>>,
+    /// The entities decoded into its texts, in the order they were written (C32).
+    seams: Vec<Seam>,
 }
 
 impl<'s> MdTree<'s> {
@@ -59,6 +65,7 @@ impl<'s> MdTree<'s> {
         self.blocks.clear();
         self.items.clear();
         self.inlines.clear();
+        self.seams.clear();
     }
 }
 
@@ -142,17 +149,11 @@ enum InlineKind<'s> {
 }
 
 /// A pulldown-cmark string as a `Cow`: borrowed from the source whenever pulldown-cmark borrowed it.
-/// A text Markdown handed over, with each U+0000 read as U+FFFD, as CommonMark (§2.3) requires and
-/// the reference's Markdown reader does (C33); pulldown-cmark leaves that to its HTML writer.
+/// (The source holds no NUL: the compiler reads each as U+FFFD before Markdown does, C33.)
 fn cow(text: CowStr<'_>) -> Cow<'_, str> {
-    let text = match text {
+    match text {
         CowStr::Borrowed(text) => Cow::Borrowed(text),
         other => Cow::Owned(other.into_string()),
-    };
-    if memchr::memchr(0, text.as_bytes()).is_some() {
-        Cow::Owned(text.replace('\0', "\u{FFFD}"))
-    } else {
-        text
     }
 }
 
@@ -442,6 +443,8 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             Event::Start(tag) => self.start(tag, range),
             Event::End(_) => self.end(range),
             Event::Text(text) => {
+                let written = self.source.get(range.clone()).unwrap_or_default();
+                self.tree.seams.extend(Seam::of(&range, written, &text));
                 let escaped = escaped_at(self.source, range.start) || entity_at(self.source, &range, &text);
                 self.inline(MdInline::Text { text: cow(text), span: range, escaped })
             }

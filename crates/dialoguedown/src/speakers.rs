@@ -136,13 +136,18 @@ impl Table {
                         }
                     }
                 } else {
+                    // The tag as the script names it, its value too: `##default=x` is unknown,
+                    // `##default` is not.
+                    let named = match &tag.value {
+                        Some(value) => format!("{}={value}", tag.name),
+                        None => tag.name.to_string(),
+                    };
                     sink.push(
                         Code::UnknownReservedTag,
                         tag.span.clone(),
                         format!(
-                            "'##{0}' is not a known reserved tag. Use a custom tag ('#{0}') or one of DialogueDown's \
-                             reserved tags.",
-                            tag.name
+                            "'##{named}' is not a known reserved tag. Use a custom tag ('#{named}') or one of \
+                             DialogueDown's reserved tags."
                         ),
                         "unknown reserved tag",
                     );

@@ -127,6 +127,9 @@ cases! {
     dlg3004_single_option_random: "DLG3004",
         "# Coin\nThe coin spins.\n\n- `50%` It always lands heads.\n",
         "# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `50%` Tails.\n";
+    dlg1903_prefix_with_two_ids: "DLG1903",
+        "# Scene\nAlice @A @B: Hello.\n",
+        "# Scene\nAlice @A: Hello.\n";
     dlg1901_nesting_too_deep: "DLG1901",
         &">".repeat(200),
         &format!("{} Alice: Deep enough.\n", ">".repeat(20));
@@ -456,4 +459,57 @@ fn a_problem_after_an_entity_is_placed_at_itself() {
         assert_eq!((found.line, found.column), (1, column), "{source}");
         assert_eq!(&source[found.span.clone()], "=>", "{source}");
     }
+}
+
+#[test]
+fn a_problem_between_two_entities_is_placed_at_itself() {
+    // C32's fallback placed a problem between two decoded entities at the whole text; the
+    // transpiler note allows a drift of at most a character within a literal, never a jump to
+    // its start. Each case: the script, the line and UTF-16 column of its dangling arrow, and how
+    // many terminal columns of the quoted line stand before the caret in the human report.
+    let cases: [(&str, usize, usize, usize); 6] = [
+        ("Alice: 😀 a&amp;b => c&amp;d\n", 1, 19, 18),
+        ("Bob: &copy; x #t =>  y &copy;\n", 1, 18, 17),
+        ("A: &amp;&amp; &#x1F600; => &lt;&gt; x\n", 1, 25, 24),
+        ("# S\n\n- &amp; 漢 => &amp;\n", 3, 11, 11),
+        ("Alice: &amp;amp; => &amp;\n", 1, 18, 17),
+        ("Alice: *&amp; a => b &amp;*\n", 1, 17, 16),
+    ];
+    for (source, line, column, before) in cases {
+        let compilation = compile(source, "s.dialogue.md", &Options::default());
+        let arrow = compilation.diagnostics.iter().find(|d| d.code == Code::DanglingArrow).expect("DLG1113");
+        assert_eq!(&source[arrow.span.clone()], "=>", "{source:?}");
+        assert_eq!((arrow.line, arrow.column), (line, column), "{source:?}");
+        let text = render_human(std::slice::from_ref(arrow), source, "s.dialogue.md");
+        assert!(text.contains(&format!("[ s.dialogue.md:{line}:{column} ]")), "{source:?}:\n{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let quoted = lines.iter().position(|l| l.starts_with(&format!(" {line} | "))).expect("the line quoted");
+        let caret = lines[quoted + 1];
+        let at = caret.find('^').expect("a caret") - caret.find('|').expect("a margin") - 2;
+        assert_eq!(at, before, "{source:?}:\n{text}");
+    }
+    // In a long script, parsed in pieces on two threads, a later piece's seams place it too.
+    let mut long: String = (0..3000).map(|at| format!("# Scene {at}\n\nAlice: Line &amp; {at}.\n\n")).collect();
+    long.push_str("Bob: &copy; x => y &copy;\n");
+    let compilation = compile(&long, "s.dialogue.md", &Options::default());
+    let arrow = compilation.diagnostics.iter().find(|d| d.code == Code::DanglingArrow).expect("DLG1113");
+    assert_eq!(&long[arrow.span.clone()], "=>");
+    assert_eq!((arrow.line, arrow.column), (12001, 15));
+}
+
+#[test]
+fn a_reserved_tag_with_a_value_is_named_with_its_value() {
+    // `##default` is the one reserved tag, and it takes no value: `##default=x` is unknown, and
+    // the message must not say that `##default` itself is (C22: `{0}` is what the script names).
+    let compilation = compile("Alice ##default=x: hi\n", "t.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::UnknownReservedTag).expect("DLG2008");
+    assert_eq!(
+        found.message,
+        "'##default=x' is not a known reserved tag. Use a custom tag ('#default=x') or one of DialogueDown's \
+         reserved tags."
+    );
+    let compilation = compile("Alice ##hero: hi\n", "t.dialogue.md", &Options::default());
+    assert!(compilation.diagnostics[0]
+        .message
+        .starts_with("'##hero' is not a known reserved tag. Use a custom tag ('#hero')"));
 }

@@ -191,11 +191,39 @@ fn a_prefix_names_at_most_one_id() {
         let written = source.trim_end().replace("#x", "");
         let words: String = said(&book)[0].clone();
         assert!(words.starts_with(&written[..written.find(':').unwrap_or(0)]), "{source}: {words}");
+        // A writer almost certainly meant a speaker: the line says so, as a styled name does (C34).
+        assert_eq!(codes, [Code::PrefixWithTwoIds], "{source}");
+    }
+    // One id is a prefix as ever, and draws nothing.
+    let (book, codes) = compiled("Alice @A: text\n");
+    assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
+    assert_eq!(codes, []);
+    // Words with ids in them that are no prefix's shape draw nothing either.
+    for source in ["Mail @A or @B: later\n", "Alice: ask @A @B: now\n", "Alice @A @B said hi\n", "\\@A @B: hi\n"] {
+        let (_, codes) = compiled(source);
         assert_eq!(codes, [], "{source}");
     }
-    // One id is a prefix as ever.
-    let (book, _) = compiled("Alice @A: text\n");
-    assert_eq!(book["speakers"], json!([{ "name": "Alice", "id": "A", "tags": [] }]));
+}
+
+#[test]
+fn a_prefix_with_two_ids_is_reported_where_it_stands() {
+    // C34: the warning points at the would-be prefix, line start through the colon, placed at
+    // its line and UTF-16 column, in an option or after a condition as at a line's start.
+    let source = "# Scene\n\n- Go.\n\n- `\u{1F600}?` \"Zoë\" @A @B #x: Hi.\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let found: Vec<_> = compilation.diagnostics.iter().filter(|d| d.code == Code::PrefixWithTwoIds).collect();
+    assert_eq!(found.len(), 1, "{:#?}", compilation.diagnostics);
+    assert_eq!(&source[found[0].span.clone()], "\"Zoë\" @A @B #x:");
+    assert_eq!((found[0].line, found[0].column), (5, 9));
+    assert_eq!(found[0].severity, stagehand_dialoguedown::Severity::Warning);
+    assert!(found[0].message.contains("\"Zoë\" @A @B #x"), "{}", found[0].message);
+    assert!(compilation.playbook.is_some());
+    // After a decoded entity in the name the span still holds the whole prefix.
+    let source = "Al&eacute;x @A @B: Hi.\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::PrefixWithTwoIds).expect("C34");
+    assert_eq!(found.span.start, 0);
+    assert!(found.span.end >= source.find(':').unwrap_or(0), "{:?}", found.span);
 }
 
 #[test]
@@ -223,4 +251,74 @@ fn a_nul_character_reads_as_the_replacement_character() {
     assert_eq!(book["nodes"][0]["speech"][1], json!({ "kind": "query", "key": "k\u{FFFD}" }));
     assert_eq!(book["nodes"][0]["out"][0]["label"], json!([{ "kind": "text", "text": "g\u{FFFD}o" }]));
     assert!(!book.to_string().contains("\\u0000"), "{book}");
+}
+
+#[test]
+fn a_nul_character_in_a_link_target_is_read_before_the_link_and_placed_in_the_source() {
+    // CommonMark (§2.3) replaces U+0000 before anything is parsed, and so does the reference's
+    // reader, so the NUL is no control character to the link rules: `[go](#sc\0ene)` is a link
+    // whose target matches no scene — an error at the jump, as written in the source (C33).
+    let source = "# Scene\n\nAlice: a\0 => [go](#sc\0ene)\n\nBob: b\0\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    let found: Vec<_> = compilation.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(found, [Code::MissingJumpTarget], "{:#?}", compilation.diagnostics);
+    let missing = &compilation.diagnostics[0];
+    assert!(missing.message.contains("'#sc\u{FFFD}ene'"), "{}", missing.message);
+    assert_eq!(&source[missing.span.clone()], "=> [go](#sc\0ene)");
+    assert_eq!((missing.line, missing.column), (3, 11));
+    // Written inside angle brackets, the same.
+    let bracketed = compile("# Scene\n\n=> [go](<#sc\0ene>)\n", "t.dialogue.md", &Options::default());
+    let found: Vec<_> = bracketed.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(found, [Code::MissingJumpTarget]);
+    // Where each node was written is an offset into the script as given, NULs and all.
+    let source = "# Scene\n\nAlice: a\0\0 => [go](#scene)\n\nBob: b\0\n";
+    let compilation = compile(source, "t.dialogue.md", &Options::default());
+    assert!(compilation.diagnostics.is_empty(), "{:#?}", compilation.diagnostics);
+    let book = stagehand_playbook::to_json(compilation.playbook.as_ref().expect("a playbook"));
+    assert_eq!(book["nodes"][0]["speech"][0]["text"], "a\u{FFFD}\u{FFFD} ");
+    let offsets: Vec<usize> = compilation.node_offsets.iter().map(|&at| at as usize).collect();
+    assert_eq!(offsets[0], source.find("Alice").unwrap_or(0));
+    assert_eq!(offsets[1], source.find("Bob").unwrap_or(0));
+    assert_eq!(offsets.last().copied(), Some(source.len()));
+}
+
+#[test]
+fn a_percent_encoded_jump_target_is_matched_decoded() {
+    // A jump is "an ordinary Markdown link" (the Cross-File Jump Resolution note) and its anchor
+    // must match "a writer's Markdown preview" (the Semantic Analyzer note, DD5); a preview that
+    // follows `#caf%C3%A9` finds the heading `café`, as a browser decodes a fragment (C35).
+    for target in ["#caf%C3%A9", "#caf%c3%a9", "#café", "#%63af%C3%A9"] {
+        let source = format!("=> [Go]({target})\n\nAlice: skipped\n\n# Café\n\nBob: here\n");
+        let (book, codes) = compiled(&source);
+        assert_eq!(codes, [], "{target}");
+        assert_eq!(book["anchors"], json!({ "café": 2 }), "{target}");
+        assert_eq!(outs(&book, 0), [("divert".to_owned(), 2)], "{target}");
+    }
+    let (book, codes) = compiled("=> [Go](#the%2Dend)\n\nAlice: skipped\n\n# The End\n\nBob: here\n");
+    assert_eq!((outs(&book, 0), codes), (vec![("divert".to_owned(), 2)], vec![]));
+    // The reserved end, written encoded, is the end.
+    let (book, codes) = compiled("Alice: bye\n\n=> [Stop](#%45ND)\n\nBob: never\n");
+    let end = book["nodes"].as_array().map_or(0, Vec::len) - 1;
+    assert_eq!((outs(&book, 1), codes), (vec![("divert".to_owned(), end as u64)], vec![]));
+}
+
+#[test]
+fn a_percent_encoded_jump_target_that_matches_no_scene_is_reported_as_written() {
+    // A space is never in an anchor (the slug makes it a hyphen), so `#the%20end` reaches no
+    // scene; nor does a target whose escapes are not UTF-8 or not escapes at all (C35).
+    for target in ["#the%20end", "#the%E9end", "#the%zzend", "#the-end%"] {
+        let source = format!("# Start\n\nAlice: Onward!\n\n=> [Continue]({target})\n\n# The End\n\nBob: here\n");
+        let compilation = compile(&source, "t.dialogue.md", &Options::default());
+        let found: Vec<_> = compilation.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(found, [Code::MissingJumpTarget], "{target}");
+        let missing = &compilation.diagnostics[0];
+        assert_eq!(
+            missing.message,
+            format!(
+                "Jump target '{target}' does not match any scene. Check the anchor, or add a heading it can point to."
+            )
+        );
+        assert_eq!((missing.line, missing.column), (5, 1), "{target}");
+        assert_eq!(&source[missing.span.clone()], format!("=> [Continue]({target})"));
+    }
 }
