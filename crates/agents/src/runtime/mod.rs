@@ -183,6 +183,10 @@ pub enum RuntimeError {
     /// "throws if … disposing"; §1.11: `describe` throws "once disposal has begun").
     #[error("the runtime is disposing")]
     Disposing,
+    /// A Boss turn, `apply`, a resumption or `describe` while `init` still waits (A52): `init`
+    /// is no runtime turn, so not the one-boundary sentinel's.
+    #[error("the runtime is initialising")]
+    Initialising,
     /// A second boundary while one is active.
     #[error("another runtime turn is active")]
     Busy,
@@ -374,6 +378,9 @@ impl Runtime {
         match self.life {
             Life::Unbound => Err(RuntimeError::NotInitialised),
             Life::Disposed => Err(RuntimeError::Disposed),
+            Life::Bound if self.boundary.as_ref().is_some_and(|b| b.kind == Kind::Init) => {
+                Err(RuntimeError::Initialising)
+            }
             Life::Bound if self.boundary.is_some() => Err(RuntimeError::Busy),
             Life::Bound => Ok(()),
         }
