@@ -12,9 +12,11 @@ mod schema_support;
 
 use schema_support::{fits, schema};
 use serde_json::Value;
+use stagehand_agents::runtime::Options;
+use stagehand_agents::AgentEngine;
 use stagehand_documents::{Document, OpenOptions};
 use stagehand_protocol::{Receipt, View};
-use stagehand_session::host::{AnySession, Pending};
+use stagehand_session::host::{AnySession, Pending, Session};
 
 /// Checks every line of one session's whole trace (its lines across restores, in order).
 fn check_lines(lines: &[String]) {
@@ -83,9 +85,13 @@ fn fits_receipt(receipt: &Receipt) {
 }
 
 /// The runtime's own records (schema 2) are contiguous from 1 within its session, and each
-/// `*.started` is finished once, by a `*.finished` with the same call id (CONTRACT.md §1.7).
+/// `*.started` is finished once, by a `*.finished` with the same call id (CONTRACT.md §1.7); no
+/// call id and no turn id is given twice in the session, an undo's or a restart's replay
+/// included (A53).
 fn check_engine_records(lines: &[String]) {
     let mut open: Vec<(String, String)> = Vec::new();
+    let mut calls = std::collections::HashSet::new();
+    let mut turns = std::collections::HashSet::new();
     let mut next = 1;
     for line in lines {
         let json: Value = serde_json::from_str(line).unwrap();
@@ -97,9 +103,13 @@ fn check_engine_records(lines: &[String]) {
         next += 1;
         let kind = event["type"].as_str().unwrap();
         let call = event["callId"].as_str().unwrap_or("").to_owned();
+        if kind == "boss.input.received" || kind == "apply.started" {
+            assert!(turns.insert(event["turnId"].to_string()), "turn {} given twice: {line}", event["turnId"]);
+        }
         if let Some(stem) = kind.strip_suffix(".started") {
             if stem != "session" {
                 assert!(!open.iter().any(|(_, c)| c == &call), "{call} started twice: {line}");
+                assert!(calls.insert(call.clone()), "{call} given to a second call: {line}");
                 open.push((stem.to_owned(), call));
             }
         } else if let Some(stem) = kind.strip_suffix(".finished") {
