@@ -630,6 +630,16 @@ impl Engine for AgentEngine {
         }
     }
 
+    /// Takes how far the old session's trace and ids went from its snapshot (its `traced`, its
+    /// runtime's counters, its `counted`), for a replay onto an edited machine (H72, A53).
+    fn continue_after(&mut self, old: &AgentSnapshot) {
+        let runtime = old.runtime.as_ref().map(|r| &r.sequences);
+        self.traced = self.traced.max(old.traced).max(runtime.map_or(0, |s| s.trace));
+        for given in runtime.into_iter().chain(&old.counted) {
+            self.counted = self.counted.highest(&Sequences { trace: 0, ..given.clone() });
+        }
+    }
+
     /// Drops what the runtime traced while the host put this engine back, and numbers the
     /// runtime's trace on from the last record lent before (A49): a replay's records are not
     /// new, but a boundary it left open (a call outstanding again after an undo) keeps its

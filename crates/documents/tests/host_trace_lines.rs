@@ -315,3 +315,36 @@ fn the_runtimes_records_continue_after_undo_restart_and_restore() {
         check_engine_records(&all);
     }
 }
+
+/// A session of the example put back on an edited machine by replaying its journal (H55; only
+/// dialogue documents are replayed by `Document`, but `Session::replayed` takes any engine): the
+/// runtime's records go on from the last the old session wrote, the boundary the replay leaves
+/// open is written again (its call's start before its finish), and no turn or call id is given
+/// twice (H72, A53).
+#[test]
+fn an_agent_session_replayed_on_an_edited_machine_continues_the_runtimes_records() {
+    let old = agent_support::open();
+    let approved = r#"{ guard = "approved", target = "approved" }"#;
+    assert!(agent_support::MACHINE.contains(approved));
+    // The edit: an approved draft is revised once more, so the journal ends on a call.
+    let edited = agent_support::MACHINE.replace(approved, r#"{ guard = "approved", target = "revise" }"#);
+    let edited = Document::open("write-review-revise.toml", edited.as_bytes(), &OpenOptions::default()).unwrap();
+    let engine = |document: &Document| {
+        AgentEngine::new(document.machine().expect("a machine").clone(), Options::default(), "s").unwrap()
+    };
+    let mut all = Vec::new();
+    let mut session = Session::starting_at(engine(&old), "s", None, 1).expect("it starts");
+    let mut now = 2;
+    session.input("task", "a poem", "task", now);
+    answer_calls(&mut session, false, &mut now, 60);
+    assert!(matches!(session.pending(), Pending::Ended), "{:?}", session.pending());
+    lines(&mut session, &mut all);
+    let snapshot = session.snapshot().expect("it ended at rest");
+    let mut replayed = Session::replayed(engine(&edited), snapshot).expect("the journal replays");
+    assert!(matches!(replayed.pending(), Pending::Call { .. }), "{:?}", replayed.pending());
+    answer_calls(&mut replayed, false, &mut now, 3);
+    replayed.dispose(now + 1);
+    lines(&mut replayed, &mut all);
+    check_lines(&all);
+    check_engine_records(&all);
+}

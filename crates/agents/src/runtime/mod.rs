@@ -345,19 +345,17 @@ impl Runtime {
         self.boundary.as_ref().map_or(self.core.seq.trace, |b| b.reached.trace)
     }
 
-    /// Moves the trace's numbering on so the last sequence number given is at least `last`, a
-    /// boundary in flight included (its next record is numbered `last + 1`): for a host that
-    /// wrote more of this session's trace than this runtime has given, having put it back by
-    /// replaying its history from the start (A49). Nothing else changes.
+    /// Numbers the trace on from `last`, a boundary in flight included (its next record is
+    /// numbered `last + 1`): for a host that wrote another count of this session's trace than
+    /// this runtime has given, having put it back by replaying its history from the start
+    /// (A49), perhaps on an edited machine (H72). Nothing else changes.
     pub fn continue_trace(&mut self, last: u64) {
-        let behind = last.saturating_sub(self.trace_sequence());
-        if behind == 0 {
-            return;
-        }
-        self.core.seq.trace += behind;
+        let given = self.trace_sequence();
+        let moved = |n: u64| (n + last).saturating_sub(given);
+        self.core.seq.trace = moved(self.core.seq.trace);
         if let Some(b) = self.boundary.as_mut() {
-            b.start.seq.trace += behind;
-            b.reached.trace += behind;
+            b.start.seq.trace = moved(b.start.seq.trace);
+            b.reached.trace = last;
         }
     }
 
