@@ -85,8 +85,9 @@ pub struct AgentSnapshot {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub traced: u64,
     /// The last turn and call ids the session was given (its `trace` is 0), where the runtime's
-    /// own snapshot does not keep them (an ended or disposed session): an undo of a restored
-    /// session gives none of them again (A53). Absent at rest and when none was given.
+    /// own snapshot does not keep them (a session ended or disposed, or one a replay is about to
+    /// start again): an undo of a restored session gives none of them again (A53). Absent at
+    /// rest and when none was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted: Option<Sequences>,
 }
