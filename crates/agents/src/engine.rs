@@ -29,8 +29,8 @@ use stagehand_protocol::{
 
 use crate::machine::Machine;
 use crate::runtime::{
-    Emission, Next, Options, Receipt, Reply, Request, RunResult, Runtime, RuntimeError, Session, Settled, Snapshot,
-    Step,
+    Emission, Next, Options, Receipt, Reply, Request, RunResult, Runtime, RuntimeError, Sequences, Session, Settled,
+    Snapshot, Step,
 };
 
 /// The key Boss text is asked under when no question is pending and no entry event applies.
@@ -84,6 +84,12 @@ pub struct AgentSnapshot {
     /// numbers its records on from it, whatever it replays (A49). Absent when none was.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub traced: u64,
+    /// The last turn and call ids the session was given (its `trace` is 0), where the runtime's
+    /// own snapshot does not keep them (a session ended or disposed, or one a replay is about to
+    /// start again): an undo of a restored session gives none of them again (A53). Absent at
+    /// rest and when none was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted: Option<Sequences>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -110,6 +116,9 @@ pub struct AgentEngine {
     abandoned: usize,
     /// The last sequence number of the runtime's trace lent to the host (A49).
     traced: u64,
+    /// The highest turn and call ids any runtime of this session was given: a replay's fresh
+    /// runtime numbers its ids past them (A53).
+    counted: Sequences,
     fingerprint: String,
 }
 
@@ -132,6 +141,7 @@ impl AgentEngine {
             open_from: 0,
             abandoned: 0,
             traced: 0,
+            counted: Sequences::default(),
             fingerprint,
         })
     }
@@ -307,6 +317,10 @@ impl AgentEngine {
             Err(error) => return refuse(events, RefusalReason::CannotStart, error.to_string()),
         };
         let step = runtime.init(self.identity(), self.now);
+        // The same session started again (an undo's or a restart's replay): its turn and call
+        // ids go on from the highest given, so none names two calls (A53).
+        self.counted = self.counted.highest(&self.runtime.sequences());
+        runtime.continue_ids(&self.counted);
         self.open_from = self.trace.len();
         self.runtime = runtime;
         self.phase = Phase::NotStarted;
@@ -486,7 +500,13 @@ impl Engine for AgentEngine {
             _ => None,
         };
         let traced = self.traced.max(self.runtime.trace_sequence());
-        Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, at, acts: self.acts, traced })
+        // At rest the runtime's own snapshot keeps its ids, which are the highest given (A53).
+        let counted = match runtime {
+            Some(_) => None,
+            None => Some(Sequences { trace: 0, ..self.counted.highest(&self.runtime.sequences()) })
+                .filter(|ids| *ids != Sequences::default()),
+        };
+        Ok(AgentSnapshot { phase: phase.to_owned(), runtime, output, at, acts: self.acts, traced, counted })
     }
 
     fn restore(&mut self, snapshot: &AgentSnapshot) -> Result<(), EngineError> {
@@ -519,6 +539,11 @@ impl Engine for AgentEngine {
         // A boundary left waiting on a call is abandoned: its records (its pairs finished
         // `aborted`) are kept to be written, as new, with what the host replays (A49).
         self.abandon();
+        // Whatever is restored, the ids given so far stay given (A53).
+        self.counted = self.counted.highest(&self.runtime.sequences());
+        if let Some(counted) = &snapshot.counted {
+            self.counted = self.counted.highest(counted);
+        }
         self.runtime = runtime;
         self.phase = phase;
         self.acts = snapshot.acts;
@@ -603,6 +628,16 @@ impl Engine for AgentEngine {
                 Ok(payload) => sink(&kind, payload),
                 Err(error) => sink(&kind, Value::String(format!("unserialisable: {error}"))),
             }
+        }
+    }
+
+    /// Takes how far the old session's trace and ids went from its snapshot (its `traced`, its
+    /// runtime's counters, its `counted`), for a replay onto an edited machine (H72, A53).
+    fn continue_after(&mut self, old: &AgentSnapshot) {
+        let runtime = old.runtime.as_ref().map(|r| &r.sequences);
+        self.traced = self.traced.max(old.traced).max(runtime.map_or(0, |s| s.trace));
+        for given in runtime.into_iter().chain(&old.counted) {
+            self.counted = self.counted.highest(&Sequences { trace: 0, ..given.clone() });
         }
     }
 

@@ -173,7 +173,15 @@ fn a_snapshot_at_rest_restores_into_a_fresh_engine_with_the_same_future() {
     assert_eq!(again.describe(), engine.describe());
     assert_eq!(again.waiting(), Waiting::Ended);
     // A snapshot of another shape is refused.
-    let bad = AgentSnapshot { phase: "rest".into(), runtime: None, output: None, at: None, acts: 0, traced: 0 };
+    let bad = AgentSnapshot {
+        phase: "rest".into(),
+        runtime: None,
+        output: None,
+        at: None,
+        acts: 0,
+        traced: 0,
+        counted: None,
+    };
     assert!(self::engine().restore(&bad).is_err());
 }
 
@@ -217,4 +225,26 @@ fn the_key_says_the_entry_event_applies_only_where_the_runtime_applies_it() {
     // The example's `ready` hub still asks under the entry field.
     let events = take(&mut self::engine(), Command::Start { anchor: None });
     assert_eq!(asked_key(&events).as_deref(), Some("task"), "{events:?}");
+}
+
+#[test]
+fn ids_given_before_an_ended_snapshot_are_not_given_again_by_a_replay() {
+    let mut engine = engine();
+    let initial = engine.snapshot().unwrap();
+    take(&mut engine, Command::start());
+    let first = boss_events(&mut engine);
+    let events = answer_all(&mut engine, first, |c| scripted(c, "approved"));
+    assert_eq!(events.last(), Some(&OwnedEvent::Ended), "{events:?}");
+    let ended = engine.snapshot().unwrap();
+    assert_eq!(ended.phase, "ended");
+    // Kept to be restored, then undone: the host restores the initial snapshot and replays.
+    let json = serde_json::to_string(&ended).unwrap();
+    let mut restored = self::engine();
+    restored.restore(&serde_json::from_str(&json).unwrap()).expect("it restores");
+    restored.restore(&initial).expect("the initial snapshot restores");
+    take(&mut restored, Command::start());
+    let events = boss_events(&mut restored);
+    let Some(OwnedEvent::Call { call: PortCall::Player { call_id, .. } }) = events.last() else { panic!("{events:?}") };
+    // The run called the writer and the reviewer (player-1, player-2) and the judge twice.
+    assert_eq!(call_id, "player-3", "the replay's first call has an id of its own (A53)");
 }

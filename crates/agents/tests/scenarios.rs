@@ -37,6 +37,7 @@ cases! {
     dispose_after_a_failed_init_still_works => "dispose-after-a-failed-init-still-works",
     a_second_dispose_joins_the_teardown => "a-second-dispose-joins-the-teardown",
     a_waiting_group_refuses_other_events => "a-waiting-group-refuses-other-events",
+    boss_input_while_init_waits_is_refused => "boss-input-while-init-waits-is-refused",
     abort_fired_from_the_trace_sink_at_judge_start => "abort-fired-from-the-trace-sink-at-judge-start",
     abort_mid_adjudication => "abort-mid-adjudication",
     abort_mid_player_call => "abort-mid-player-call",

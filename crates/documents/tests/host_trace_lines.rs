@@ -12,9 +12,11 @@ mod schema_support;
 
 use schema_support::{fits, schema};
 use serde_json::Value;
+use stagehand_agents::runtime::Options;
+use stagehand_agents::AgentEngine;
 use stagehand_documents::{Document, OpenOptions};
 use stagehand_protocol::{Receipt, View};
-use stagehand_session::host::{AnySession, Pending};
+use stagehand_session::host::{AnySession, Pending, Session};
 
 /// Checks every line of one session's whole trace (its lines across restores, in order).
 fn check_lines(lines: &[String]) {
@@ -83,9 +85,13 @@ fn fits_receipt(receipt: &Receipt) {
 }
 
 /// The runtime's own records (schema 2) are contiguous from 1 within its session, and each
-/// `*.started` is finished once, by a `*.finished` with the same call id (CONTRACT.md §1.7).
+/// `*.started` is finished once, by a `*.finished` with the same call id (CONTRACT.md §1.7); no
+/// call id and no turn id is given twice in the session, an undo's or a restart's replay
+/// included (A53).
 fn check_engine_records(lines: &[String]) {
     let mut open: Vec<(String, String)> = Vec::new();
+    let mut calls = std::collections::HashSet::new();
+    let mut turns = std::collections::HashSet::new();
     let mut next = 1;
     for line in lines {
         let json: Value = serde_json::from_str(line).unwrap();
@@ -97,9 +103,13 @@ fn check_engine_records(lines: &[String]) {
         next += 1;
         let kind = event["type"].as_str().unwrap();
         let call = event["callId"].as_str().unwrap_or("").to_owned();
+        if kind == "boss.input.received" || kind == "apply.started" {
+            assert!(turns.insert(event["turnId"].to_string()), "turn {} given twice: {line}", event["turnId"]);
+        }
         if let Some(stem) = kind.strip_suffix(".started") {
             if stem != "session" {
                 assert!(!open.iter().any(|(_, c)| c == &call), "{call} started twice: {line}");
+                assert!(calls.insert(call.clone()), "{call} given to a second call: {line}");
                 open.push((stem.to_owned(), call));
             }
         } else if let Some(stem) = kind.strip_suffix(".finished") {
@@ -304,4 +314,37 @@ fn the_runtimes_records_continue_after_undo_restart_and_restore() {
         check_lines(&all);
         check_engine_records(&all);
     }
+}
+
+/// A session of the example put back on an edited machine by replaying its journal (H55; only
+/// dialogue documents are replayed by `Document`, but `Session::replayed` takes any engine): the
+/// runtime's records go on from the last the old session wrote, the boundary the replay leaves
+/// open is written again (its call's start before its finish), and no turn or call id is given
+/// twice (H72, A53).
+#[test]
+fn an_agent_session_replayed_on_an_edited_machine_continues_the_runtimes_records() {
+    let old = agent_support::open();
+    let approved = r#"{ guard = "approved", target = "approved" }"#;
+    assert!(agent_support::MACHINE.contains(approved));
+    // The edit: an approved draft is revised once more, so the journal ends on a call.
+    let edited = agent_support::MACHINE.replace(approved, r#"{ guard = "approved", target = "revise" }"#);
+    let edited = Document::open("write-review-revise.toml", edited.as_bytes(), &OpenOptions::default()).unwrap();
+    let engine = |document: &Document| {
+        AgentEngine::new(document.machine().expect("a machine").clone(), Options::default(), "s").unwrap()
+    };
+    let mut all = Vec::new();
+    let mut session = Session::starting_at(engine(&old), "s", None, 1).expect("it starts");
+    let mut now = 2;
+    session.input("task", "a poem", "task", now);
+    answer_calls(&mut session, false, &mut now, 60);
+    assert!(matches!(session.pending(), Pending::Ended), "{:?}", session.pending());
+    lines(&mut session, &mut all);
+    let snapshot = session.snapshot().expect("it ended at rest");
+    let mut replayed = Session::replayed(engine(&edited), snapshot).expect("the journal replays");
+    assert!(matches!(replayed.pending(), Pending::Call { .. }), "{:?}", replayed.pending());
+    answer_calls(&mut replayed, false, &mut now, 3);
+    replayed.dispose(now + 1);
+    lines(&mut replayed, &mut all);
+    check_lines(&all);
+    check_engine_records(&all);
 }

@@ -296,6 +296,16 @@ pub trait Engine {
         self.drain_trace(&mut |_, _| {});
     }
 
+    /// Tells a fresh engine that is about to be put back on another version of its document, by
+    /// taking again the moves of the session `old` was written for (a host's replay), how far
+    /// that session's own numbering went: an engine whose trace and ids are numbered (an agent
+    /// runtime) numbers its ids past those the session gave, and after
+    /// [`forget_trace`](Self::forget_trace) its records go on from the last one it lent
+    /// (decision H72). By default it does nothing.
+    fn continue_after(&mut self, old: &Self::Snapshot) {
+        let _ = old;
+    }
+
     /// Tells the engine the host's time (Unix milliseconds) before a move: the engine reads no
     /// clock, so an engine that stamps its own trace records ([`drain_trace`](Self::drain_trace))
     /// stamps them with the time of the move that caused them. A host session calls it before

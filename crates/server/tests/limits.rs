@@ -1,6 +1,7 @@
 //! The limits clients are held to (issue 14, item 4; decision S9): body sizes for documents and
 //! for other requests separately, the per-session queue, a body that never finishes, a request
-//! head that never finishes; the opened documents a process keeps (S30).
+//! head that never finishes; the opened documents a process keeps (S30); a request line or head
+//! too long for the HTTP layer (S40).
 
 mod support;
 
@@ -147,4 +148,44 @@ async fn opened_documents_are_kept_within_a_budget_and_opened_again_when_needed(
     let (other, _) = local.session(&project).await;
     assert!(!other.is_empty());
     assert_eq!(local.state.documents.len(), 1);
+}
+
+/// Sends `head` on a fresh connection to `address` and reads the answer whole (the server closes).
+async fn raw(address: std::net::SocketAddr, head: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answered = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut answered)).await.unwrap().unwrap();
+    String::from_utf8_lossy(&answered).into_owned()
+}
+
+#[tokio::test]
+async fn a_long_request_line_is_the_servers_problem_up_to_the_http_layers_limit() {
+    // Decision S40: hyper refuses a request-target over 65 534 bytes itself, with a bare 414, before
+    // any service of ours sees the request (and a head it cannot parse, with a bare 431); every
+    // target it passes on is answered as a problem.
+    let local = Local::start(Limits::default()).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(stagehand_server::serve::serve_on(listener, local.state.clone(), async {
+        let _ = stopped.await;
+    }));
+    let target = |len: usize| format!("/v1/sessions/{}", "x".repeat(len - "/v1/sessions/".len()));
+    let head = |target: &str| format!("GET {target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    // At the limit: the server's own answer, a problem (401: a session's route wants its token).
+    let answered = raw(address, &head(&target(65_534))).await;
+    assert!(answered.starts_with("HTTP/1.1 401"), "{}", &answered[..answered.len().min(300)]);
+    assert!(answered.to_ascii_lowercase().contains("content-type: application/problem+json"), "{answered}");
+    // Past it: the HTTP layer's 414, with no body (documented in docs/server.md).
+    let answered = raw(address, &head(&target(65_535))).await;
+    assert!(answered.starts_with("HTTP/1.1 414"), "{answered}");
+    assert!(answered.ends_with("\r\n\r\n"), "no body: {answered}");
+    // So is a head of more headers than it parses (100): its bare 431.
+    let headers: String = (0..120).map(|i| format!("x-h{i}: v\r\n")).collect();
+    let answered = raw(address, &format!("GET /healthz HTTP/1.1\r\nhost: x\r\n{headers}\r\n")).await;
+    assert!(answered.starts_with("HTTP/1.1 431"), "{answered}");
+    assert!(answered.ends_with("\r\n\r\n"), "no body: {answered}");
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(60), server).await.expect("the server stops").unwrap();
 }

@@ -94,6 +94,23 @@ pub struct Sequences {
     pub apply_call: Option<u64>,
 }
 
+impl Sequences {
+    /// Each counter the higher of `self`'s and `other`'s (an absent one counting as 0, and
+    /// absent when it is 0, so two ways of writing none compare equal).
+    pub fn highest(&self, other: &Sequences) -> Sequences {
+        let either = |a: Option<u64>, b: Option<u64>| Some(a.unwrap_or(0).max(b.unwrap_or(0))).filter(|n| *n > 0);
+        Sequences {
+            trace: self.trace.max(other.trace),
+            turn: self.turn.max(other.turn),
+            judge_call: self.judge_call.max(other.judge_call),
+            player_call: self.player_call.max(other.player_call),
+            playbook_call: self.playbook_call.max(other.playbook_call),
+            captain_call: either(self.captain_call, other.captain_call),
+            apply_call: either(self.apply_call, other.apply_call),
+        }
+    }
+}
+
 /// A Boss event as the machine takes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

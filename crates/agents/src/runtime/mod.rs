@@ -183,6 +183,10 @@ pub enum RuntimeError {
     /// "throws if … disposing"; §1.11: `describe` throws "once disposal has begun").
     #[error("the runtime is disposing")]
     Disposing,
+    /// A Boss turn, `apply`, a resumption or `describe` while `init` still waits (A52): `init`
+    /// is no runtime turn, so not the one-boundary sentinel's.
+    #[error("the runtime is initialising")]
+    Initialising,
     /// A second boundary while one is active.
     #[error("another runtime turn is active")]
     Busy,
@@ -231,8 +235,9 @@ struct Boundary {
     /// A `dispose` called while `init` waited, at this time: it tears down once `init` settles
     /// (A47).
     then_dispose: Option<u64>,
-    /// The last trace sequence number the latest play reached (A49).
-    reached: u64,
+    /// The counters the latest play reached: its last trace sequence number (A49) and the
+    /// last turn and call ids it gave (A53).
+    reached: Sequences,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -337,22 +342,58 @@ impl Runtime {
 
     /// The last trace sequence number given, a boundary in flight included.
     pub fn trace_sequence(&self) -> u64 {
-        self.boundary.as_ref().map_or(self.core.seq.trace, |b| b.reached)
+        self.boundary.as_ref().map_or(self.core.seq.trace, |b| b.reached.trace)
     }
 
-    /// Moves the trace's numbering on so the last sequence number given is at least `last`, a
-    /// boundary in flight included (its next record is numbered `last + 1`): for a host that
-    /// wrote more of this session's trace than this runtime has given, having put it back by
-    /// replaying its history from the start (A49). Nothing else changes.
+    /// Numbers the trace on from `last`, a boundary in flight included (its next record is
+    /// numbered `last + 1`): for a host that wrote another count of this session's trace than
+    /// this runtime has given, having put it back by replaying its history from the start
+    /// (A49), perhaps on an edited machine (H72). Nothing else changes.
     pub fn continue_trace(&mut self, last: u64) {
-        let behind = last.saturating_sub(self.trace_sequence());
-        if behind == 0 {
-            return;
-        }
-        self.core.seq.trace += behind;
+        let given = self.trace_sequence();
+        let moved = |n: u64| (n + last).saturating_sub(given);
+        self.core.seq.trace = moved(self.core.seq.trace);
         if let Some(b) = self.boundary.as_mut() {
-            b.start.seq.trace += behind;
-            b.reached += behind;
+            b.start.seq.trace = moved(b.start.seq.trace);
+            b.reached.trace = last;
+        }
+    }
+
+    /// The counters given so far, a boundary in flight included: the last trace sequence
+    /// number and the last turn and call ids (A53).
+    pub fn sequences(&self) -> Sequences {
+        self.boundary.as_ref().map_or_else(|| self.core.seq.clone(), |b| b.reached.clone())
+    }
+
+    /// Moves the turn and call counters on so that none is below `floor`'s, a boundary in flight
+    /// included (its next id is numbered past the floor): for a host that put this session back
+    /// by replaying its history from the start, so that no turn or call id it was given before
+    /// is given again (A53). The trace counter is [`continue_trace`](Self::continue_trace)'s.
+    pub fn continue_ids(&mut self, floor: &Sequences) {
+        let given = self.sequences();
+        let behind = |floor: Option<u64>, given: Option<u64>| floor.unwrap_or(0).saturating_sub(given.unwrap_or(0));
+        let turn = behind(Some(floor.turn), Some(given.turn));
+        let judge = behind(Some(floor.judge_call), Some(given.judge_call));
+        let player = behind(Some(floor.player_call), Some(given.player_call));
+        let playbook = behind(Some(floor.playbook_call), Some(given.playbook_call));
+        let captain = behind(floor.captain_call, given.captain_call);
+        let apply = behind(floor.apply_call, given.apply_call);
+        let shift = |seq: &mut Sequences| {
+            seq.turn += turn;
+            seq.judge_call += judge;
+            seq.player_call += player;
+            seq.playbook_call += playbook;
+            if captain > 0 {
+                seq.captain_call = Some(seq.captain_call.unwrap_or(0) + captain);
+            }
+            if apply > 0 {
+                seq.apply_call = Some(seq.apply_call.unwrap_or(0) + apply);
+            }
+        };
+        shift(&mut self.core.seq);
+        if let Some(b) = self.boundary.as_mut() {
+            shift(&mut b.start.seq);
+            shift(&mut b.reached);
         }
     }
 
@@ -374,6 +415,9 @@ impl Runtime {
         match self.life {
             Life::Unbound => Err(RuntimeError::NotInitialised),
             Life::Disposed => Err(RuntimeError::Disposed),
+            Life::Bound if self.boundary.as_ref().is_some_and(|b| b.kind == Kind::Init) => {
+                Err(RuntimeError::Initialising)
+            }
             Life::Bound if self.boundary.is_some() => Err(RuntimeError::Busy),
             Life::Bound => Ok(()),
         }
@@ -591,7 +635,7 @@ impl Runtime {
             journal: Vec::new(),
             waiting: None,
             then_dispose: None,
-            reached: self.core.seq.trace,
+            reached: self.core.seq.clone(),
         });
         self.play()
     }
@@ -622,7 +666,7 @@ impl Runtime {
             Err(Halt(request)) => {
                 if let Some(b) = self.boundary.as_mut() {
                     b.waiting = Some(request.clone());
-                    b.reached = core.seq.trace;
+                    b.reached = core.seq.clone();
                 }
                 Step { emitted, next: Next::Request { request } }
             }

@@ -14,9 +14,11 @@ impl<E: Engine> Session<E> {
     /// the session's seed) by taking every move of its journal again from the engine's start.
     /// Its receipts, trace sequence and id are kept; its state is what the moves give on this
     /// document. A move the engine refuses now is an error naming the step (from 1) and the
-    /// move, and nothing is put back. Like [`restore`](Self::restore), it traces nothing.
+    /// move, and nothing is put back. Like [`restore`](Self::restore), it traces nothing, and
+    /// the engine's own trace goes on from what the session wrote (H72).
     pub fn replayed(mut engine: E, snapshot: SessionSnapshot<E::Snapshot>) -> Result<Self, HostError> {
         super::readable(&snapshot)?;
+        engine.continue_after(&snapshot.engine);
         let initial = engine.snapshot()?;
         let receipts = Receipts::of_snapshot(&snapshot.session_id, &snapshot.receipts);
         let mut session = Session {
@@ -36,8 +38,10 @@ impl<E: Engine> Session<E> {
                 )));
             }
         }
-        // A replay re-runs history: what the engine traces again is not new (H48).
-        session.engine.drain_trace(&mut |_, _| {});
+        // A replay re-runs history: what the engine traces again is not new (H48), but for a
+        // boundary it left open, whose records the engine keeps, numbered on from what the
+        // session wrote, to be written again (H71, H72).
+        session.engine.forget_trace();
         Ok(session)
     }
 }
