@@ -199,7 +199,7 @@ fn settle(
     if status == 0 {
         store.remove(session.id()).map_err(unsaved)?;
         if !record.envelopes.is_empty() {
-            store.save_ended(session.id(), &record.envelopes).map_err(unsaved)?;
+            store.save_ended(session.id(), &record.envelopes, now).map_err(unsaved)?;
         }
     } else {
         store.save(&record).map_err(unsaved)?;
@@ -293,11 +293,23 @@ pub fn begin(
 }
 
 /// Which run `stagehand run resume` means, and the action: `ID [ACTION]`, or with `last` the run
-/// parked last and `[ACTION]`.
-pub fn which(store: &Store, words: &[String], last: bool) -> Result<(String, Option<String>), String> {
+/// parked last and `[ACTION]`. With `last` and a `key` some run (parked or ended) already printed
+/// under, that run: a retry means the run its key was used on, not one parked since (P18).
+pub fn which(
+    store: &Store,
+    words: &[String],
+    last: bool,
+    key: Option<&str>,
+) -> Result<(String, Option<String>), String> {
     match (last, words) {
         (true, [_, _, ..]) => Err("with --last, give only the action".to_owned()),
-        (true, words) => Ok((store.last().map_err(|e| e.to_string())?, words.first().cloned())),
+        (true, words) => {
+            let id = match key.and_then(|key| store.used_key(key)) {
+                Some(id) => id,
+                None => store.last().map_err(|e| e.to_string())?,
+            };
+            Ok((id, words.first().cloned()))
+        }
         (false, [id, rest @ ..]) => Ok((id.clone(), rest.first().cloned())),
         (false, []) => Err("name the run: `stagehand run resume ID [ACTION]`, or `--last`".to_owned()),
     }
