@@ -350,9 +350,25 @@ pub fn resume(
     let fingerprint = document.fingerprint();
     let mut before = Before::default();
     let mut session = if fingerprint == record.fingerprint {
-        document
-            .restore(record.session.take())
-            .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?
+        let snapshot = record.session.take();
+        match document.restore(snapshot.clone()) {
+            Ok(session) => session,
+            // Written by another version that spells the engine's state otherwise: its moves
+            // are taken again, or the step that cannot be is named; never reset (P19).
+            Err(unrestorable) => {
+                let replayed = document.replay(snapshot, record.seed).map_err(|e| {
+                    RunError::Refused(format!(
+                        "the run {} cannot be restored ({unrestorable}), nor replayed: {e}",
+                        record.session_id
+                    ))
+                })?;
+                before.log.push(format!(
+                    "{}: the run {} was parked by another version of Stagehand ({unrestorable}); its moves were taken again",
+                    record.document, record.session_id
+                ));
+                replayed
+            }
+        }
     } else {
         // An edited document: the run's moves are taken again on it, or the step that cannot
         // be is named (H55).

@@ -14,8 +14,10 @@ impl<E: Engine> Session<E> {
     /// the session's seed) by taking every move of its journal again from the engine's start.
     /// Its receipts, trace sequence and id are kept; its state is what the moves give on this
     /// document. A move the engine refuses now is an error naming the step (from 1) and the
-    /// move, and nothing is put back. Like [`restore`](Self::restore), it traces nothing.
-    pub fn replayed(mut engine: E, snapshot: SessionSnapshot<E::Snapshot>) -> Result<Self, HostError> {
+    /// move, and nothing is put back. Like [`restore`](Self::restore), it traces nothing. The
+    /// snapshot's engine states are not read (any `S`, such as [`serde::de::IgnoredAny`]), so a
+    /// snapshot whose engine state another version spelled replays too (decision P19).
+    pub fn replayed<S>(mut engine: E, snapshot: SessionSnapshot<S>) -> Result<Self, HostError> {
         super::readable(&snapshot)?;
         let initial = engine.snapshot()?;
         let receipts = Receipts::of_snapshot(&snapshot.session_id, &snapshot.receipts);
