@@ -146,7 +146,7 @@ fn finish(turn: Result<Turn, RunError>, json: bool) -> ExitCode {
             return ExitCode::from(e.status());
         }
     };
-    for line in &turn.log {
+    for line in turn.log.iter().chain(&runs::hint(&turn.envelope)) {
         errln!("{line}");
     }
     if json {

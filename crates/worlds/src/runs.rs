@@ -471,8 +471,16 @@ fn take(
     Ok((key, receipt))
 }
 
+/// How to go on with the run a turn parked or kept, for standard error (CONTRACT.md §3: "stdout
+/// gets the question text; stderr gets a hint"; P20); `None` when it ended.
+pub fn hint(envelope: &Value) -> Option<String> {
+    let id = envelope["sessionId"].as_str().filter(|_| envelope["outcome"] != "ended")?;
+    let what = if envelope["outcome"] == "failed" { "kept" } else { "parked" };
+    Some(format!("(run {what}) continue with: stagehand run resume {id} ACTION"))
+}
+
 /// A turn's envelope in words for a person: what was said, a line each, then the end, or the
-/// error, the pending questions and the numbered actions, and how to resume.
+/// error, the pending questions and the numbered actions ([`hint`] says how to resume).
 pub fn for_a_person(envelope: &Value) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -496,10 +504,9 @@ pub fn for_a_person(envelope: &Value) -> String {
         }
         .ok();
     }
-    let id = envelope["sessionId"].as_str().unwrap_or("");
     match envelope["outcome"].as_str() {
         Some("ended") => out.push_str("(the story ended)\n"),
-        outcome => {
+        _ => {
             let view = &envelope["view"];
             if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
                 writeln!(out, "error: {error}").ok();
@@ -515,8 +522,6 @@ pub fn for_a_person(envelope: &Value) -> String {
                 let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
                 writeln!(out, "  {}. {label}  [{id}]", n + 1).ok();
             }
-            let what = if outcome == Some("failed") { "kept" } else { "parked" };
-            writeln!(out, "(run {what} as {id}: stagehand run resume {id} ACTION)").ok();
         }
     }
     out
