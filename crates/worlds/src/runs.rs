@@ -329,7 +329,8 @@ pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) ->
 }
 
 /// Takes one action on the parked run `record` (a session of `document`, restored): an action
-/// id, its number in the view's list (from 1), or free text for the first pending question.
+/// id, free text (a number too) for the first pending question, or, when no question waits, an
+/// action's number in the view's list (from 1; P21).
 /// Without an action the run is shown as it stands. With a `key` already used for the same
 /// action, as it was typed or as the action it named, the envelope printed then is given again
 /// and nothing is applied.
@@ -431,8 +432,8 @@ fn reprinted(printed: &Printed) -> Turn {
     Turn { envelope: printed.envelope.clone(), status, trace: Vec::new(), log: Vec::new() }
 }
 
-/// Applies `action` as `run resume` reads it (an action id, its number in the view's list from
-/// 1, or free text for the first pending question) under `key` (a fresh one when absent): the
+/// Applies `action` as `run resume` reads it (an action id; else, while a question waits, its
+/// answer; else the action's number in the view's list from 1) under `key` (a fresh one when absent): the
 /// key and the receipt. A rejected action is an error, and nothing changed.
 fn take(
     session: &mut dyn AnySession,
@@ -445,14 +446,15 @@ fn take(
         None => (session.receipt_count()..).map(|n| format!("cli:{n}")).find(|k| !session.has_key(k)).expect("a key"),
     };
     let view = session.describe();
+    // While a question waits, anything but an action id answers it, a number too (P21).
     let receipt = if let Some(known) = view.actions.iter().find(|a| a.id == action) {
         session.apply(&known.id.clone(), &key, now)
+    } else if let Some(question) = view.pending_questions.first() {
+        session.input(&question.question_id.clone(), action, &key, now)
     } else if let Some(known) =
         action.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|n| view.actions.get(n))
     {
         session.apply(&known.id.clone(), &key, now)
-    } else if let Some(question) = view.pending_questions.first() {
-        session.input(&question.question_id.clone(), action, &key, now)
     } else {
         // Not advertised: the session rejects it (or, under a used key, says so).
         session.apply(action, &key, now)
@@ -518,9 +520,12 @@ pub fn for_a_person(envelope: &Value) -> String {
             for question in view["pendingQuestions"].as_array().into_iter().flatten() {
                 writeln!(out, "? {}", question["text"].as_str().unwrap_or("")).ok();
             }
+            // While a question waits a number answers it, so the actions are not numbered (P21).
+            let asked = view["pendingQuestions"].as_array().is_some_and(|q| !q.is_empty());
             for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
                 let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
-                writeln!(out, "  {}. {label}  [{id}]", n + 1).ok();
+                let bullet = if asked { "-".to_owned() } else { format!("{}.", n + 1) };
+                writeln!(out, "  {bullet} {label}  [{id}]").ok();
             }
         }
     }
