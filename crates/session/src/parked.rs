@@ -58,6 +58,11 @@ pub struct Parked {
     /// keeps state (a Lua world) stands where it stood (decision H56).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub performed: Vec<Performed>,
+    /// How many moves the session's journal held each time the run parked, oldest first (only
+    /// those it still holds): `undo` goes back to the park before the last, past the moves the
+    /// driver took on its own (decision P22).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parks: Vec<usize>,
 }
 
 /// A command the world carried out for a run, and the move it was for.
@@ -413,6 +418,7 @@ mod tests {
             session: Value::Null,
             envelopes: BTreeMap::new(),
             performed: Vec::new(),
+            parks: Vec::new(),
         }
     }
 

@@ -159,6 +159,10 @@ fn settle(
     // What the moves an undo or a restart took back performed is forgotten with them (H56).
     let moves = session.journal().len();
     record.performed.retain(|performed| performed.at < moves);
+    if matches!(driven.stop, Stop::Person) {
+        record.parks.retain(|&at| at < moves);
+        record.parks.push(moves);
+    }
     driven.log.extend(session.take_log());
     // The contract's order: the outcome first, then the session, what was said, and the rest.
     let (outcome, status) = match &driven.stop {
@@ -273,6 +277,7 @@ pub fn begin(
         session: Value::Null,
         envelopes: BTreeMap::new(),
         performed: Vec::new(),
+        parks: Vec::new(),
     };
     let Some(reply) = reply else {
         return settle(session, world, record, Before { reported, log: Vec::new() }, None, store, now);
@@ -285,6 +290,8 @@ pub fn begin(
         // It ended or failed before anyone could reply: the turn is that.
         return settle(session, world, record, Before { reported, log: driven.log }, None, store, now);
     }
+    // It would have parked here: a later undo comes back to it (P22).
+    record.parks.push(session.journal().len());
     let (key, receipt) = take(session.as_mut(), reply, None, now)?;
     if let Receipt::Executed { events, .. } = &receipt {
         reported.extend(events.iter().cloned());
@@ -397,7 +404,11 @@ pub fn resume(
     let Some(action) = action else {
         return settle(session, world, record, before, None, store, now);
     };
-    let (key, receipt) = take(session.as_mut(), action, key, now)?;
+    let moves = session.journal().len();
+    let (key, mut receipt) = take(session.as_mut(), action, key, now)?;
+    if matches!(receipt, Receipt::Executed { .. }) && session.journal().len() < moves {
+        receipt = back_to_the_last_park(session.as_mut(), &record.parks, moves, receipt, now);
+    }
     if let Some(printed) = record.envelopes.get(&key) {
         if printed.envelope.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
             return Ok(reprinted(printed));
@@ -408,6 +419,29 @@ pub fn resume(
         _ => Vec::new(),
     };
     settle(session, world, record, Before { reported, log: before.log }, Some((&key, action, receipt)), store, now)
+}
+
+/// After an `undo` that took the journal back from `moves`: undoes on until it holds no more
+/// than it held at the park before the one at `moves`, so the person's own last move is taken
+/// back, not a line or an answer the driver took on its own after it (P22). The receipt is the
+/// first undo's, with the events the last one reported. Without an earlier park, one undo stands.
+fn back_to_the_last_park(
+    session: &mut dyn AnySession,
+    parks: &[usize],
+    moves: usize,
+    mut receipt: Receipt,
+    now: u64,
+) -> Receipt {
+    let Some(&target) = parks.iter().rev().find(|&&at| at < moves) else { return receipt };
+    while session.journal().len() > target {
+        let key = (session.receipt_count()..).map(|n| format!("undo:{n}")).find(|k| !session.has_key(k));
+        let Some(key) = key else { break };
+        let Receipt::Executed { events, .. } = session.apply("undo", &key, now) else { break };
+        if let Receipt::Executed { events: all, .. } = &mut receipt {
+            *all = events;
+        }
+    }
+    receipt
 }
 
 /// Makes the world stand where the run left it: carries out again, in order, every command it
