@@ -85,7 +85,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         Err(e) => return bad(&e.to_string()),
     };
     if let Some(RunCommand::Resume { words, last, key, json }) = args.resume {
-        let (id, action) = match runs::which(&store, &words, last) {
+        let (id, action) = match runs::which(&store, &words, last, key.as_deref()) {
             Ok(which) => which,
             Err(message) => return bad(&message),
         };
@@ -146,7 +146,7 @@ fn finish(turn: Result<Turn, RunError>, json: bool) -> ExitCode {
             return ExitCode::from(e.status());
         }
     };
-    for line in &turn.log {
+    for line in turn.log.iter().chain(&runs::hint(&turn.envelope)) {
         errln!("{line}");
     }
     if json {

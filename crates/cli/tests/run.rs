@@ -197,3 +197,25 @@ fn a_record_whose_document_changed_is_replayed_into_it_or_refused_naming_the_ste
     assert!(err.contains("document changed") && err.contains("step 3") && err.contains("choose:1"), "{err}");
     assert_eq!(std::fs::read(record(state.path(), &id)).unwrap(), saved, "the record is kept as it was");
 }
+
+#[test]
+fn a_parked_run_prints_its_actions_on_standard_output_and_the_hint_to_continue_on_standard_error() {
+    // CONTRACT.md §3: "stdout gets the question text; stderr gets a hint" (decision P20).
+    let state = tempfile::tempdir().unwrap();
+    let file = example("club-fair.dialogue.md").display().to_string();
+    let (code, out, err) = stagehand(state.path(), &["run", &file]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("1. Join the art club.  [choose:0]"), "{out}");
+    assert!(!out.contains("stagehand run resume"), "no hint on standard output: {out}");
+    let id = std::fs::read_dir(state.path().join("stagehand/sessions"))
+        .unwrap()
+        .flatten()
+        .find_map(|e| e.file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
+        .expect("a record");
+    assert!(err.contains(&format!("continue with: stagehand run resume {id} ACTION")), "{err}");
+    // With --json too: the envelope alone on standard output, the hint on standard error.
+    let (code, out, err) = stagehand(state.path(), &["run", "resume", &id, "--json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    envelope(&out);
+    assert!(err.contains(&format!("continue with: stagehand run resume {id} ACTION")), "{err}");
+}

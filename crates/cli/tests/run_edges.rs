@@ -240,3 +240,25 @@ fn a_world_that_keeps_state_stands_where_the_run_left_it_on_every_resume() {
     assert_eq!(code, 0, "the second try, in another process, succeeds: {out}{err}");
     assert!(out.contains("In you go."), "{out}");
 }
+
+#[test]
+fn a_number_given_while_a_question_waits_answers_it_and_an_action_is_taken_by_its_id() {
+    // "2" to "Name?" is the answer, not the second action (a jump) (decision P21).
+    let place = Place::new();
+    let id = place.parked(&[]);
+    let (code, out, err) = place.run(&["run", "resume", &id]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("? Name?") && !out.contains("1. "), "no numbers while a question waits: {out}");
+    let (code, out, err) = place.run(&["run", "resume", &id, "2", "--json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("Your name is 2."), "{out}");
+    // At the menu no question waits: a number is the action's.
+    let (code, out, err) = place.run(&["run", "resume", &id, "2", "--json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("Right it is."), "{out}");
+    // An action id is an action even while a question waits.
+    let other = place.parked(&[]);
+    let (code, out, err) = place.run(&["run", "resume", &other, "jump:finale", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Bye."), "{out}");
+}

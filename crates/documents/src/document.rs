@@ -14,7 +14,7 @@ use stagehand_chatmapper::{ChatMapperEngine, Project};
 use stagehand_dialoguedown::{compile, Diagnostic};
 use stagehand_playbook::Playbook;
 use stagehand_runner::{PreparedPlaybook, RunnerEngine};
-use stagehand_session::host::{snapshot_of, AnySession, HostError, Session};
+use stagehand_session::host::{moves_of, snapshot_of, AnySession, HostError, Session};
 use stagehand_session::SaveKind;
 
 use crate::check::Finding;
@@ -344,18 +344,18 @@ impl Document {
 
     /// A session of another version of this document put back by replaying its journal on a
     /// fresh engine seeded with `seed` ([`Session::replayed`]): for a snapshot whose fingerprint
-    /// is not this document's. A move this version refuses is an error naming the step. An
-    /// agent machine's run is not replayed (its moves are port answers to calls the edited
-    /// machine may not make).
+    /// is not this document's, or whose engine state another version spelled (P19). A move this
+    /// version refuses is an error naming the step. An agent machine's run is not replayed (its
+    /// moves are port answers to calls the edited machine may not make).
     pub fn replay(&self, snapshot: Value, seed: u64) -> Result<Box<dyn AnySession + '_>, HostError> {
         Ok(match &self.body {
             Body::Playbook(prepared) => {
-                let snapshot = snapshot_of::<RunnerEngine<'_>>(snapshot)?;
-                Box::new(Session::replayed(RunnerEngine::with(prepared.borrow_dependent(), seed), snapshot)?)
+                let snapshot = moves_of(snapshot)?;
+                Box::new(Session::replayed_moves(RunnerEngine::with(prepared.borrow_dependent(), seed), snapshot)?)
             }
             Body::ChatMapper { .. } => {
-                let snapshot = snapshot_of::<ChatMapperEngine>(snapshot)?;
-                Box::new(Session::replayed(chatmapper_engine(&self.body, seed)?, snapshot)?)
+                let snapshot = moves_of(snapshot)?;
+                Box::new(Session::replayed_moves(chatmapper_engine(&self.body, seed)?, snapshot)?)
             }
             Body::Machine(_) => {
                 return Err(HostError::Mismatch("an agent machine's run is not replayed into an edited machine".into()))

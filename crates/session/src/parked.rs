@@ -58,6 +58,11 @@ pub struct Parked {
     /// keeps state (a Lua world) stands where it stood (decision H56).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub performed: Vec<Performed>,
+    /// How many moves the session's journal held each time the run parked, oldest first (only
+    /// those it still holds): `undo` goes back to the park before the last, past the moves the
+    /// driver took on its own (decision P22).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parks: Vec<usize>,
 }
 
 /// A command the world carried out for a run, and the move it was for.
@@ -146,6 +151,28 @@ fn is_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// The ids of the `<id>.json` files in `folder` (none when it cannot be read).
+fn ids(folder: &Path) -> Vec<String> {
+    let entries = fs::read_dir(folder).map(|entries| entries.flatten().collect::<Vec<_>>()).unwrap_or_default();
+    entries
+        .iter()
+        .filter_map(|entry| entry.file_name().to_str()?.strip_suffix(".json").filter(|id| is_id(id)).map(str::to_owned))
+        .collect()
+}
+
+/// An ended run's file: its envelopes by key and when it ended; a file written before P18 holds
+/// only the envelopes.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Ended {
+    Timed {
+        #[serde(rename = "endedAt")]
+        ended_at: u64,
+        envelopes: BTreeMap<String, Printed>,
+    },
+    Untimed(BTreeMap<String, Printed>),
+}
+
 impl Store {
     /// The store in `folder`.
     pub fn at(folder: impl Into<PathBuf>) -> Store {
@@ -195,9 +222,15 @@ impl Store {
         self.folder.join("ended").join(format!("{id}.json"))
     }
 
-    /// Keeps the envelopes an ended run printed, by key, so that a resume retried with the same
-    /// key after the end prints the same envelope (the record itself is deleted).
-    pub fn save_ended(&self, id: &str, envelopes: &BTreeMap<String, Printed>) -> Result<(), ParkedError> {
+    /// Keeps the envelopes an ended run printed, by key, with when it ended (`ended_at`, Unix
+    /// milliseconds), so that a resume retried with the same key after the end prints the same
+    /// envelope (the record itself is deleted).
+    pub fn save_ended(
+        &self,
+        id: &str,
+        envelopes: &BTreeMap<String, Printed>,
+        ended_at: u64,
+    ) -> Result<(), ParkedError> {
         if !is_id(id) {
             return Err(ParkedError::Unknown(id.to_owned()));
         }
@@ -205,17 +238,52 @@ impl Store {
         restrict(&self.folder, 0o700)?;
         let path = self.ended_path(id);
         let folder = self.folder.join("ended");
-        write_private(&folder, &path, &serde_json::to_vec(envelopes).expect("envelopes are JSON"))
+        let ended = Ended::Timed { ended_at, envelopes: envelopes.clone() };
+        write_private(&folder, &path, &serde_json::to_vec(&ended).expect("envelopes are JSON"))
     }
 
-    /// What the ended run `id` printed under `key`, if it did.
-    pub fn ended_envelope(&self, id: &str, key: &str) -> Option<Printed> {
+    /// The envelopes the ended run `id` printed, and when it ended (0 when its file does not say).
+    fn ended(&self, id: &str) -> Option<(u64, BTreeMap<String, Printed>)> {
         if !is_id(id) {
             return None;
         }
         let text = crate::files::read_text(&self.ended_path(id)).ok()?;
-        let mut envelopes: BTreeMap<String, Printed> = serde_json::from_str(&text).ok()?;
-        envelopes.remove(key)
+        Some(match serde_json::from_str(&text).ok()? {
+            Ended::Timed { ended_at, envelopes } => (ended_at, envelopes),
+            Ended::Untimed(envelopes) => (0, envelopes),
+        })
+    }
+
+    /// What the ended run `id` printed under `key`, if it did.
+    pub fn ended_envelope(&self, id: &str, key: &str) -> Option<Printed> {
+        self.ended(id)?.1.remove(key)
+    }
+
+    /// The run, parked or ended, that printed an envelope under `key`; when several did, the one
+    /// written last (a parked record's `updatedAt`, an ended run's end). `None` when none did.
+    /// `run resume --last` retried under its key means that run, not one parked since (P18).
+    pub fn used_key(&self, key: &str) -> Option<String> {
+        let mut newest: Option<(u64, String)> = None;
+        let mut consider = |candidate: (u64, String)| {
+            if newest.as_ref().is_none_or(|n| candidate > *n) {
+                newest = Some(candidate);
+            }
+        };
+        for id in ids(&self.folder) {
+            if let Ok(record) = self.load(&id) {
+                if record.envelopes.contains_key(key) {
+                    consider((record.updated_at, id));
+                }
+            }
+        }
+        for id in ids(&self.folder.join("ended")) {
+            if let Some((ended_at, envelopes)) = self.ended(&id) {
+                if envelopes.contains_key(key) {
+                    consider((ended_at, id));
+                }
+            }
+        }
+        newest.map(|(_, id)| id)
     }
 
     /// The record of `id`.
@@ -350,7 +418,28 @@ mod tests {
             session: Value::Null,
             envelopes: BTreeMap::new(),
             performed: Vec::new(),
+            parks: Vec::new(),
         }
+    }
+
+    #[test]
+    fn an_ended_run_is_found_by_its_key_and_a_file_without_its_end_still_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().join("sessions"));
+        let printed = |action: &str| Printed { action: action.to_owned(), envelope: Value::from(action) };
+        let envelopes = |key: &str, action: &str| BTreeMap::from([(key.to_owned(), printed(action))]);
+        assert_eq!(store.used_key("k"), None);
+        store.save_ended("old", &envelopes("k", "1"), 50).unwrap();
+        let mut parked = record("parked", 40);
+        parked.envelopes = envelopes("k", "2");
+        store.save(&parked).unwrap();
+        assert_eq!(store.used_key("k").as_deref(), Some("old"), "the newer of the two");
+        assert_eq!(store.used_key("other"), None);
+        // Written before P18: the envelopes alone, counted as ended at 0.
+        fs::write(store.ended_path("older"), serde_json::to_vec(&envelopes("j", "3")).unwrap()).unwrap();
+        assert_eq!(store.ended_envelope("older", "j"), Some(printed("3")));
+        assert_eq!(store.ended_envelope("old", "k"), Some(printed("1")));
+        assert_eq!(store.used_key("j").as_deref(), Some("older"));
     }
 
     #[test]

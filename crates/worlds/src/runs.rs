@@ -159,6 +159,10 @@ fn settle(
     // What the moves an undo or a restart took back performed is forgotten with them (H56).
     let moves = session.journal().len();
     record.performed.retain(|performed| performed.at < moves);
+    if matches!(driven.stop, Stop::Person) {
+        record.parks.retain(|&at| at < moves);
+        record.parks.push(moves);
+    }
     driven.log.extend(session.take_log());
     // The contract's order: the outcome first, then the session, what was said, and the rest.
     let (outcome, status) = match &driven.stop {
@@ -199,7 +203,7 @@ fn settle(
     if status == 0 {
         store.remove(session.id()).map_err(unsaved)?;
         if !record.envelopes.is_empty() {
-            store.save_ended(session.id(), &record.envelopes).map_err(unsaved)?;
+            store.save_ended(session.id(), &record.envelopes, now).map_err(unsaved)?;
         }
     } else {
         store.save(&record).map_err(unsaved)?;
@@ -273,6 +277,7 @@ pub fn begin(
         session: Value::Null,
         envelopes: BTreeMap::new(),
         performed: Vec::new(),
+        parks: Vec::new(),
     };
     let Some(reply) = reply else {
         return settle(session, world, record, Before { reported, log: Vec::new() }, None, store, now);
@@ -285,6 +290,8 @@ pub fn begin(
         // It ended or failed before anyone could reply: the turn is that.
         return settle(session, world, record, Before { reported, log: driven.log }, None, store, now);
     }
+    // It would have parked here: a later undo comes back to it (P22).
+    record.parks.push(session.journal().len());
     let (key, receipt) = take(session.as_mut(), reply, None, now)?;
     if let Receipt::Executed { events, .. } = &receipt {
         reported.extend(events.iter().cloned());
@@ -293,11 +300,23 @@ pub fn begin(
 }
 
 /// Which run `stagehand run resume` means, and the action: `ID [ACTION]`, or with `last` the run
-/// parked last and `[ACTION]`.
-pub fn which(store: &Store, words: &[String], last: bool) -> Result<(String, Option<String>), String> {
+/// parked last and `[ACTION]`. With `last` and a `key` some run (parked or ended) already printed
+/// under, that run: a retry means the run its key was used on, not one parked since (P18).
+pub fn which(
+    store: &Store,
+    words: &[String],
+    last: bool,
+    key: Option<&str>,
+) -> Result<(String, Option<String>), String> {
     match (last, words) {
         (true, [_, _, ..]) => Err("with --last, give only the action".to_owned()),
-        (true, words) => Ok((store.last().map_err(|e| e.to_string())?, words.first().cloned())),
+        (true, words) => {
+            let id = match key.and_then(|key| store.used_key(key)) {
+                Some(id) => id,
+                None => store.last().map_err(|e| e.to_string())?,
+            };
+            Ok((id, words.first().cloned()))
+        }
         (false, [id, rest @ ..]) => Ok((id.clone(), rest.first().cloned())),
         (false, []) => Err("name the run: `stagehand run resume ID [ACTION]`, or `--last`".to_owned()),
     }
@@ -317,7 +336,8 @@ pub fn replay_ended(store: &Store, id: &str, action: Option<&str>, key: &str) ->
 }
 
 /// Takes one action on the parked run `record` (a session of `document`, restored): an action
-/// id, its number in the view's list (from 1), or free text for the first pending question.
+/// id, free text (a number too) for the first pending question, or, when no question waits, an
+/// action's number in the view's list (from 1; P21).
 /// Without an action the run is shown as it stands. With a `key` already used for the same
 /// action, as it was typed or as the action it named, the envelope printed then is given again
 /// and nothing is applied.
@@ -338,9 +358,25 @@ pub fn resume(
     let fingerprint = document.fingerprint();
     let mut before = Before::default();
     let mut session = if fingerprint == record.fingerprint {
-        document
-            .restore(record.session.take())
-            .map_err(|e| RunError::Refused(format!("the run {} cannot be restored: {e}", record.session_id)))?
+        let snapshot = record.session.take();
+        match document.restore(snapshot.clone()) {
+            Ok(session) => session,
+            // Written by another version that spells the engine's state otherwise: its moves
+            // are taken again, or the step that cannot be is named; never reset (P19).
+            Err(unrestorable) => {
+                let replayed = document.replay(snapshot, record.seed).map_err(|e| {
+                    RunError::Refused(format!(
+                        "the run {} cannot be restored ({unrestorable}), nor replayed: {e}",
+                        record.session_id
+                    ))
+                })?;
+                before.log.push(format!(
+                    "{}: the run {} was parked by another version of Stagehand ({unrestorable}); its moves were taken again",
+                    record.document, record.session_id
+                ));
+                replayed
+            }
+        }
     } else {
         // An edited document: the run's moves are taken again on it, or the step that cannot
         // be is named (H55).
@@ -368,7 +404,11 @@ pub fn resume(
     let Some(action) = action else {
         return settle(session, world, record, before, None, store, now);
     };
-    let (key, receipt) = take(session.as_mut(), action, key, now)?;
+    let moves = session.journal().len();
+    let (key, mut receipt) = take(session.as_mut(), action, key, now)?;
+    if matches!(receipt, Receipt::Executed { .. }) && session.journal().len() < moves {
+        receipt = back_to_the_last_park(session.as_mut(), &record.parks, moves, receipt, now);
+    }
     if let Some(printed) = record.envelopes.get(&key) {
         if printed.envelope.get("receipt") == Some(&serde_json::to_value(&receipt).expect("a receipt is JSON")) {
             return Ok(reprinted(printed));
@@ -379,6 +419,29 @@ pub fn resume(
         _ => Vec::new(),
     };
     settle(session, world, record, Before { reported, log: before.log }, Some((&key, action, receipt)), store, now)
+}
+
+/// After an `undo` that took the journal back from `moves`: undoes on until it holds no more
+/// than it held at the park before the one at `moves`, so the person's own last move is taken
+/// back, not a line or an answer the driver took on its own after it (P22). The receipt is the
+/// first undo's, with the events the last one reported. Without an earlier park, one undo stands.
+fn back_to_the_last_park(
+    session: &mut dyn AnySession,
+    parks: &[usize],
+    moves: usize,
+    mut receipt: Receipt,
+    now: u64,
+) -> Receipt {
+    let Some(&target) = parks.iter().rev().find(|&&at| at < moves) else { return receipt };
+    while session.journal().len() > target {
+        let key = (session.receipt_count()..).map(|n| format!("undo:{n}")).find(|k| !session.has_key(k));
+        let Some(key) = key else { break };
+        let Receipt::Executed { events, .. } = session.apply("undo", &key, now) else { break };
+        if let Receipt::Executed { events: all, .. } = &mut receipt {
+            *all = events;
+        }
+    }
+    receipt
 }
 
 /// Makes the world stand where the run left it: carries out again, in order, every command it
@@ -403,8 +466,8 @@ fn reprinted(printed: &Printed) -> Turn {
     Turn { envelope: printed.envelope.clone(), status, trace: Vec::new(), log: Vec::new() }
 }
 
-/// Applies `action` as `run resume` reads it (an action id, its number in the view's list from
-/// 1, or free text for the first pending question) under `key` (a fresh one when absent): the
+/// Applies `action` as `run resume` reads it (an action id; else, while a question waits, its
+/// answer; else the action's number in the view's list from 1) under `key` (a fresh one when absent): the
 /// key and the receipt. A rejected action is an error, and nothing changed.
 fn take(
     session: &mut dyn AnySession,
@@ -417,14 +480,15 @@ fn take(
         None => (session.receipt_count()..).map(|n| format!("cli:{n}")).find(|k| !session.has_key(k)).expect("a key"),
     };
     let view = session.describe();
+    // While a question waits, anything but an action id answers it, a number too (P21).
     let receipt = if let Some(known) = view.actions.iter().find(|a| a.id == action) {
         session.apply(&known.id.clone(), &key, now)
+    } else if let Some(question) = view.pending_questions.first() {
+        session.input(&question.question_id.clone(), action, &key, now)
     } else if let Some(known) =
         action.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|n| view.actions.get(n))
     {
         session.apply(&known.id.clone(), &key, now)
-    } else if let Some(question) = view.pending_questions.first() {
-        session.input(&question.question_id.clone(), action, &key, now)
     } else {
         // Not advertised: the session rejects it (or, under a used key, says so).
         session.apply(action, &key, now)
@@ -443,8 +507,16 @@ fn take(
     Ok((key, receipt))
 }
 
+/// How to go on with the run a turn parked or kept, for standard error (CONTRACT.md §3: "stdout
+/// gets the question text; stderr gets a hint"; P20); `None` when it ended.
+pub fn hint(envelope: &Value) -> Option<String> {
+    let id = envelope["sessionId"].as_str().filter(|_| envelope["outcome"] != "ended")?;
+    let what = if envelope["outcome"] == "failed" { "kept" } else { "parked" };
+    Some(format!("(run {what}) continue with: stagehand run resume {id} ACTION"))
+}
+
 /// A turn's envelope in words for a person: what was said, a line each, then the end, or the
-/// error, the pending questions and the numbered actions, and how to resume.
+/// error, the pending questions and the numbered actions ([`hint`] says how to resume).
 pub fn for_a_person(envelope: &Value) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -468,10 +540,9 @@ pub fn for_a_person(envelope: &Value) -> String {
         }
         .ok();
     }
-    let id = envelope["sessionId"].as_str().unwrap_or("");
     match envelope["outcome"].as_str() {
         Some("ended") => out.push_str("(the story ended)\n"),
-        outcome => {
+        _ => {
             let view = &envelope["view"];
             if let Some(error) = envelope["error"].as_str().or(view["lastError"].as_str()) {
                 writeln!(out, "error: {error}").ok();
@@ -483,12 +554,13 @@ pub fn for_a_person(envelope: &Value) -> String {
             for question in view["pendingQuestions"].as_array().into_iter().flatten() {
                 writeln!(out, "? {}", question["text"].as_str().unwrap_or("")).ok();
             }
+            // While a question waits a number answers it, so the actions are not numbered (P21).
+            let asked = view["pendingQuestions"].as_array().is_some_and(|q| !q.is_empty());
             for (n, action) in view["actions"].as_array().into_iter().flatten().enumerate() {
                 let (id, label) = (action["id"].as_str().unwrap_or(""), action["label"].as_str().unwrap_or(""));
-                writeln!(out, "  {}. {label}  [{id}]", n + 1).ok();
+                let bullet = if asked { "-".to_owned() } else { format!("{}.", n + 1) };
+                writeln!(out, "  {bullet} {label}  [{id}]").ok();
             }
-            let what = if outcome == Some("failed") { "kept" } else { "parked" };
-            writeln!(out, "(run {what} as {id}: stagehand run resume {id} ACTION)").ok();
         }
     }
     out

@@ -155,3 +155,9 @@ impl<E: Engine> AnySession for Session<E> {
 pub fn snapshot_of<E: Engine>(value: Value) -> Result<SessionSnapshot<E::Snapshot>, HostError> {
     serde_json::from_value(value).map_err(|e| HostError::Mismatch(format!("it cannot be read: {e}")))
 }
+
+/// The parts of a session snapshot a replay reads ([`Session::replayed`](super::Session::replayed)):
+/// its engine states are skipped unread, whatever their shape (decision P19).
+pub fn moves_of(value: Value) -> Result<SessionSnapshot<serde::de::IgnoredAny>, HostError> {
+    serde_json::from_value(value).map_err(|e| HostError::Mismatch(format!("it cannot be read: {e}")))
+}

@@ -42,7 +42,7 @@ use stagehand_protocol::{
 };
 
 pub use actions::{ActionId, Actions, Look};
-pub use any::{snapshot_of, AnySession};
+pub use any::{moves_of, snapshot_of, AnySession};
 pub use pending::{Asked, Call, MenuOption, Move, Pending};
 pub use receipts::{Applied, Events, ReportedRef};
 pub use snapshot::{Recorded, SessionSnapshot, SESSION_SNAPSHOT_VERSION};

@@ -19,6 +19,15 @@ impl<E: Engine> Session<E> {
     pub fn replayed(mut engine: E, snapshot: SessionSnapshot<E::Snapshot>) -> Result<Self, HostError> {
         super::readable(&snapshot)?;
         engine.continue_after(&snapshot.engine);
+        Self::replayed_moves(engine, snapshot)
+    }
+
+    /// [`replayed`](Self::replayed) without reading the snapshot's engine states (any `S`, such
+    /// as [`serde::de::IgnoredAny`]), so a snapshot whose engine state another version spelled
+    /// replays too (decision P19). The engine is not told how far its own trace went (H72), so
+    /// this is for engines that keep no trace of their own (every dialogue engine).
+    pub fn replayed_moves<S>(mut engine: E, snapshot: SessionSnapshot<S>) -> Result<Self, HostError> {
+        super::readable(&snapshot)?;
         let initial = engine.snapshot()?;
         let receipts = Receipts::of_snapshot(&snapshot.session_id, &snapshot.receipts);
         let mut session = Session {
