@@ -2,24 +2,14 @@
 //! the key was used on, not whichever run was parked since, parked or ended. Every test has its
 //! own `XDG_STATE_HOME`.
 
+mod common;
+
+use common::stagehand;
 use std::path::Path;
-use std::process::{Command, Output};
 
 /// A script that asks a question (no world answers `Name`), then offers a menu.
 const STORY: &str = "# Start\n\nAnn: Hello. Your name is `\"Name\"`.\n\n- Go left.\n\n  Ann: Left it is.\n\n\
                      - Go right.\n\n  Ann: Right it is.\n";
-
-fn stagehand(place: &Path, args: &[&str]) -> (i32, String, String) {
-    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_stagehand"))
-        .args(args)
-        .current_dir(place)
-        .env("XDG_STATE_HOME", place.join("state"))
-        .env_remove("HOME")
-        .output()
-        .expect("the binary runs");
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
-    (status.code().expect("an exit status"), text(stdout), text(stderr))
-}
 
 /// Parks a new run of `file`; its id.
 fn parked(place: &Path, file: &str) -> String {

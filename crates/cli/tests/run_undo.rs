@@ -1,8 +1,9 @@
 //! `undo` on a parked run takes back the person's last move, not the line the driver walked
 //! past (decision P22). Every test has its own `XDG_STATE_HOME`.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -11,17 +12,9 @@ const STORY: &str = "# Start\n\nAnn: Pick.\n\n- Red.\n\n  Ann: Red.\n\n- Blue.\n
                      Ann: Again.\n\n- Up.\n\n  Ann: Up.\n\n- Down.\n\n  Ann: Down.\n";
 
 fn stagehand(place: &Path, args: &[&str]) -> (i32, Value) {
-    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_stagehand"))
-        .args(args)
-        .current_dir(place)
-        .env("XDG_STATE_HOME", place.join("state"))
-        .env_remove("HOME")
-        .output()
-        .expect("the binary runs");
-    let out = String::from_utf8(stdout).expect("UTF-8");
-    let envelope =
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{}", String::from_utf8_lossy(&stderr)));
-    (status.code().expect("an exit status"), envelope)
+    let (code, out, err) = common::stagehand(place, args);
+    let envelope = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (code, envelope)
 }
 
 fn labels(envelope: &Value) -> Vec<String> {

@@ -3,26 +3,16 @@
 //! refused naming the step that cannot be taken; it is never reset. Every test has its own
 //! `XDG_STATE_HOME`.
 
+mod common;
+
+use common::stagehand;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
 /// Two menus, one after the other.
 const STORY: &str = "# Start\n\nAnn: Pick.\n\n- Red.\n\n  Ann: Red.\n\n- Blue.\n\n  Ann: Blue.\n\n\
                      Ann: Again.\n\n- Up.\n\n  Ann: Up.\n\n- Down.\n\n  Ann: Down.\n";
-
-fn stagehand(place: &Path, args: &[&str]) -> (i32, String, String) {
-    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_stagehand"))
-        .args(args)
-        .current_dir(place)
-        .env("XDG_STATE_HOME", place.join("state"))
-        .env_remove("HOME")
-        .output()
-        .expect("the binary runs");
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
-    (status.code().expect("an exit status"), text(stdout), text(stderr))
-}
 
 /// Parks a run that chose "Red." at the first menu, then makes its record look written by a
 /// version whose engine state this one cannot read (`edit` may change it further); its id and

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use expectrl::{Eof, Session, WaitStatus};
@@ -95,4 +95,18 @@ pub fn finish(mut session: Session) {
         WaitStatus::Exited(_, code) => assert_eq!(code, 0),
         other => panic!("the player stopped with {other:?}"),
     }
+}
+
+/// Runs `stagehand ARGS` in `place`, its state folder `place/state` (and no `HOME`): the exit
+/// status, standard output and standard error.
+pub fn stagehand(place: &Path, args: &[&str]) -> (i32, String, String) {
+    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_stagehand"))
+        .args(args)
+        .current_dir(place)
+        .env("XDG_STATE_HOME", place.join("state"))
+        .env_remove("HOME")
+        .output()
+        .expect("the binary runs");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
+    (status.code().expect("an exit status"), text(stdout), text(stderr))
 }
