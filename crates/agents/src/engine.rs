@@ -574,6 +574,16 @@ impl Engine for AgentEngine {
         }
     }
 
+    /// A pending question's words as its player asked them (CONTRACT.md §1.9's `question`):
+    /// the view's question under its id, not the key's name (A54).
+    fn question_text(&self, key: &str) -> Option<String> {
+        if !matches!(self.phase, Phase::Rest { .. }) {
+            return None;
+        }
+        let questions = self.runtime.pending_questions();
+        questions.into_iter().find(|q| q.question_id == key).map(|q| q.question)
+    }
+
     fn describe(&self) -> String {
         let id = self.state_id();
         let description = self.machine.state(&id).map(|s| s.description.trim()).filter(|d| !d.is_empty());

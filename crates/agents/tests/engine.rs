@@ -248,3 +248,23 @@ fn ids_given_before_an_ended_snapshot_are_not_given_again_by_a_replay() {
     // The run called the writer and the reviewer (player-1, player-2) and the judge twice.
     assert_eq!(call_id, "player-3", "the replay's first call has an id of its own (A53)");
 }
+
+#[test]
+fn a_pending_question_is_worded_as_its_player_asked_it() {
+    const QUESTION: &str = "Which tone, gloomy or bright?";
+    let mut engine = engine();
+    take(&mut engine, Command::start());
+    assert_eq!(engine.question_text("task"), None, "asking for the task is no player's question");
+    let events = boss(&mut engine, "a poem about rain");
+    let all = answer_all(&mut engine, events, |call| match call {
+        PortCall::Player { .. } => PortAnswer::Player { result: PlayerResult::ok(QUESTION) },
+        PortCall::Judge { .. } => {
+            PortAnswer::Judge { text: format!(r#"{{"guard": "needsBossReply", "question": "{QUESTION}"}}"#) }
+        }
+        other => panic!("the example makes no such call: {other:?}"),
+    });
+    assert_eq!(engine.waiting(), Waiting::Answers);
+    let key = asked_key(&all).expect("Boss is asked");
+    assert_eq!(engine.question_text(&key).as_deref(), Some(QUESTION), "asked under {key}");
+    assert_eq!(engine.question_text("no-such-question"), None);
+}

@@ -176,6 +176,14 @@ pub trait Engine {
     /// Where the run stands, in a sentence written for a person.
     fn describe(&self) -> String;
 
+    /// The words of the question the pending key `key` stands for, as its asker put it (an
+    /// agent player's question to Boss: CONTRACT.md §1.9's `question`), when the engine has
+    /// them; `None` (the default) lets the host word it from the key and its kind.
+    fn question_text(&self, key: &str) -> Option<String> {
+        let _ = key;
+        None
+    }
+
     /// The places a run may be started at by name (DialogueDown anchors), in a stable order.
     /// Engines without such places list none.
     fn anchors(&self) -> Vec<String> {

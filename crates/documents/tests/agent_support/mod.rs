@@ -1,5 +1,7 @@
 //! What the agent-machine document tests share: the example machine, opened, and scripted ports
-//! that play it (the writer drafts, the reviewer approves or is away, the judge reads the verdict).
+//! that play it (the writer drafts, the reviewer approves or is away, the judge reads the verdict). Not every test uses every piece.
+
+#![allow(dead_code)]
 
 use stagehand_agents::runtime::PlayerResult;
 use stagehand_documents::{Document, OpenOptions};

@@ -345,9 +345,12 @@ impl<'s, E: Engine> Look<'s, E> {
         view.at_rest = self.at_rest();
         view.pending_questions.clear();
         if let Pending::Resolve { asked } = pending {
-            view.pending_questions.extend(asked.iter().filter(|a| a.given.is_none()).map(|a| PendingQuestion {
-                question_id: a.key.clone(),
-                text: format!("{}? ({})", a.key, kind_words(&a.kind)),
+            view.pending_questions.extend(asked.iter().filter(|a| a.given.is_none()).map(|a| {
+                PendingQuestion {
+                    question_id: a.key.clone(),
+                    text: (self.session.engine.question_text(&a.key))
+                        .unwrap_or_else(|| format!("{}? ({})", a.key, kind_words(&a.kind))),
+                }
             }));
         }
         view.last_error = match pending {
