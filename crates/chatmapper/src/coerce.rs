@@ -67,13 +67,17 @@ fn as_boolean_word(value: &str) -> Option<bool> {
 /// The type a JSON export's untyped value is read as.
 ///
 /// Known fields keep their known type (`IsPlayer` boolean, `Age` number, `Actor`/`Conversant`
-/// actor IDs); otherwise `True`/`False` (any case) is a boolean, a plain decimal number written
+/// actor IDs, and FORMAT.md §5's standard text fields — `Name`, `Title`, `Description`, `Menu
+/// Text`, `Dialogue Text`, `Parenthetical`, `Pictures`, `Audio Files`, `Video File` — text, as
+/// the XML export types them: decision M36); otherwise `True`/`False` (any case) is a boolean, a plain decimal number written
 /// without surrounding spaces is a number, and anything else is text.
 pub fn infer_type(title: &str, value: &str) -> FieldType {
     match title {
         "IsPlayer" => FieldType::Boolean,
         "Age" => FieldType::Number,
         "Actor" | "Conversant" => FieldType::Actor,
+        "Name" | "Title" | "Description" | "Menu Text" | "Dialogue Text" | "Parenthetical" | "Pictures"
+        | "Audio Files" | "Video File" => FieldType::Text,
         _ if as_boolean_word(value).is_some() && value.trim() == value => FieldType::Boolean,
         _ if is_decimal(value) => FieldType::Number,
         _ => FieldType::Text,
@@ -227,6 +231,28 @@ mod tests {
         assert_eq!(infer_type("Age", "old"), FieldType::Number);
         assert_eq!(infer_type("Actor", "1"), FieldType::Actor);
         assert_eq!(infer_type("Conversant", ""), FieldType::Actor);
+    }
+
+    #[test]
+    fn the_standard_text_fields_stay_text_whatever_they_hold() {
+        // FORMAT.md section 5's standard fields that the XML export types as Text (or Files): a
+        // name, title or line that looks like a number or a boolean is still the words written.
+        for title in [
+            "Name",
+            "Title",
+            "Description",
+            "Menu Text",
+            "Dialogue Text",
+            "Parenthetical",
+            "Pictures",
+            "Audio Files",
+            "Video File",
+        ] {
+            assert_eq!(infer_type(title, "1984"), FieldType::Text, "{title}");
+            assert_eq!(infer_type(title, "True"), FieldType::Text, "{title}");
+        }
+        assert_eq!(infer_type("Initial Value", "12"), FieldType::Number);
+        assert_eq!(infer_type("Custom", "True"), FieldType::Boolean);
     }
 
     #[test]

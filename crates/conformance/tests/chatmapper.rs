@@ -36,6 +36,7 @@ cases! {
     f_forces_a_menu_for_one_choice => "chatmapper/f-forces-a-menu-for-one-choice",
     math_random_is_deterministic_under_a_seed => "chatmapper/math-random-is-deterministic-under-a-seed",
     menu_text_of_only_whitespace_is_a_line => "chatmapper/menu-text-of-only-whitespace-is-a-line",
+    names_and_titles_in_a_json_export_stay_text => "chatmapper/names-and-titles-in-a-json-export-stay-text",
     nested_groups_expand_and_carry_their_scripts => "chatmapper/nested-groups-expand-and-carry-their-scripts",
     passthrough_children_can_be_choices => "chatmapper/passthrough-children-can-be-choices",
     passthrough_puts_the_children_in_place => "chatmapper/passthrough-puts-the-children-in-place",
