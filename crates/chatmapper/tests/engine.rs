@@ -327,3 +327,30 @@ fn a_script_cannot_close_its_chunk_and_run_code_when_the_engine_is_built() {
     assert!(log.iter().any(|l| l.contains("entry 1") && l.contains("script does not compile")), "{log:#?}");
     assert!(log.iter().any(|l| l.contains("entry 1") && l.contains("condition cannot be evaluated")), "{log:#?}");
 }
+
+#[test]
+fn a_status_written_on_a_missing_asset_fails_at_the_scripts_line_and_is_kept_nowhere() {
+    // M37: Actor["Ghost"] is nil; writing a status or relationship on it is an argument error
+    // that points at the script, and nothing is stored that another missing asset could read.
+    let path = format!(
+        "{}/../../conformance/chatmapper/a-missing-asset-has-no-status-and-shares-none/project.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let project = load(&bytes, &path).unwrap_or_else(|e| panic!("{e}"));
+    let mut engine = ChatMapperEngine::new(project, Options::default()).expect("an engine");
+    send(&mut engine, Command::start());
+    send(&mut engine, Command::Next);
+    let said = send(&mut engine, Command::Next);
+    assert_eq!(said, ["said Kick Hart: Phantom: [], fear 0; Kick Hart: [Friends]."]);
+    let log = engine.take_log();
+    assert!(
+        log.iter().any(|l| l.contains("script:1: bad argument #1 to 'SetStatus' (an asset expected, got nil)")),
+        "{log:#?}"
+    );
+    assert!(
+        log.iter().any(|l| l.contains("script:1: bad argument #1 to 'IncRelationship' (an asset expected, got nil)")),
+        "{log:#?}"
+    );
+    assert_eq!(engine.observe()["variables"], json!({"status": "", "fear": 0.0, "kick": "Friends"}));
+}

@@ -16,6 +16,7 @@ cases! {
     a_line_plays_before_any_choice => "chatmapper/a-line-plays-before-any-choice",
     a_link_into_a_root_whose_condition_is_false_is_dropped => "chatmapper/a-link-into-a-root-whose-condition-is-false-is-dropped",
     a_link_past_another_conversations_root_does_not_ask_it => "chatmapper/a-link-past-another-conversations-root-does-not-ask-it",
+    a_missing_asset_has_no_status_and_shares_none => "chatmapper/a-missing-asset-has-no-status-and-shares-none",
     a_node_reached_only_from_another_conversation_competes_with_nobody => "chatmapper/a-node-reached-only-from-another-conversation-competes-with-nobody",
     a_ring_of_groups_is_refused_as_a_possible_loop => "chatmapper/a-ring-of-groups-is-refused-as-a-possible-loop",
     a_root_condition_reads_its_own_conversations_dialog_table => "chatmapper/a-root-condition-reads-its-own-conversations-dialog-table",

@@ -9,48 +9,72 @@ Conversation = Conversation or {}
 StatusTable = StatusTable or {}
 RelationshipTable = RelationshipTable or {}
 
--- An asset given as its table (Actor["Kick_Hart"]) is known by its Name field; any other value by
--- its tostring.
+-- An asset given as its table (Actor["Kick_Hart"]) is known by its Name field; a string or a number
+-- by its tostring. Anything else (nil for a missing asset, a table without a Name) is no asset: nil.
 local function name_of(asset)
-  if type(asset) == "table" then
-    return tostring(rawget(asset, "Name"))
+  local t = type(asset)
+  if t == "table" then
+    local name = rawget(asset, "Name")
+    if name == nil then return nil end
+    return tostring(name)
+  elseif t == "string" or t == "number" then
+    return tostring(asset)
   end
-  return tostring(asset)
+  return nil
+end
+
+-- The names of two assets a status or relationship is written between: no asset is an error (M37),
+-- so two missing assets never share one entry. `level` is where the error points: the script that
+-- called the surface's function.
+local function names_to_write(fn, level, a, b)
+  local ka, kb = name_of(a), name_of(b)
+  if ka == nil then error("bad argument #1 to '" .. fn .. "' (an asset expected, got " .. type(a) .. ")", level) end
+  if kb == nil then error("bad argument #2 to '" .. fn .. "' (an asset expected, got " .. type(b) .. ")", level) end
+  return ka, kb
+end
+
+-- A status or relationship read with no asset on either side is unset.
+local function cell(table, a, b)
+  local ka, kb = name_of(a), name_of(b)
+  local row = ka ~= nil and table[ka]
+  return row and kb ~= nil and row[kb] or nil
 end
 
 function GetStatus(a, b)
-  local row = StatusTable[name_of(a)]
-  local value = row and row[name_of(b)]
+  local value = cell(StatusTable, a, b)
   if value == nil then return "" end
   return value
 end
 
 function SetStatus(a, b, value)
-  local key = name_of(a)
-  StatusTable[key] = StatusTable[key] or {}
-  StatusTable[key][name_of(b)] = value
+  local ka, kb = names_to_write("SetStatus", 3, a, b)
+  StatusTable[ka] = StatusTable[ka] or {}
+  StatusTable[ka][kb] = value
 end
 
 function GetRelationship(a, b, kind)
-  local row = RelationshipTable[name_of(a)]
-  local column = row and row[name_of(b)]
+  local column = cell(RelationshipTable, a, b)
   local value = column and column[tostring(kind)]
   return tonumber(value) or 0
 end
 
-function SetRelationship(a, b, kind, value)
-  local ka, kb = name_of(a), name_of(b)
+local function set_relationship(fn, a, b, kind, value)
+  local ka, kb = names_to_write(fn, 4, a, b)
   RelationshipTable[ka] = RelationshipTable[ka] or {}
   RelationshipTable[ka][kb] = RelationshipTable[ka][kb] or {}
   RelationshipTable[ka][kb][tostring(kind)] = tonumber(value) or 0
 end
 
+function SetRelationship(a, b, kind, value)
+  set_relationship("SetRelationship", a, b, kind, value)
+end
+
 function IncRelationship(a, b, kind, amount)
-  SetRelationship(a, b, kind, GetRelationship(a, b, kind) + (tonumber(amount) or 0))
+  set_relationship("IncRelationship", a, b, kind, GetRelationship(a, b, kind) + (tonumber(amount) or 0))
 end
 
 function DecRelationship(a, b, kind, amount)
-  SetRelationship(a, b, kind, GetRelationship(a, b, kind) - (tonumber(amount) or 0))
+  set_relationship("DecRelationship", a, b, kind, GetRelationship(a, b, kind) - (tonumber(amount) or 0))
 end
 
 -- Host helpers (not part of the ChatMapper surface).
