@@ -354,3 +354,17 @@ fn a_status_written_on_a_missing_asset_fails_at_the_scripts_line_and_is_kept_now
     );
     assert_eq!(engine.observe()["variables"], json!({"status": "", "fear": 0.0, "kick": "Friends"}));
 }
+
+#[test]
+fn a_status_set_to_false_reads_back_false() {
+    // Statuses hold any value; only an unset one (or one with no asset, M37) reads as "".
+    let json = r#"{"Assets": {
+        "Actors": [{"ID": 1, "Fields": {"Name": "Player"}}, {"ID": 2, "Fields": {"Name": "Kick Hart"}}],
+        "Conversations": [{"ID": 1, "DialogNodes": [
+            {"ID": 0, "IsRoot": true, "OutgoingLinks": [{"DestinationDialogID": 1}]},
+            {"ID": 1, "Fields": {"Actor": "2", "Dialogue Text": "[var=out]"},
+             "UserScript": "SetStatus(Actor['Player'], Actor['Kick_Hart'], false); Variable['out'] = tostring(GetStatus(Actor['Player'], Actor['Kick_Hart'])) .. '|' .. tostring(GetStatus(Actor['Player'], Actor['Nobody']))"}]}]}}"#;
+    let project = load(json.as_bytes(), "status.json").unwrap_or_else(|e| panic!("{e}"));
+    let mut engine = ChatMapperEngine::new(project, Options::default()).expect("an engine");
+    assert_eq!(send(&mut engine, Command::start()), ["said Kick Hart: false|"]);
+}

@@ -36,8 +36,10 @@ end
 -- A status or relationship read with no asset on either side is unset.
 local function cell(table, a, b)
   local ka, kb = name_of(a), name_of(b)
-  local row = ka ~= nil and table[ka]
-  return row and kb ~= nil and row[kb] or nil
+  if ka == nil or kb == nil then return nil end
+  local row = table[ka]
+  if row == nil then return nil end
+  return row[kb]
 end
 
 function GetStatus(a, b)
