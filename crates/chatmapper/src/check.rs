@@ -13,6 +13,8 @@
 //!   which play by themselves unless the engine's `player_lines_as_choices` option is on.
 //! - globals a condition or script reads that nothing defines (see `globals` for how reads are
 //!   found, and the limits);
+//! - keys of `Actor`, `Item` and `Location` that no asset of the project has and no script
+//!   assigns (`Actor["Ghost"]`, or `Actor["Kick Hart"]` for the key `Kick_Hart`): nil in play (M38);
 //! - markup written in another case (`[VAR=x]`, `[EM1]`), which is shown as text (M28).
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -95,6 +97,18 @@ pub enum FindingKind {
         written: String,
         /// The markup it would be (its keyword in lower case, a variable's name as written).
         meant: String,
+    },
+    /// A condition or script reads `Actor[key]`, `Item[key]` or `Location[key]` for a key that no
+    /// asset of the project has and no script assigns: it is nil in play, and a status or
+    /// relationship written on it fails (decisions M37, M38).
+    UnknownAsset {
+        /// The table: `Actor`, `Item` or `Location`.
+        table: String,
+        /// The key as written.
+        name: String,
+        /// The key of the asset the name names, when the key is an asset's name written with its
+        /// spaces (`Kick Hart` for `Kick_Hart`).
+        meant: Option<String>,
     },
     /// Menu Text holds an input prompt (`[?Name]`, `[var=?Name]`): a label cannot ask, so it is
     /// stripped from the label and never asked (decision M33).
@@ -179,6 +193,24 @@ impl fmt::Display for Finding {
                 "{written} is not markup (markup is written in lower case), so it is shown as written; write \
                  {meant} if it is meant as markup"
             ),
+            FindingKind::UnknownAsset { table, name, meant } => {
+                let what = match table.as_str() {
+                    "Item" => "item",
+                    "Location" => "location",
+                    _ => "actor",
+                };
+                match meant {
+                    Some(key) => write!(
+                        f,
+                        "reads {table}[{name:?}], which is no {what} of the project (the key of the one named {name:?} \
+                         is {key})"
+                    ),
+                    None => write!(
+                        f,
+                        "reads {table}[{name:?}], which is no {what} of the project and no script assigns, so it is nil"
+                    ),
+                }
+            }
             FindingKind::PromptInMenuText { name } => write!(
                 f,
                 "its Menu Text holds the input prompt [?{name}], which a menu label cannot ask: it is left out of the \
@@ -203,6 +235,7 @@ pub fn check(project: &Project) -> Vec<Finding> {
         }
     }
     declared.extend(assigned(&project.user_script));
+    let assets = crate::asset_keys::AssetKeys::new(project);
     let mut defined: HashSet<String> = globals::predefined().map(str::to_owned).collect();
     for source in project.conversations.iter().flat_map(|c| &c.entries).map(|e| &e.user_script) {
         defined.extend(globals::globals(source).assigned);
@@ -294,6 +327,9 @@ pub fn check(project: &Project) -> Vec<Finding> {
                     findings.push(here(FindingKind::UndeclaredVariable { name }));
                 }
             }
+            for kind in assets.unknown(&[&entry.conditions, &entry.user_script]) {
+                findings.push(here(kind));
+            }
             if let Some(members) = rings.remove(&(conversation.id, entry.id)) {
                 findings.push(here(FindingKind::GroupRing { members }));
             }
@@ -356,14 +392,22 @@ fn reachable(project: &Project) -> HashSet<(Id, Id)> {
 
 /// One `Variable` access found in source: its key, and whether it is assigned (`=` but not `==`).
 fn accesses(source: &str) -> Vec<(String, bool)> {
+    accesses_of("Variable", source)
+}
+
+/// One access of the global table `table` (`Variable`, `Actor`, …) found in source: its key
+/// (`table["key"]`, `table['key']`, `table.key`), and whether it is assigned. A name after `.` or
+/// `:` is a field of something else, not the global.
+pub(crate) fn accesses_of(table: &str, source: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let bytes = source.as_bytes();
     let mut from = 0;
-    while let Some(found) = source[from..].find("Variable") {
+    while let Some(found) = source[from..].find(table) {
         let start = from + found;
-        let mut i = start + "Variable".len();
+        let mut i = start + table.len();
         from = i;
-        let before_ok = start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let before_ok =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || matches!(bytes[start - 1], b'_' | b'.' | b':'));
         if !before_ok {
             continue;
         }

@@ -69,6 +69,7 @@
 //! assert_eq!(spans(&segments[1])[0], Span { text: "Welcome".into(), emphasis: Some(1) });
 //! ```
 
+mod asset_keys;
 mod branches;
 pub mod check;
 pub mod coerce;

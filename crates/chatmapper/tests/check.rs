@@ -153,3 +153,47 @@ fn a_prompt_in_menu_text_is_reported_as_never_asked() {
     assert!(shown.starts_with("conversation 1, entry 1: "), "{shown}");
     assert!(shown.contains("never asked") && shown.contains("Dialogue Text"), "{shown}");
 }
+
+#[test]
+fn an_asset_key_no_asset_has_is_reported_with_the_key_its_name_makes() {
+    // M38: Actor["Ghost"] is nil in play (and a status written on it fails, M37); a key written
+    // with the name's space instead of `_` is the usual slip, so the finding names the key.
+    let json = br#"{"Title": "t", "Assets": {
+      "Actors": [{"ID": 1, "Fields": {"Name": "Kick Hart"}}],
+      "Items": [{"ID": 2, "Fields": {"Name": "Brass Key"}}],
+      "Locations": [{"ID": 3, "Fields": {"Name": "Dock"}}],
+      "Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": [
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "OutgoingLinks": [{"DestinationDialogID": 1}],
+         "UserScript": "Item[\"Lamp\"] = {Name = \"Lamp\"}"},
+        {"ID": 1, "ConditionsString": "Actor[\"Kick_Hart\"].Age and Location.Dock and Item['Lamp'] and MyActor[\"x\"] and t.Actor[\"y\"]",
+         "UserScript": "SetStatus(Actor[\"Kick Hart\"], Item[\"Brass_Key\"], 'x'); SetStatus(Actor.Ghost, Location[\"Pier\"], 'y')",
+         "Fields": {"Title": "a"}}]}]}}"#;
+    let project = load(json, "t.json").unwrap();
+    let kinds: Vec<FindingKind> =
+        check(&project).into_iter().map(|f| f.kind).filter(|k| matches!(k, FindingKind::UnknownAsset { .. })).collect();
+    let unknown = |table: &str, name: &str, meant: Option<&str>| FindingKind::UnknownAsset {
+        table: table.into(),
+        name: name.into(),
+        meant: meant.map(str::to_owned),
+    };
+    assert_eq!(
+        kinds,
+        [
+            unknown("Actor", "Kick Hart", Some("Kick_Hart")),
+            unknown("Actor", "Ghost", None),
+            unknown("Location", "Pier", None)
+        ]
+    );
+    let shown = check(&project).iter().map(Finding::to_string).collect::<Vec<_>>().join("\n");
+    assert!(
+        shown.contains(
+            "conversation 1, entry 1: reads Actor[\"Kick Hart\"], which is no actor of the project (the key of the \
+             one named \"Kick Hart\" is Kick_Hart)"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("reads Actor[\"Ghost\"], which is no actor of the project and no script assigns, so it is nil"),
+        "{shown}"
+    );
+}
