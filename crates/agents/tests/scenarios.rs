@@ -121,6 +121,7 @@ cases! {
     restore_refuses_bad_snapshots => "restore-refuses-bad-snapshots",
     restore_then_dispose_continues_the_sequence => "restore-then-dispose-continues-the-sequence",
     retry_executes_and_replays_its_receipt => "retry-executes-and-replays-its-receipt",
+    script_status_and_telemetry => "script-status-and-telemetry",
     second_boundary_while_active_is_refused => "second-boundary-while-active-is-refused",
     slash_commands_are_plain_text => "slash-commands-are-plain-text",
     snapshot_round_trip_at_every_safe_point => "snapshot-round-trip-at-every-safe-point",

@@ -312,13 +312,14 @@ impl Run<'_> {
         })
     }
 
-    /// A script: exit 0 selects `ok`, anything else `failed`; a status line and
-    /// `playbook.script` telemetry, no call trace.
+    /// A script: exit 0 selects `ok`, anything else `failed`; once it ran, one status line
+    /// (`Executed script for <state> (exit <n>).`) and `playbook.script` telemetry
+    /// `{stateId, sourceItem, exitStatus}`, no call trace (A20 revised). A script that could
+    /// not run or was stopped reports exit 1, as one killed by a signal does upstream.
     fn script(&mut self, id: &str, command: &str, timeout_ms: u64) -> Result<Settle, Halt> {
         if self.io.aborted {
             return Ok(Settle::Abort);
         }
-        self.status(&format!("$ {command}"), None);
         let reply =
             self.io.call(PortCall::Script { state_id: id.to_owned(), command: command.to_owned(), timeout_ms })?;
         let exit = match reply {
@@ -329,8 +330,11 @@ impl Run<'_> {
                 return Ok(Settle::Control(NormalizedError::named("TypeError", format!("malformed reply {other:?}"))))
             }
         };
-        let payload = json!({"stateId": id, "command": command, "exitCode": exit});
-        self.io.emit(Emission::Telemetry { topic: "playbook.script".into(), payload });
+        let status = exit.unwrap_or(1);
+        self.status(&format!("Executed script for {id} (exit {status})."), None);
+        let mut payload = self.identity(id);
+        payload.insert("exitStatus".into(), json!(status));
+        self.io.emit(Emission::Telemetry { topic: "playbook.script".into(), payload: Value::Object(payload) });
         let guard = if exit == Some(0) { "ok" } else { "failed" };
         Ok(Settle::Guard(guard.into(), Map::new()))
     }
