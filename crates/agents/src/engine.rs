@@ -644,9 +644,9 @@ impl Engine for AgentEngine {
     /// Takes how far the old session's trace and ids went from its snapshot (its `traced`, its
     /// runtime's counters, its `counted`), for a replay onto an edited machine (H72, A53).
     fn continue_after(&mut self, old: &AgentSnapshot) {
-        let runtime = old.runtime.as_ref().map(|r| &r.sequences);
-        self.traced = self.traced.max(old.traced).max(runtime.map_or(0, |s| s.trace));
-        for given in runtime.into_iter().chain(&old.counted) {
+        let runtime = old.runtime.as_ref().map(|r| r.counters());
+        self.traced = self.traced.max(old.traced).max(runtime.as_ref().map_or(0, |s| s.trace));
+        for given in runtime.iter().chain(&old.counted) {
             self.counted = self.counted.highest(&Sequences { trace: 0, ..given.clone() });
         }
     }

@@ -129,10 +129,7 @@ fn run_results_and_receipts_spell_the_contract() {
     let snap = rt.export_snapshot().expect("a safe point");
     let v = serde_json::to_value(&snap).expect("serialises");
     assert_eq!(v["schemaVersion"], 1);
-    assert_eq!(
-        v["sequences"],
-        json!({"trace": 3, "turn": 1, "judgeCall": 0, "playerCall": 0, "playbookCall": 0, "captainCall": 0, "applyCall": 0})
-    );
+    assert_eq!(v["sequences"], json!({"trace": 3, "turn": 1, "judgeCall": 0, "playerCall": 0, "playbookCall": 0}));
 }
 
 /// Runs a boundary to its end with `answer` choosing each reply.
