@@ -63,6 +63,7 @@ cases! {
     captain_calls_carry_visibility => "captain-calls-carry-visibility",
     captain_empty_ok_reasks_once => "captain-empty-ok-reasks-once",
     captain_question_is_asked_by_captain => "captain-question-is-asked-by-captain",
+    captain_result_failure_is_recoverable => "captain-result-failure-is-recoverable",
     child_session_identity_is_checked => "child-session-identity-is-checked",
     classification_closed_set_is_enforced => "classification-closed-set-is-enforced",
     classification_event_the_state_cannot_take => "classification-event-the-state-cannot-take",
