@@ -4,8 +4,8 @@
 use serde_json::json;
 use stagehand_agents::machine::read_json;
 use stagehand_agents::runtime::{
-    Emission, Next, PlaybookCallResult, PlayerResult, PortCall, Reply, Request, RunResult, Runtime, RuntimeError,
-    Session, Settled, Step, TRACE_TYPES,
+    Emission, Next, PlaybookCallResult, PlayerResult, PortCall, Receipt, Reply, Request, RunResult, Runtime,
+    RuntimeError, Session, Settled, Step, TRACE_TYPES,
 };
 
 fn writer() -> Runtime {
@@ -89,7 +89,14 @@ fn boss_input_and_apply_wait_while_a_nested_call_is_pending() {
         .expect("fits");
     assert!(matches!(step.next, Next::Settled { settled: Settled::Run { result: Ok(RunResult::Suspended { .. }) } }));
     assert_eq!(rt.handle_boss_input("more", 5).err(), Some(RuntimeError::Suspended));
-    assert_eq!(rt.apply("jump:x", "k", 5).err(), Some(RuntimeError::Suspended));
+    // `apply` is a boundary of its own: with the call pending nothing is advertised, so the
+    // action is rejected (and not recorded), the pair traced (§1.11 step 3).
+    let first = rt.apply("jump:x", "k", 5).expect("apply is taken");
+    let (out, settled) = settle(&mut rt, first, |_| Reply::Drained);
+    let Settled::Receipt { result: Ok(Receipt::Rejected { reason }) } = settled else { panic!("{settled:?}") };
+    assert!(reason.contains("not currently advertised"), "{reason}");
+    assert_eq!(types(&out), ["s:apply.started", "s:apply.finished"]);
+    assert!(rt.pending_call().is_some(), "the call is still pending");
     let result = PlaybookCallResult::Ok {
         child_session_id: "c".into(),
         state: None,

@@ -526,9 +526,8 @@ impl Runtime {
             let settled = Settled::Receipt { result: Ok(r.clone()) };
             return Ok(Step { emitted: Vec::new(), next: Next::Settled { settled } });
         }
-        if self.core.suspended.is_some() {
-            return Err(RuntimeError::Suspended);
-        }
+        // A pending nested call is no boundary of this runtime's: `apply` is taken, and with
+        // nothing advertised there it is rejected (§1.11 step 3; A21 revised).
         self.surface_sink_failure()?;
         Ok(self.begin(Kind::Apply(action_id.to_owned(), key.to_owned()), at))
     }
