@@ -119,6 +119,7 @@ cases! {
     labels_are_never_bare_ids => "labels-are-never-bare-ids",
     reply_to_an_unknown_question_is_refused => "reply-to-an-unknown-question-is-refused",
     apply_executed_survives_a_finish_sink_failure => "apply-executed-survives-a-finish-sink-failure",
+    restore_keeps_neither_receipts_nor_the_last_boss_event => "restore-keeps-neither-receipts-nor-the-last-boss-event",
     restore_refuses_bad_snapshots => "restore-refuses-bad-snapshots",
     restore_then_dispose_continues_the_sequence => "restore-then-dispose-continues-the-sequence",
     retry_executes_and_replays_its_receipt => "retry-executes-and-replays-its-receipt",

@@ -1,6 +1,6 @@
 //! The snapshot, schema 1 (§1.8): its shape, capture and validation. The `machine` member is
-//! the runtime's own (hosts treat it as opaque); it also carries the `apply` receipts and the
-//! last Boss event, beyond 6.0 (A19).
+//! the runtime's own (hosts treat it as opaque). The contract's snapshot leaves out the `apply`
+//! receipts and the last Boss event; the engine's also carries them, beyond 6.0 (A19).
 
 use std::collections::BTreeMap;
 
@@ -104,14 +104,17 @@ mod contract_sequences {
 #[error("snapshot refused: {0}")]
 pub struct SnapshotError(pub String);
 
-pub(crate) fn capture(m: &Machine, core: &Core) -> Snapshot {
+/// The snapshot of `core`. §1.8 does not persist the recorded `apply` receipts or the last Boss
+/// event ("they live only in the process"); `process_state` keeps them too, for a host that
+/// carries one process's session across its own restarts (the engine, A19).
+pub(crate) fn capture(m: &Machine, core: &Core, process_state: bool) -> Snapshot {
     let persisted = Persisted {
         position: core.position.clone(),
         context: core.context.clone(),
         pending_boss_questions: core.pending.clone(),
         last_error: core.last_error.clone(),
-        last_boss_event: core.last_boss_event.clone(),
-        apply_receipts: core.receipts.clone(),
+        last_boss_event: core.last_boss_event.clone().filter(|_| process_state),
+        apply_receipts: if process_state { core.receipts.clone() } else { BTreeMap::new() },
         call_signatures: core.call_signatures.clone(),
         apply_call: core.seq.apply_call.filter(|n| *n > 0),
     };
