@@ -248,3 +248,30 @@ fn complete_stops_at_a_reply_that_does_not_fit() {
     let step = rt.answer(Reply::Abort, 4).expect("abort fits anything");
     assert!(matches!(step.next, Next::Settled { settled: Settled::Run { result: Ok(RunResult::Aborted { .. }) } }));
 }
+
+#[test]
+fn each_state_telemetry_carries_the_payload_of_the_transition_before_it() {
+    let mut rt = writer();
+    init(&mut rt);
+    let first = rt.handle_boss_input("rain", 2).expect("turn");
+    let (out, _) = settle(&mut rt, first, |r| match r {
+        Request::Call { call: PortCall::Player { .. } } => Reply::Player { result: PlayerResult::ok("Which tone?") },
+        Request::Call { call: PortCall::Judge { .. } } => {
+            Reply::Judge { text: json!({"guard": "needsBossReply", "question": "Which tone?"}).to_string() }
+        }
+        _ => Reply::Drained,
+    });
+    let mut last = None;
+    let mut seen = 0;
+    for e in &out {
+        match e {
+            Emission::Trace { event } if event.trace_type == "fsm.transition" => last = Some(event.payload.clone()),
+            Emission::Telemetry { topic, payload } if topic == "playbook.fsm.state" => {
+                assert_eq!(Some(payload), last.as_ref(), "§1.7: the telemetry follows its transition, same payload");
+                seen += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, 2, "ready -> write, write -> awaitBossReply");
+}
