@@ -128,6 +128,7 @@ cases! {
     slash_commands_are_plain_text => "slash-commands-are-plain-text",
     snapshot_round_trip_at_every_safe_point => "snapshot-round-trip-at-every-safe-point",
     start_sink_failure_finishes_the_pair => "start-sink-failure-finishes-the-pair",
+    terminal_without_declared_output_has_none => "terminal-without-declared-output-has-none",
     unrouted_guard_fails => "unrouted-guard-fails",
     use_before_init_is_refused => "use-before-init-is-refused",
     workflow_argues_and_loops_to_its_limits => "workflow-argues-and-loops-to-its-limits",

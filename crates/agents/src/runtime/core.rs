@@ -455,9 +455,11 @@ impl<'a> Run<'a> {
     /// A final state is done and computes its output.
     fn mark_final(&mut self) {
         if let Position::At(id) = &self.core.position {
-            if self.find(id).is_some_and(|s| s.is_final) {
+            if let Some(s) = self.find(id).filter(|s| s.is_final) {
                 self.core.done = true;
-                self.core.output = Some(self.output_of(&id.clone()));
+                // A final state that declares no output has none (§1.6 `output?`).
+                let declares = !s.output.is_empty();
+                self.core.output = declares.then(|| self.output_of(&id.clone()));
             }
         }
     }
