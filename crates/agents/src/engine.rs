@@ -13,7 +13,8 @@
 //!   descriptions) are the engine's own [`actions`](Engine::actions), taken with `act` (A28).
 //! - A final state reports its output as a `said` and `ended`; a recoverable failure, an abort
 //!   or a control-plane error is refused with `run-failed`, the engine resting where it stopped.
-//! - The snapshot is the runtime's schema-1 snapshot at rest (with its `apply` receipts), or
+//! - The snapshot is the runtime's schema-1 snapshot at rest (with its `apply` receipts and last
+//!   Boss event, the process-local state §1.8 leaves out, A19), or
 //!   the phase before the start or after the end; there is none while a call is outstanding
 //!   (A29).
 
@@ -481,7 +482,7 @@ impl Engine for AgentEngine {
             Phase::Rest { .. } => {
                 let snapshot = self
                     .runtime
-                    .export_snapshot()
+                    .export_snapshot_with_process_state()
                     .ok_or_else(|| EngineError::new("the agent runtime is not at a safe point"))?;
                 ("rest", Some(snapshot), None)
             }
@@ -644,9 +645,9 @@ impl Engine for AgentEngine {
     /// Takes how far the old session's trace and ids went from its snapshot (its `traced`, its
     /// runtime's counters, its `counted`), for a replay onto an edited machine (H72, A53).
     fn continue_after(&mut self, old: &AgentSnapshot) {
-        let runtime = old.runtime.as_ref().map(|r| &r.sequences);
-        self.traced = self.traced.max(old.traced).max(runtime.map_or(0, |s| s.trace));
-        for given in runtime.into_iter().chain(&old.counted) {
+        let runtime = old.runtime.as_ref().map(|r| r.counters());
+        self.traced = self.traced.max(old.traced).max(runtime.as_ref().map_or(0, |s| s.trace));
+        for given in runtime.iter().chain(&old.counted) {
             self.counted = self.counted.highest(&Sequences { trace: 0, ..given.clone() });
         }
     }

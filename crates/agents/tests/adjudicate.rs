@@ -247,8 +247,8 @@ fn classification_errors_are_typed() {
         (r#"{"type":"BOSS_REPLY"}"#, &[], ClassifyError::NoPendingQuestion),
         (r#"{"type":"BOSS_REPLY","questionId":"X"}"#, &[], ClassifyError::NoPendingQuestion),
         (r#"{"type":"BOSS_REPLY"}"#, &two, ClassifyError::QuestionIdRequired(2)),
-        (r#"{"type":"BOSS_REPLY","questionId":"C"}"#, &two, ClassifyError::UnknownQuestion),
-        (r#"{"type":"BOSS_REPLY","questionId":7}"#, &one, ClassifyError::UnknownQuestion),
+        (r#"{"type":"BOSS_REPLY","questionId":"C"}"#, &two, ClassifyError::UnknownQuestion("C".into())),
+        (r#"{"type":"BOSS_REPLY","questionId":7}"#, &one, ClassifyError::UnknownQuestion("7".into())),
         (
             r#"{"type":"BOSS_REPLY","questionId":"CODE-3","mood":"ok"}"#,
             &one,
@@ -265,7 +265,7 @@ fn classification_errors_are_typed() {
             &one,
             ClassifyError::ExtraKey { event: "BOSS_INTERRUPT".into(), key: "bossIntent".into() },
         ),
-        (r#"{"type":"BOSS_REPLY","questionId":null}"#, &one, ClassifyError::UnknownQuestion),
+        (r#"{"type":"BOSS_REPLY","questionId":null}"#, &one, ClassifyError::UnknownQuestion("null".into())),
         // Routing fields are non-empty strings.
         (
             r#"{"type":"START","priority":3}"#,
@@ -291,7 +291,11 @@ fn classification_errors_are_typed() {
         (
             r#"{"type":"BOSS_INTERRUPT","target":"DEPLOY"}"#,
             &one,
-            ClassifyError::InvalidValue { event: "BOSS_INTERRUPT".into(), field: "target".into() },
+            ClassifyError::UnknownValue {
+                event: "BOSS_INTERRUPT".into(),
+                field: "target".into(),
+                value: "DEPLOY".into(),
+            },
         ),
         (
             r#"{"type":"BOSS_INTERRUPT","target":"CODE","why":"x"}"#,
@@ -304,6 +308,36 @@ fn classification_errors_are_typed() {
     }
     let ok = validate_classification(r#"{"type":"NO_ACTION"}"#, "hm", &one, &c).unwrap();
     assert_eq!((ok.event_type.as_str(), ok.fields.len()), ("NO_ACTION", 0));
+}
+
+#[test]
+fn each_refused_classification_has_one_status_line_naming_what_was_wrong() {
+    let one = pending(&["CODE-3"]);
+    let c = contracts();
+    let table: Vec<(&str, &[PendingQuestion], &str)> = vec![
+        ("nothing", &one, "Classifier reply was not recoverable JSON"),
+        (r#"{"event":"NO_ACTION"}"#, &one, "Classifier did not name an event type"),
+        (r#"{"type":"NO_ACTION","reason":"idle"}"#, &one, "Classifier supplied extra fields for NO_ACTION"),
+        (r#"{"type":"DEPLOY"}"#, &one, "Classifier returned unknown or inapplicable event type: DEPLOY"),
+        (
+            r#"{"type":"BOSS_REPLY","answer":"judge text"}"#,
+            &one,
+            "Classifier supplied undeclared field for BOSS_REPLY: answer",
+        ),
+        (r#"{"type":"BOSS_INTERRUPT"}"#, &one, "Classifier omitted or invalidated target for BOSS_INTERRUPT"),
+        (r#"{"type":"START","priority":3}"#, &one, "Classifier omitted or invalidated priority for START"),
+        (
+            r#"{"type":"BOSS_INTERRUPT","target":"DEPLOY"}"#,
+            &one,
+            "Classifier supplied unknown target for BOSS_INTERRUPT: DEPLOY",
+        ),
+        (r#"{"type":"BOSS_REPLY"}"#, &[], "Classifier returned BOSS_REPLY without a pending question"),
+        (r#"{"type":"BOSS_REPLY","questionId":"X"}"#, &one, "Classifier supplied unknown questionId for BOSS_REPLY: X"),
+    ];
+    for (reply, questions, line) in table {
+        let e = validate_classification(reply, "text", questions, &c).expect_err(reply);
+        assert_eq!(e.status_line(), line, "{reply}");
+    }
 }
 
 proptest! {

@@ -4,8 +4,8 @@
 use serde_json::json;
 use stagehand_agents::machine::read_json;
 use stagehand_agents::runtime::{
-    Emission, Next, PlaybookCallResult, PlayerResult, PortCall, Reply, Request, RunResult, Runtime, RuntimeError,
-    Session, Settled, Step, TRACE_TYPES,
+    Emission, Next, PlaybookCallResult, PlayerResult, PortCall, Receipt, Reply, Request, RunResult, Runtime,
+    RuntimeError, Session, Settled, Step, TRACE_TYPES,
 };
 
 fn writer() -> Runtime {
@@ -89,7 +89,14 @@ fn boss_input_and_apply_wait_while_a_nested_call_is_pending() {
         .expect("fits");
     assert!(matches!(step.next, Next::Settled { settled: Settled::Run { result: Ok(RunResult::Suspended { .. }) } }));
     assert_eq!(rt.handle_boss_input("more", 5).err(), Some(RuntimeError::Suspended));
-    assert_eq!(rt.apply("jump:x", "k", 5).err(), Some(RuntimeError::Suspended));
+    // `apply` is a boundary of its own: with the call pending nothing is advertised, so the
+    // action is rejected (and not recorded), the pair traced (§1.11 step 3).
+    let first = rt.apply("jump:x", "k", 5).expect("apply is taken");
+    let (out, settled) = settle(&mut rt, first, |_| Reply::Drained);
+    let Settled::Receipt { result: Ok(Receipt::Rejected { reason }) } = settled else { panic!("{settled:?}") };
+    assert!(reason.contains("not currently advertised"), "{reason}");
+    assert_eq!(types(&out), ["s:apply.started", "s:apply.finished"]);
+    assert!(rt.pending_call().is_some(), "the call is still pending");
     let result = PlaybookCallResult::Ok {
         child_session_id: "c".into(),
         state: None,
@@ -129,10 +136,7 @@ fn run_results_and_receipts_spell_the_contract() {
     let snap = rt.export_snapshot().expect("a safe point");
     let v = serde_json::to_value(&snap).expect("serialises");
     assert_eq!(v["schemaVersion"], 1);
-    assert_eq!(
-        v["sequences"],
-        json!({"trace": 3, "turn": 1, "judgeCall": 0, "playerCall": 0, "playbookCall": 0, "captainCall": 0, "applyCall": 0})
-    );
+    assert_eq!(v["sequences"], json!({"trace": 3, "turn": 1, "judgeCall": 0, "playerCall": 0, "playbookCall": 0}));
 }
 
 /// Runs a boundary to its end with `answer` choosing each reply.
@@ -243,4 +247,31 @@ fn complete_stops_at_a_reply_that_does_not_fit() {
     assert!(rt.is_busy(), "the boundary still waits for a fitting reply");
     let step = rt.answer(Reply::Abort, 4).expect("abort fits anything");
     assert!(matches!(step.next, Next::Settled { settled: Settled::Run { result: Ok(RunResult::Aborted { .. }) } }));
+}
+
+#[test]
+fn each_state_telemetry_carries_the_payload_of_the_transition_before_it() {
+    let mut rt = writer();
+    init(&mut rt);
+    let first = rt.handle_boss_input("rain", 2).expect("turn");
+    let (out, _) = settle(&mut rt, first, |r| match r {
+        Request::Call { call: PortCall::Player { .. } } => Reply::Player { result: PlayerResult::ok("Which tone?") },
+        Request::Call { call: PortCall::Judge { .. } } => {
+            Reply::Judge { text: json!({"guard": "needsBossReply", "question": "Which tone?"}).to_string() }
+        }
+        _ => Reply::Drained,
+    });
+    let mut last = None;
+    let mut seen = 0;
+    for e in &out {
+        match e {
+            Emission::Trace { event } if event.trace_type == "fsm.transition" => last = Some(event.payload.clone()),
+            Emission::Telemetry { topic, payload } if topic == "playbook.fsm.state" => {
+                assert_eq!(Some(payload), last.as_ref(), "§1.7: the telemetry follows its transition, same payload");
+                seen += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, 2, "ready -> write, write -> awaitBossReply");
 }

@@ -300,7 +300,7 @@ proptest! {
         let mut forks = Vec::new();
         let mut per_op = Vec::new();
         for (i, op) in ops.iter().enumerate() {
-            if let Some(snap) = rt.export_snapshot() {
+            if let Some(snap) = rt.export_snapshot_with_process_state() {
                 forks.push((i, host.cursor, serde_json::to_string(&snap).expect("a snapshot serialises")));
             }
             let outcome = act(&mut rt, &mut host, *op, 10 + i as u64 * 100);
@@ -319,7 +319,7 @@ proptest! {
             }
             prop_assert_eq!(fork.state(), rt.state());
             prop_assert_eq!(format!("{:?}", fork.describe()), format!("{:?}", rt.describe()));
-            prop_assert_eq!(fork.export_snapshot(), rt.export_snapshot());
+            prop_assert_eq!(fork.export_snapshot_with_process_state(), rt.export_snapshot_with_process_state());
         }
     }
 }

@@ -99,13 +99,23 @@ pub enum ClassifyError {
         /// The field.
         field: String,
     },
-    /// A judge field that is not a non-empty string, or is outside its closed set.
-    #[error("the judge's `{event}` gives `{field}` a value outside its allowed set")]
+    /// A judge field that is not a non-empty string.
+    #[error("the judge's `{event}` gives `{field}` a value that is not a non-empty string")]
     InvalidValue {
         /// The event type.
         event: String,
         /// The field.
         field: String,
+    },
+    /// A judge field whose string is outside its closed set.
+    #[error("the judge's `{event}` gives `{field}` the value `{value}`, outside its allowed set")]
+    UnknownValue {
+        /// The event type.
+        event: String,
+        /// The field.
+        field: String,
+        /// The value given.
+        value: String,
     },
     /// `BOSS_REPLY` while no question is pending.
     #[error("the judge chose BOSS_REPLY but no question is pending")]
@@ -116,9 +126,41 @@ pub enum ClassifyError {
     /// A `BOSS_REPLY` without `questionId` while a parallel group's keyed wait is pending.
     #[error("the judge's BOSS_REPLY names no questionId, which a parallel group's keyed wait requires")]
     KeyedQuestionIdRequired,
-    /// `BOSS_REPLY` naming a question that is not pending.
-    #[error("the judge's BOSS_REPLY names a question that is not pending")]
-    UnknownQuestion,
+    /// `BOSS_REPLY` naming a question that is not pending (the id as given; JSON text when
+    /// it is not a string).
+    #[error("the judge's BOSS_REPLY names the question `{0}`, which is not pending")]
+    UnknownQuestion(String),
+}
+
+impl ClassifyError {
+    /// The one status line the runtime emits for this refusal (§1.5 step 3), worded as the
+    /// reference engine words it.
+    pub fn status_line(&self) -> String {
+        match self {
+            ClassifyError::NoObject => "Classifier reply was not recoverable JSON".into(),
+            ClassifyError::MissingType => "Classifier did not name an event type".into(),
+            ClassifyError::UnknownEvent(t) => format!("Classifier returned unknown or inapplicable event type: {t}"),
+            ClassifyError::ExtraKey { event, .. } if event == NO_ACTION => {
+                "Classifier supplied extra fields for NO_ACTION".into()
+            }
+            ClassifyError::ExtraKey { event, key } => {
+                format!("Classifier supplied undeclared field for {event}: {key}")
+            }
+            ClassifyError::MissingField { event, field } | ClassifyError::InvalidValue { event, field } => {
+                format!("Classifier omitted or invalidated {field} for {event}")
+            }
+            ClassifyError::UnknownValue { event, field, value } => {
+                format!("Classifier supplied unknown {field} for {event}: {value}")
+            }
+            ClassifyError::NoPendingQuestion => "Classifier returned BOSS_REPLY without a pending question".into(),
+            ClassifyError::QuestionIdRequired(_) | ClassifyError::KeyedQuestionIdRequired => {
+                format!("Classifier omitted or invalidated {QUESTION_ID} for {BOSS_REPLY}")
+            }
+            ClassifyError::UnknownQuestion(id) => {
+                format!("Classifier supplied unknown questionId for BOSS_REPLY: {id}")
+            }
+        }
+    }
 }
 
 /// The prompt that asks the judge to classify Boss's `text` while the machine is in `state`
@@ -242,7 +284,10 @@ pub fn validate_keyed_classification(
         let question_id = match object.get(QUESTION_ID) {
             Some(Value::String(id)) if pending.iter().any(|q| &q.question_id == id) => id.clone(),
             Some(_) if pending.is_empty() => return Err(ClassifyError::NoPendingQuestion),
-            Some(_) => return Err(ClassifyError::UnknownQuestion),
+            Some(other) => {
+                let id = other.as_str().map_or_else(|| other.to_string(), str::to_owned);
+                return Err(ClassifyError::UnknownQuestion(id));
+            }
             None => match pending {
                 [] => return Err(ClassifyError::NoPendingQuestion),
                 [only] if !keyed => only.question_id.clone(),
@@ -274,14 +319,16 @@ pub fn validate_keyed_classification(
                 }
                 None => continue,
                 Some(value) => {
-                    let allowed = match (&value, &field.values) {
-                        (Value::String(v), _) if v.is_empty() => false,
-                        (Value::String(v), Some(values)) => values.iter().any(|a| a == v),
-                        (Value::String(_), None) => true,
-                        _ => false,
-                    };
-                    if !allowed {
-                        return Err(ClassifyError::InvalidValue { event: event_type, field: field.name.clone() });
+                    match (&value, &field.values) {
+                        (Value::String(v), Some(values)) if !v.is_empty() && !values.iter().any(|a| a == v) => {
+                            return Err(ClassifyError::UnknownValue {
+                                event: event_type,
+                                field: field.name.clone(),
+                                value: v.clone(),
+                            })
+                        }
+                        (Value::String(v), _) if !v.is_empty() => {}
+                        _ => return Err(ClassifyError::InvalidValue { event: event_type, field: field.name.clone() }),
                     }
                     value
                 }

@@ -108,16 +108,27 @@ impl Run<'_> {
         match self.io.ask(Request::Drain)? {
             Reply::Abort => {
                 let fin = with(
-                    with(with(base, "status", "aborted"), "disposition", "rejected"),
-                    "reason",
-                    "aborted before acceptance",
+                    with(
+                        with(with(base, "disposition", "rejected"), "reason", "aborted before acceptance"),
+                        "status",
+                        "aborted",
+                    ),
+                    "error",
+                    NormalizedError::abort().to_value(),
                 );
                 self.trace("apply.finished", Some(&call_id), Value::Object(fin));
                 return Ok(Err(NormalizedError::abort()));
             }
             Reply::SinkFailed { error } => {
-                let fin =
-                    with(with(with(base, "status", "error"), "disposition", "rejected"), "error", error.to_value());
+                let fin = with(
+                    with(
+                        with(with(base, "disposition", "rejected"), "reason", "apply.started trace sink rejected"),
+                        "status",
+                        "error",
+                    ),
+                    "error",
+                    error.to_value(),
+                );
                 self.trace("apply.finished", Some(&call_id), Value::Object(fin));
                 return Ok(Err(error));
             }
@@ -129,7 +140,7 @@ impl Run<'_> {
             .then(|| actions(self.m, &self.core).into_iter().find(|(a, _)| a.id == action_id))
             .flatten();
         let Some((_, event)) = found else {
-            let reason = format!("`{action_id}` is not an action advertised now");
+            let reason = format!("action {} is not currently advertised", Value::String(action_id.to_owned()));
             let fin = with(with(base, "disposition", "rejected"), "reason", reason.as_str());
             self.trace("apply.finished", Some(&call_id), Value::Object(fin));
             return Ok(Ok(Receipt::Rejected { reason }));

@@ -444,23 +444,22 @@ impl<'a> Run<'a> {
                 p.insert("lastError".into(), e.to_value());
             }
         }
-        self.trace("fsm.transition", None, Value::Object(p));
-        let mut t = Map::with_capacity(2);
-        t.insert("state".into(), state);
-        let pending: Vec<_> = self.core.pending.iter().map(Question::public).collect();
-        if !pending.is_empty() {
-            t.insert("pendingQuestions".into(), serde_json::to_value(pending).unwrap_or(Value::Null));
-        }
-        self.io.emit(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload: Value::Object(t) });
+        // The state telemetry carries the transition's own payload, after it (§1.7, as the
+        // reference emits one payload to both).
+        let payload = Value::Object(p);
+        self.trace("fsm.transition", None, payload.clone());
+        self.io.emit(Emission::Telemetry { topic: "playbook.fsm.state".into(), payload });
         self.entry_statuses(&to);
     }
 
     /// A final state is done and computes its output.
     fn mark_final(&mut self) {
         if let Position::At(id) = &self.core.position {
-            if self.find(id).is_some_and(|s| s.is_final) {
+            if let Some(s) = self.find(id).filter(|s| s.is_final) {
                 self.core.done = true;
-                self.core.output = Some(self.output_of(&id.clone()));
+                // A final state that declares no output has none (§1.6 `output?`).
+                let declares = !s.output.is_empty();
+                self.core.output = declares.then(|| self.output_of(&id.clone()));
             }
         }
     }

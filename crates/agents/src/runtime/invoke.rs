@@ -147,12 +147,12 @@ impl Run<'_> {
                 }
                 Value::Object(fin)
             });
-            match self.agent_result(player, &result, attempt) {
+            match agent_result(PLAYER_PORT, &result, attempt) {
                 Some(a) => return Ok(a),
                 None => continue,
             }
         }
-        Ok(Agent::Settled(Settle::Fail(empty_error(player))))
+        Ok(Agent::Settled(Settle::Fail(empty_error(PLAYER_PORT))))
     }
 
     /// The 8.0 omission rule (A16): a non-blank token replaces; an `ok` without one clears;
@@ -171,24 +171,6 @@ impl Run<'_> {
             }
         }
         self.io.emit_with(|| Emission::Continuity { op: Continuity::Update { player: player_id.to_owned(), token } });
-    }
-
-    /// What an agent's result means: `None` asks again (the first empty `ok`).
-    fn agent_result(&mut self, who: &str, result: &PlayerResult, attempt: usize) -> Option<Agent> {
-        match result.status {
-            CallStatus::Ok => match &result.final_text {
-                Some(t) if !t.trim().is_empty() => Some(Agent::Text(t.clone())),
-                _ if attempt == 0 => None,
-                _ => Some(Agent::Settled(Settle::Fail(empty_error(who)))),
-            },
-            status => {
-                let message = result.error.clone().unwrap_or_else(|| {
-                    format!("{who} returned status {}", if status == CallStatus::Aborted { "aborted" } else { "error" })
-                });
-                let name = if status == CallStatus::Aborted { "AbortError" } else { "Error" };
-                Some(Agent::Settled(Settle::Fail(NormalizedError::named(name, message))))
-            }
-        }
     }
 
     /// The finish of a call that got no result: abort, a start-sink failure, a throw, or a
@@ -222,7 +204,12 @@ impl Run<'_> {
             self.core.seq.captain_call = Some(n);
             let call_id = format!("captain-{n}");
             let vis = serde_json::to_value(visibility).unwrap_or(Value::Null);
-            let identity = with(self.identity(id), "visibility", vis);
+            let mut identity = with(self.identity(id), "visibility", vis);
+            // A visible (workflow) call's pair carries the `resume: false` it selected; a
+            // hidden one's carries no resume member (the host owns that selection).
+            if visibility == Visibility::Visible {
+                identity = with(identity, "resume", false);
+            }
             let prompt = self.prompt(prompt);
             self.trace_with("captain.call.started", Some(&call_id), || {
                 Value::Object(with(identity.clone(), "prompt", prompt.as_str()))
@@ -239,17 +226,21 @@ impl Run<'_> {
                 if let Some(t) = &result.final_text {
                     fin = with(fin, "finalText", t.as_str());
                 }
-                if let Some(e) = &result.error {
-                    fin = with(fin, "error", NormalizedError::new(e.clone()).to_value());
+                // A failed result's finish carries its error, the host's or the one it fails
+                // with (a Captain call's, as upstream traces it).
+                let error =
+                    result.error.clone().map(NormalizedError::new).or_else(|| result_failure(CAPTAIN_PORT, &result));
+                if let Some(e) = error {
+                    fin = with(fin, "error", e.to_value());
                 }
                 Value::Object(fin)
             });
-            match self.agent_result("Captain", &result, attempt) {
+            match agent_result(CAPTAIN_PORT, &result, attempt) {
                 Some(a) => return Ok(a),
                 None => continue,
             }
         }
-        Ok(Agent::Settled(Settle::Fail(empty_error("Captain"))))
+        Ok(Agent::Settled(Settle::Fail(empty_error(CAPTAIN_PORT))))
     }
 
     /// One traced judge call: `Ok(Ok(reply))`, or how it ended without one.
@@ -312,13 +303,14 @@ impl Run<'_> {
         })
     }
 
-    /// A script: exit 0 selects `ok`, anything else `failed`; a status line and
-    /// `playbook.script` telemetry, no call trace.
+    /// A script: exit 0 selects `ok`, anything else `failed`; once it ran, one status line
+    /// (`Executed script for <state> (exit <n>).`) and `playbook.script` telemetry
+    /// `{stateId, sourceItem, exitStatus}`, no call trace (A20 revised). A script that could
+    /// not run or was stopped reports exit 1, as one killed by a signal does upstream.
     fn script(&mut self, id: &str, command: &str, timeout_ms: u64) -> Result<Settle, Halt> {
         if self.io.aborted {
             return Ok(Settle::Abort);
         }
-        self.status(&format!("$ {command}"), None);
         let reply =
             self.io.call(PortCall::Script { state_id: id.to_owned(), command: command.to_owned(), timeout_ms })?;
         let exit = match reply {
@@ -329,8 +321,11 @@ impl Run<'_> {
                 return Ok(Settle::Control(NormalizedError::named("TypeError", format!("malformed reply {other:?}"))))
             }
         };
-        let payload = json!({"stateId": id, "command": command, "exitCode": exit});
-        self.io.emit(Emission::Telemetry { topic: "playbook.script".into(), payload });
+        let status = exit.unwrap_or(1);
+        self.status(&format!("Executed script for {id} (exit {status})."), None);
+        let mut payload = self.identity(id);
+        payload.insert("exitStatus".into(), json!(status));
+        self.io.emit(Emission::Telemetry { topic: "playbook.script".into(), payload: Value::Object(payload) });
         let guard = if exit == Some(0) { "ok" } else { "failed" };
         Ok(Settle::Guard(guard.into(), Map::new()))
     }
@@ -467,9 +462,37 @@ fn text_of(v: Option<&Value>) -> String {
     }
 }
 
-fn empty_error(who: &str) -> NormalizedError {
-    NormalizedError::named(
-        "EmptyResultError",
-        format!("{who} returned no final text, twice (one corrective re-ask was made)"),
-    )
+/// The port names failures are worded with.
+const PLAYER_PORT: &str = "callPlayer";
+const CAPTAIN_PORT: &str = "callCaptain";
+
+/// What an agent's result means: `None` asks again (the first empty `ok`). A host-reported
+/// failure is a plain `Error` (§1.10 recoverable failure): the host's message, else one naming
+/// the status (an `aborted` result is not the turn's own abort, which is `AbortError`).
+fn agent_result(port: &str, result: &PlayerResult, attempt: usize) -> Option<Agent> {
+    match result_failure(port, result) {
+        None => Some(Agent::Text(result.final_text.clone().unwrap_or_default())),
+        Some(_) if result.status == CallStatus::Ok && attempt == 0 => None,
+        Some(_) if result.status == CallStatus::Ok => Some(Agent::Settled(Settle::Fail(empty_error(port)))),
+        Some(e) => Some(Agent::Settled(Settle::Fail(e))),
+    }
+}
+
+/// The error a result fails with, `None` for an `ok` with final text.
+fn result_failure(port: &str, result: &PlayerResult) -> Option<NormalizedError> {
+    match result.status {
+        CallStatus::Ok => match &result.final_text {
+            Some(t) if !t.trim().is_empty() => None,
+            _ => Some(empty_error(port)),
+        },
+        status => {
+            let word = if status == CallStatus::Aborted { "aborted" } else { "error" };
+            let message = result.error.clone().unwrap_or_else(|| format!("{port} status \"{word}\""));
+            Some(NormalizedError::named("Error", message))
+        }
+    }
+}
+
+fn empty_error(port: &str) -> NormalizedError {
+    NormalizedError::named("Error", format!("{port} returned status=ok with no finalText"))
 }

@@ -526,9 +526,8 @@ impl Runtime {
             let settled = Settled::Receipt { result: Ok(r.clone()) };
             return Ok(Step { emitted: Vec::new(), next: Next::Settled { settled } });
         }
-        if self.core.suspended.is_some() {
-            return Err(RuntimeError::Suspended);
-        }
+        // A pending nested call is no boundary of this runtime's: `apply` is taken, and with
+        // nothing advertised there it is rejected (§1.11 step 3; A21 revised).
         self.surface_sink_failure()?;
         Ok(self.begin(Kind::Apply(action_id.to_owned(), key.to_owned()), at))
     }
@@ -575,10 +574,24 @@ impl Runtime {
         }
     }
 
-    /// The snapshot, at a safe capture point only (§1.8).
+    /// The snapshot, at a safe capture point only (§1.8). As the contract has it, the recorded
+    /// `apply` receipts and the last Boss event are not in it: a runtime restored from it
+    /// advertises no `retry:` and executes a key again.
     pub fn export_snapshot(&self) -> Option<Snapshot> {
+        self.capture(false)
+    }
+
+    /// [`export_snapshot`](Self::export_snapshot) with the process-local state too (the
+    /// recorded `apply` receipts and the last Boss event), beyond 6.0: for a host that carries
+    /// one session across its own restarts and wants the same future from it, at-most-once
+    /// included (A19). `restore` takes either.
+    pub fn export_snapshot_with_process_state(&self) -> Option<Snapshot> {
+        self.capture(true)
+    }
+
+    fn capture(&self, process_state: bool) -> Option<Snapshot> {
         (self.life == Life::Bound && self.boundary.is_none() && self.is_safe())
-            .then(|| snapshot::capture(&self.machine, &self.core))
+            .then(|| snapshot::capture(&self.machine, &self.core, process_state))
     }
 
     fn is_safe(&self) -> bool {

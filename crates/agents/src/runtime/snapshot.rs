@@ -1,6 +1,6 @@
 //! The snapshot, schema 1 (§1.8): its shape, capture and validation. The `machine` member is
-//! the runtime's own (hosts treat it as opaque); it also carries the `apply` receipts and the
-//! last Boss event, beyond 6.0 (A19).
+//! the runtime's own (hosts treat it as opaque). The contract's snapshot leaves out the `apply`
+//! receipts and the last Boss event; the engine's also carries them, beyond 6.0 (A19).
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::core::{BossEvent, Core, Phase, Position, Question, Sequences};
 use super::wire::{NormalizedError, PendingBossQuestion, PlaybookState, Receipt};
-use crate::machine::{Machine, Tag};
+use crate::machine::{Invoke, Machine, Tag};
 
 /// A runtime snapshot, schema 1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,7 +23,9 @@ pub struct Snapshot {
     pub machine: Value,
     /// `{player: token}`.
     pub player_resume_tokens: BTreeMap<String, String>,
-    /// The counters.
+    /// The counters: the contract's members only (`captainCall` when the machine has a Captain
+    /// state); the runtime's apply counter travels in `machine`.
+    #[serde(with = "contract_sequences")]
     pub sequences: Sequences,
     /// The descriptor at capture.
     pub state: PlaybookState,
@@ -47,6 +49,54 @@ struct Persisted {
     apply_receipts: BTreeMap<String, Receipt>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     call_signatures: Vec<[String; 2]>,
+    /// The last `apply-<n>`, so apply call ids never repeat after a restore (A19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    apply_call: Option<u64>,
+}
+
+/// `sequences` as §1.8 spells it: `{trace, turn, judgeCall, playerCall, playbookCall,
+/// captainCall?}`, any other key refused.
+mod contract_sequences {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Sequences;
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Wire {
+        trace: u64,
+        turn: u64,
+        judge_call: u64,
+        player_call: u64,
+        playbook_call: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        captain_call: Option<u64>,
+    }
+
+    pub(super) fn serialize<S: Serializer>(seq: &Sequences, s: S) -> Result<S::Ok, S::Error> {
+        Wire {
+            trace: seq.trace,
+            turn: seq.turn,
+            judge_call: seq.judge_call,
+            player_call: seq.player_call,
+            playbook_call: seq.playbook_call,
+            captain_call: seq.captain_call,
+        }
+        .serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Sequences, D::Error> {
+        let w = Wire::deserialize(d)?;
+        Ok(Sequences {
+            trace: w.trace,
+            turn: w.turn,
+            judge_call: w.judge_call,
+            player_call: w.player_call,
+            playbook_call: w.playbook_call,
+            captain_call: w.captain_call,
+            apply_call: None,
+        })
+    }
 }
 
 /// Why a snapshot was refused.
@@ -54,19 +104,24 @@ struct Persisted {
 #[error("snapshot refused: {0}")]
 pub struct SnapshotError(pub String);
 
-pub(crate) fn capture(m: &Machine, core: &Core) -> Snapshot {
+/// The snapshot of `core`. §1.8 does not persist the recorded `apply` receipts or the last Boss
+/// event ("they live only in the process"); `process_state` keeps them too, for a host that
+/// carries one process's session across its own restarts (the engine, A19).
+pub(crate) fn capture(m: &Machine, core: &Core, process_state: bool) -> Snapshot {
     let persisted = Persisted {
         position: core.position.clone(),
         context: core.context.clone(),
         pending_boss_questions: core.pending.clone(),
         last_error: core.last_error.clone(),
-        last_boss_event: core.last_boss_event.clone(),
-        apply_receipts: core.receipts.clone(),
+        last_boss_event: core.last_boss_event.clone().filter(|_| process_state),
+        apply_receipts: if process_state { core.receipts.clone() } else { BTreeMap::new() },
         call_signatures: core.call_signatures.clone(),
+        apply_call: core.seq.apply_call.filter(|n| *n > 0),
     };
     let mut sequences = core.seq.clone();
-    sequences.captain_call = Some(sequences.captain_call.unwrap_or(0));
-    sequences.apply_call = Some(sequences.apply_call.unwrap_or(0));
+    // `captainCall` is written for a machine that can call the Captain (as upstream does).
+    sequences.captain_call = has_captain(m).then(|| sequences.captain_call.unwrap_or(0));
+    sequences.apply_call = None;
     Snapshot {
         schema_version: 1,
         playbook_id: m.id.clone(),
@@ -76,6 +131,21 @@ pub(crate) fn capture(m: &Machine, core: &Core) -> Snapshot {
         state: core.descriptor(m),
         pending_boss_questions: core.pending.iter().map(Question::public).collect(),
     }
+}
+
+impl Snapshot {
+    /// Every counter the snapshot keeps: `sequences` with the apply counter its `machine`
+    /// member carries.
+    pub fn counters(&self) -> Sequences {
+        let mut seq = self.sequences.clone();
+        seq.apply_call = self.machine.get("applyCall").and_then(Value::as_u64);
+        seq
+    }
+}
+
+/// Whether the machine has a Captain state, and so a `captainCall` counter in `sequences`.
+fn has_captain(m: &Machine) -> bool {
+    m.states.iter().any(|s| matches!(s.invoke, Some(Invoke::Captain { .. })))
 }
 
 /// Reads a snapshot from JSON text, refusing unknown keys.
@@ -131,7 +201,7 @@ pub(crate) fn validate(m: &Machine, snap: &Snapshot) -> Result<Core, SnapshotErr
         }
     }
     let mut seq = snap.sequences.clone();
-    if seq.captain_call.is_none() {
+    if seq.captain_call.is_none() && has_captain(m) {
         // An older snapshot: the trace counter is a collision-free floor.
         seq.captain_call = Some(seq.trace);
     }
@@ -144,6 +214,7 @@ pub(crate) fn validate(m: &Machine, snap: &Snapshot) -> Result<Core, SnapshotErr
     core.receipts = p.apply_receipts;
     core.call_signatures = p.call_signatures;
     core.tokens = snap.player_resume_tokens.clone();
+    seq.apply_call = p.apply_call;
     core.seq = seq;
     if core.pending.iter().map(Question::public).collect::<Vec<_>>() != snap.pending_boss_questions {
         return bad("pendingBossQuestions that disagree with the machine");

@@ -157,7 +157,7 @@ impl Run<'_> {
         let event = match validate_keyed_classification(&reply, text, &pending, contracts, keyed) {
             Ok(e) => BossEvent { event_type: e.event_type, fields: e.fields },
             Err(e) => {
-                self.status(&format!("Boss input not understood: {e}"), None);
+                self.status(&e.status_line(), None);
                 return Ok(None);
             }
         };
@@ -165,7 +165,8 @@ impl Run<'_> {
             return Ok(None);
         }
         if !self.can_take(&event) {
-            self.status(&format!("{} is not possible now", event.event_type), None);
+            let line = format!("Classifier selected {}, but its state guards rejected the event", event.event_type);
+            self.status(&line, None);
             return Ok(None);
         }
         Ok(Some(event))

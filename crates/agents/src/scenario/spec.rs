@@ -231,16 +231,24 @@ impl Player {
                 self.rt.report_sink_failure(NormalizedError::from_value(arg));
                 Act::Value(Value::Null)
             }
-            "roundTrip" => self.round_trip(),
+            "roundTrip" => self.round_trip(arg.get("processState").and_then(Value::as_bool) == Some(true)),
             "restore" => self.restore_fresh(arg),
             "restoreRejects" => self.restore_rejects(arg),
             _ => Act::Failed(format!("unknown action {action}")),
         }
     }
 
-    /// Export → JSON text → parse → restore into a fresh runtime, which carries on.
-    fn round_trip(&mut self) -> Act {
-        let Some(snap) = self.rt.export_snapshot() else {
+    /// Export → JSON text → parse → restore into a fresh runtime, which carries on. With
+    /// `process_state` the snapshot also keeps the receipts and the last Boss event (A19).
+    fn round_trip(&mut self, process_state: bool) -> Act {
+        let export = |rt: &Runtime| {
+            if process_state {
+                rt.export_snapshot_with_process_state()
+            } else {
+                rt.export_snapshot()
+            }
+        };
+        let Some(snap) = export(&self.rt) else {
             return Act::Failed("no snapshot at this point".into());
         };
         let text = match serde_json::to_string(&snap) {
@@ -258,7 +266,7 @@ impl Player {
         if let Err(e) = fresh.restore(self.session.clone(), &parsed) {
             return Act::Failed(format!("restore refused its own snapshot: {e}"));
         }
-        if fresh.export_snapshot().as_ref() != Some(&snap) {
+        if export(&fresh).as_ref() != Some(&snap) {
             return Act::Failed("the restored runtime exports another snapshot".into());
         }
         self.rt = fresh;
