@@ -372,16 +372,23 @@ fn custom_command(text: &str) -> Option<CodeKind<'_>> {
     let rest = trim_start(&text[name_len..]).strip_prefix('(')?.strip_suffix(')')?;
     let mut args = Vec::new();
     let mut at = skip_ws(rest, 0);
+    // After a comma another argument is due: `Join("a",)` is no call.
+    let mut due = false;
     while at < rest.len() {
         let (arg, used) = quoted(&rest[at..])?;
         args.push(arg.into());
         at = skip_ws(rest, at + used);
+        due = false;
         if at < rest.len() {
             at = skip_ws(rest, at + usize::from(rest[at..].starts_with(',')));
             if !trim_end(&rest[..at]).ends_with(',') {
                 return None;
             }
+            due = true;
         }
+    }
+    if due {
+        return None;
     }
     Some(CodeKind::CustomCommand(&text[..name_len], args))
 }
@@ -422,6 +429,11 @@ mod tests {
         assert_eq!(code("Wave()"), CodeKind::CustomCommand("Wave", vec![]));
         assert_eq!(code("just some words"), CodeKind::Invalid);
         assert_eq!(code("Join(\"a\" \"b\")"), CodeKind::Invalid);
+        // The guide's `ArgList` puts a quoted string after every comma: a comma that ends the
+        // list, or a dotted name (C36), makes no call.
+        assert_eq!(code("Join(\"a\",)"), CodeKind::Invalid);
+        assert_eq!(code("Join(\"a\", \"b\" , )"), CodeKind::Invalid);
+        assert_eq!(code("Game.Save()"), CodeKind::Invalid);
     }
 
     #[test]
