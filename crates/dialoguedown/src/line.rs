@@ -92,16 +92,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let at_start = parts.condition.is_none() && parts.weight.is_none();
         let speaker = self.speaker(&mut items);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
-        let mut condition = if lead == Lead::Line { parts.condition.take() } else { first_line };
+        let condition = if lead == Lead::Line { parts.condition.take() } else { first_line };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, start, &mut pieces);
         if at_start && !has_speaker {
             self.leading_tags(&mut pieces);
         }
-        // A line's own condition may stand right before its jump (`` `Ready?` => [Go](#go) ``).
-        let leading = if has_speaker { None } else { Some(&mut condition) };
-        let jump = self.assemble(&mut pieces, &mut speech, leading);
+        let jump = self.assemble(&mut pieces, &mut speech);
         self.room.pieces = pieces;
         let jump = jump.map(Box::new);
         let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
@@ -436,22 +434,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     }
 
     /// Pairs each `=>` with the link after it, and a condition right before a `=>` with its
-    /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
-    /// A condition right before a dangling arrow — mid-line, or the line's own (`leading`) when
-    /// the arrow opens the speech — guards nothing, and that is reported at the arrow, where the
-    /// link is missing (C14).
-    fn assemble(
-        &mut self,
-        pieces: &mut Vec<Piece>,
-        speech: &mut Vec<Fragment>,
-        mut leading: Option<&mut Option<Cond>>,
-    ) -> Option<Jump> {
+    /// jump; a dangling arrow stays as text (`DLG1113` at the arrow), and a condition before
+    /// anything else guards nothing. The line's own condition, peeled before this, guards a
+    /// jump the line opens with, and before a dangling arrow it stays the line's (C14).
+    fn assemble(&mut self, pieces: &mut Vec<Piece>, speech: &mut Vec<Fragment>) -> Option<Jump> {
         let mut pieces = pieces.drain(..).peekable();
         let mut jump = None;
         let mut guard: Option<Cond> = None;
         while let Some(piece) = pieces.next() {
-            let opens = speech.is_empty() && !matches!(piece, Piece::Condition(_));
-            let leading = leading.take().filter(|_| opens);
             match piece {
                 Piece::Fragment(fragment, _) => speech.push(fragment),
                 Piece::Link { target, label, .. } => {
@@ -484,9 +474,10 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         self.after_jump(pieces);
                         break;
                     }
-                    if let Some(condition) = guard.take().or_else(|| leading.and_then(Option::take)) {
-                        self.guards_a_dangling_arrow(&condition, arrow);
-                        continue;
+                    // A condition written mid-line right before it guards nothing; the line's
+                    // own stays the line's, which says the arrow (C14).
+                    if let Some(condition) = guard.take() {
+                        self.guards_nothing(&condition);
                     }
                     self.dangling(arrow);
                     speech.insert(blanks, Fragment::Text { text: "=>".into() });

@@ -152,17 +152,30 @@ fn a_code_span_or_an_image_in_a_link_label_is_kept_as_written() {
 }
 
 #[test]
-fn a_condition_before_an_arrow_without_a_link_guards_nothing_at_the_arrow() {
-    for source in ["# Gate\n\n`Ready?` =>\n", "# Gate\n\n`Ready?` => the gate\n", "# Gate\n\nAlice: Hi. `Ready?` =>\n"]
-    {
+fn a_conditional_dangling_arrow_is_one_warning_at_the_arrow() {
+    // The Dangling Arrow Diagnostic note's boundary table: "`Ready?` => (no link) — Dangling.
+    // One warning at the `=>`, not the condition", and its DD4: "The condition is valid; the
+    // arrow is what failed to become a jump" (C14, revised). The line's own condition guards
+    // its line, which says the arrow as written.
+    for (source, says) in [("# Gate\n\n`Ready?` =>\n", "=>"), ("# Gate\n\n`Ready?` => the gate\n", "=> the gate")] {
         let compilation = compiled(source);
-        let guards: Vec<_> =
-            compilation.diagnostics.iter().filter(|d| d.code == Code::ConditionGuardsNothing).collect();
-        assert_eq!(guards.len(), 1, "{source}: {:#?}", compilation.diagnostics);
-        assert_eq!(&source[guards[0].span.clone()], "=>", "{source}");
-        assert!(compilation.playbook.is_none(), "{source}");
-        assert!(!compilation.diagnostics.iter().any(|d| d.code == Code::DanglingArrow), "{source}");
+        let codes: Vec<_> = compilation.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::DanglingArrow], "{source}");
+        let found = &compilation.diagnostics[0];
+        assert_eq!(&source[found.span.clone()], "=>", "{source}");
+        assert_eq!((found.line, found.column), (3, 10), "{source}");
+        let book = stagehand_playbook::to_json(compilation.playbook.as_ref().expect(source));
+        let line = &book["nodes"][0];
+        assert_eq!(line["condition"], json!({ "kind": "key", "key": "Ready" }), "{source}");
+        let words: String = line["speech"].as_array().unwrap().iter().filter_map(|f| f["text"].as_str()).collect();
+        assert_eq!(words, says, "{source}");
     }
+    // A condition mid-line guards nothing whatever follows it: it is reported where it stands,
+    // and the dangling arrow after it is warned as any other.
+    let source = "# Gate\n\nAlice: Hi. `Ready?` =>\n";
+    let compilation = compiled(source);
+    let placed: Vec<_> = compilation.diagnostics.iter().map(|d| (d.code, &source[d.span.clone()])).collect();
+    assert_eq!(placed, [(Code::ConditionGuardsNothing, "`Ready?`"), (Code::DanglingArrow, "=>")]);
 }
 
 /// Where each `DLG1101` points, `(line, column)`.
