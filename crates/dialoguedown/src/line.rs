@@ -321,16 +321,18 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     }
 
     /// A text's words, tags and arrows, as pieces of speech.
-    fn words(&self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
+    fn words(&mut self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
+        let tree = self.tree;
+        let sink = &mut *self.sink;
         leaf::tokenize(
             text,
-            |from, to| self.tree.place(text, span, from, to),
+            |from, to| tree.place(text, span, from, to),
             true,
             escaped,
             |leaf| {
                 pieces.push(match leaf {
                     Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
-                    Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
+                    Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag, &span, sink), span),
                     Leaf::Arrow(span) => Piece::Arrow(span),
                 })
             },
@@ -385,10 +387,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
             if let MdInline::Text { text, span, escaped } = child {
-                let place = |from, to| self.tree.place(text, span, from, to);
+                let tree = self.tree;
+                let sink = &mut *self.sink;
+                let place = |from, to| tree.place(text, span, from, to);
                 leaf::tokenize(text, place, false, *escaped, |leaf| match leaf {
                     Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
-                    Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
+                    Leaf::Tag(tag, span) => out.push(tag_fragment(tag, &span, sink)),
                     Leaf::Arrow(_) => {}
                 });
             } else if let Some(fragment) = self.nested(child, label) {
@@ -532,7 +536,13 @@ fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, spe
     }
 }
 
-fn tag_fragment(tag: TagData) -> Fragment {
+/// A tag in speech, a label or alt text as a fragment. A reserved tag the language does not
+/// know is reported (`DLG2008`) wherever it rides, as the Semantic Analyzer note's tag
+/// validator checks every reserved tag (C37).
+fn tag_fragment(tag: TagData, span: &Range<usize>, sink: &mut Sink) -> Fragment {
+    if tag.reserved && !(tag.name == "default" && tag.value.is_none()) {
+        sink.unknown_reserved_tag(tag.name, tag.value, span.clone());
+    }
     Fragment::Tag { name: tag.name.into(), value: tag.value.map(Box::from), reserved: tag.reserved }
 }
 

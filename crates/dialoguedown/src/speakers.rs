@@ -136,21 +136,7 @@ impl Table {
                         }
                     }
                 } else {
-                    // The tag as the script names it, its value too: `##default=x` is unknown,
-                    // `##default` is not.
-                    let named = match &tag.value {
-                        Some(value) => format!("{}={value}", tag.name),
-                        None => tag.name.to_string(),
-                    };
-                    sink.push(
-                        Code::UnknownReservedTag,
-                        tag.span.clone(),
-                        format!(
-                            "'##{named}' is not a known reserved tag. Use a custom tag ('#{named}') or one of \
-                             DialogueDown's reserved tags."
-                        ),
-                        "unknown reserved tag",
-                    );
+                    sink.unknown_reserved_tag(&tag.name, tag.value.as_deref(), tag.span.clone());
                 }
                 continue;
             }

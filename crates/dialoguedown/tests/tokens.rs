@@ -204,3 +204,27 @@ fn a_tag_never_starts_a_line() {
     // Tags in a prefix with no name are reported once, as before.
     assert_eq!(tags_without_speaker("#excited: We made it!\n"), [(1, 1)]);
 }
+
+#[test]
+fn an_unknown_reserved_tag_is_reported_wherever_it_rides() {
+    // The Semantic Analyzer note (DD7): "The tag validator checks each `ReservedTag` against that
+    // set and rejects an unknown one", and a tag rides "on a speaker, image, or speech"; the
+    // error-code reference: `##default` "is the only one DialogueDown knows". So `##weird` in
+    // speech, in styling, in a link's label or in an image's alt text is `DLG2008` at the tag.
+    for (source, tag) in [
+        ("Carol: has ##weird tag\n", "##weird"),
+        ("Carol: *so ##odd=x*\n", "##odd=x"),
+        ("# S\n\nCarol: [go ##now](#s)\n", "##now"),
+        ("Carol: ![a ##res](x.png)\n", "##res"),
+        ("- Carol: pick ##me\n- Bob: no\n", "##me"),
+    ] {
+        let compilation = compiled(source);
+        let found: Vec<_> = compilation.diagnostics.iter().map(|d| (d.code, &source[d.span.clone()])).collect();
+        assert_eq!(found, [(Code::UnknownReservedTag, tag)], "{source}");
+        assert!(compilation.playbook.is_none(), "{source}");
+    }
+    let named = &compiled("Carol: has ##weird=x tag\n").diagnostics[0];
+    assert_eq!(named.message, "'##weird=x' is not a known reserved tag. Use a custom tag ('#weird=x') or one of DialogueDown's reserved tags.");
+    // The one reserved tag the language knows draws nothing there.
+    assert!(compiled("Carol: a ##default b\n").diagnostics.is_empty());
+}
