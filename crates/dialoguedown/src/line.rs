@@ -500,7 +500,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 Piece::Arrow(at) | Piece::Link { span: at, .. } | Piece::Condition(Cond { span: at, .. }) => (true, at),
             };
             if counts {
-                span = Some(span.map_or(at.clone(), |seen| seen.start..at.end));
+                // The content starts at its first word: blanks before it are not content.
+                let start = match (&span, &piece) {
+                    (None, Piece::Fragment(Fragment::Text { text }, _)) => {
+                        (at.start + text.len() - text.trim_start().len()).min(at.end)
+                    }
+                    _ => at.start,
+                };
+                span = Some(span.map_or(start..at.end, |seen| seen.start..at.end));
             }
         }
         if let Some(span) = span {

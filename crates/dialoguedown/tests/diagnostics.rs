@@ -533,3 +533,15 @@ fn a_speaker_problem_is_placed_where_the_error_code_guide_marks_it() {
         assert_eq!(&source[found.span.clone()], marked, "{code}");
     }
 }
+
+#[test]
+fn unreachable_content_is_spanned_from_its_first_word() {
+    // The Progression Order note: "any non-blank fragment after the first divert … Warn,
+    // spanning the unreachable content"; the error-code guide marks `or => [Home](#home)`,
+    // not the space before it.
+    let source = "# Crossroads\n=> [Market](#market) or => [Home](#home)\n\n# Market\nMerchant: Wares!\n\n# Home\nAlice: Cozy.\n";
+    let compilation = compile(source, "case.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::UnreachableAfterJump).expect("DLG1003");
+    assert_eq!(&source[found.span.clone()], "or => [Home](#home)");
+    assert_eq!((found.line, found.column), (2, 22));
+}
