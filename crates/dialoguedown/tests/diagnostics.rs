@@ -545,3 +545,14 @@ fn unreachable_content_is_spanned_from_its_first_word() {
     assert_eq!(&source[found.span.clone()], "or => [Home](#home)");
     assert_eq!((found.line, found.column), (2, 22));
 }
+
+#[test]
+fn an_else_with_a_condition_is_placed_on_the_marker_and_its_condition() {
+    // The error-code guide marks `` `else` `Known?` `` for DLG1112: the marker that may not
+    // carry a condition, with the condition it carries.
+    let source = "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n>\n> `else` `Known?`\n>\n> Alice: Welcome back.\n";
+    let compilation = compile(source, "case.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::ElseWithCondition).expect("DLG1112");
+    assert_eq!(&source[found.span.clone()], "`else` `Known?`");
+    assert_eq!((found.line, found.column), (5, 3));
+}
