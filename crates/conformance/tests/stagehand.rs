@@ -5,6 +5,9 @@
 mod common;
 
 cases! {
+    stagehand_conditional_dangling_arrow => "stagehand/conditional-dangling-arrow",
+    stagehand_escaped_arrow_jumps => "stagehand/escaped-arrow-jumps",
+    stagehand_hyphenated_name_is_no_speaker => "stagehand/hyphenated-name-is-no-speaker",
     stagehand_jump_in_styling => "stagehand/jump-in-styling",
     stagehand_keys_with_quotes => "stagehand/keys-with-quotes",
     stagehand_option_first_line_guard => "stagehand/option-first-line-guard",

@@ -164,11 +164,19 @@ struct FileSpeaker {
     tags: Vec<FileTag>,
 }
 
+/// A configured tag: the guide's "plain name or a `name=value` pair", or an inline table.
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a tag is a string (\"name\" or \"name=value\") or a table { name, value }")]
 enum FileTag {
     Plain(String),
-    Table { name: String, value: Option<String> },
+    Table(FileTagTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTagTable {
+    name: String,
+    value: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -209,7 +217,7 @@ impl Options {
                         Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
                         None => (text, None),
                     },
-                    FileTag::Table { name, value } => (name, value),
+                    FileTag::Table(FileTagTable { name, value }) => (name, value),
                 })
                 .collect();
             ids.push(speaker.id.as_ref().map(|id| id.span().start));

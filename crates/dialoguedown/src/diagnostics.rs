@@ -303,6 +303,31 @@ impl Sink {
         self.items.push(Raw { code, span, message: message.into(), label: label.into() });
     }
 
+    /// Reports (`DLG2008`) a reserved tag the language does not know, named as the script
+    /// names it (its value too: `##default=x` is unknown, `##default` is not).
+    pub fn unknown_reserved_tag(&mut self, name: &str, value: Option<&str>, span: Range<usize>) {
+        let named = match value {
+            Some(value) => format!("{name}={value}"),
+            None => name.to_owned(),
+        };
+        self.push(
+            Code::UnknownReservedTag,
+            span,
+            format!(
+                "'##{named}' is not a known reserved tag. Use a custom tag ('#{named}') or one of DialogueDown's \
+                 reserved tags."
+            ),
+            "unknown reserved tag",
+        );
+    }
+
+    /// Takes on the diagnostics with `code` that `other` recorded, leaving it the rest.
+    pub fn take_code(&mut self, other: &mut Sink, code: Code) {
+        let (taken, rest) = std::mem::take(&mut other.items).into_iter().partition(|raw| raw.code == code);
+        other.items = rest;
+        self.items.extend::<Vec<Raw>>(taken);
+    }
+
     /// Takes on everything another sink recorded.
     pub fn append(&mut self, mut other: Sink) {
         self.items.append(&mut other.items);

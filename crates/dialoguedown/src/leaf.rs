@@ -76,8 +76,10 @@ pub(crate) enum Leaf<'t> {
     Arrow(Range<usize>),
 }
 
+/// Whether a character may stand in an identifier after its first (C36): a letter, a digit
+/// or `_`; a hyphen or a dot ends it.
 fn is_ident_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
+    c.is_alphanumeric() || c == '_'
 }
 
 /// Whether a byte is ASCII whitespace as `char::is_whitespace` sees it (which, unlike
@@ -119,11 +121,14 @@ pub(crate) fn skip_ws(text: &str, at: usize) -> usize {
     at + rest.len() - trim_start(rest).len()
 }
 
-/// An identifier at the start of `text`: its length in bytes (zero if none).
+/// An identifier at the start of `text`: its length in bytes (zero if none). It is C-style
+/// (C36): a letter or `_`, then letters, digits and `_`.
 fn identifier(text: &str) -> usize {
+    if !text.chars().next().is_some_and(|first| first.is_alphabetic() || first == '_') {
+        return 0;
+    }
     // ASCII first, byte by byte; the first non-ASCII character hands over to the full rule.
-    let ascii =
-        text.bytes().take_while(|&byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')).count();
+    let ascii = text.bytes().take_while(|&byte| byte.is_ascii_alphanumeric() || byte == b'_').count();
     if text.as_bytes().get(ascii).is_none_or(u8::is_ascii) {
         return ascii;
     }
@@ -360,24 +365,30 @@ fn weight(body: &str) -> WeightSyntax {
 }
 
 fn custom_command(text: &str) -> Option<CodeKind<'_>> {
-    let first = text.chars().next()?;
-    if !(first.is_alphabetic() || first == '_') {
+    let name_len = identifier(text);
+    if name_len == 0 {
         return None;
     }
-    let name_len = text.char_indices().find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '.'))?.0;
     let rest = trim_start(&text[name_len..]).strip_prefix('(')?.strip_suffix(')')?;
     let mut args = Vec::new();
     let mut at = skip_ws(rest, 0);
+    // After a comma another argument is due: `Join("a",)` is no call.
+    let mut due = false;
     while at < rest.len() {
         let (arg, used) = quoted(&rest[at..])?;
         args.push(arg.into());
         at = skip_ws(rest, at + used);
+        due = false;
         if at < rest.len() {
             at = skip_ws(rest, at + usize::from(rest[at..].starts_with(',')));
             if !trim_end(&rest[..at]).ends_with(',') {
                 return None;
             }
+            due = true;
         }
+    }
+    if due {
+        return None;
     }
     Some(CodeKind::CustomCommand(&text[..name_len], args))
 }
@@ -418,6 +429,11 @@ mod tests {
         assert_eq!(code("Wave()"), CodeKind::CustomCommand("Wave", vec![]));
         assert_eq!(code("just some words"), CodeKind::Invalid);
         assert_eq!(code("Join(\"a\" \"b\")"), CodeKind::Invalid);
+        // The guide's `ArgList` puts a quoted string after every comma: a comma that ends the
+        // list, or a dotted name (C36), makes no call.
+        assert_eq!(code("Join(\"a\",)"), CodeKind::Invalid);
+        assert_eq!(code("Join(\"a\", \"b\" , )"), CodeKind::Invalid);
+        assert_eq!(code("Game.Save()"), CodeKind::Invalid);
     }
 
     #[test]

@@ -151,6 +151,9 @@ fn compile_read(source: &str, file_name: &str, options: &Options, mut lowering: 
     // A stage that found errors is the last whose diagnostics count, unless in best effort.
     // Syntax that analysis checks (a random choice's weights) belongs with the syntax stages:
     // it is always reported, and its errors end the compile there like theirs.
+    // An unknown reserved tag in speech is found as the line is read, but it is the semantic
+    // tag validator's finding (C37), counted with analysis's.
+    found.take_code(&mut sink, Code::UnknownReservedTag);
     sink.take_syntax(&mut found);
     if options.mode == Mode::BestEffort || !sink.has_errors() {
         sink.append(found);

@@ -92,16 +92,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let at_start = parts.condition.is_none() && parts.weight.is_none();
         let speaker = self.speaker(&mut items);
         let has_speaker = !matches!(speaker, SpeakerSyntax::Default);
-        let mut condition = if lead == Lead::Line { parts.condition.take() } else { first_line };
+        let condition = if lead == Lead::Line { parts.condition.take() } else { first_line };
         let mut pieces = std::mem::take(&mut self.room.pieces);
         let mut speech = std::mem::take(&mut self.room.speech);
         self.speech(&items, start, &mut pieces);
         if at_start && !has_speaker {
             self.leading_tags(&mut pieces);
         }
-        // A line's own condition may stand right before its jump (`` `Ready?` => [Go](#go) ``).
-        let leading = if has_speaker { None } else { Some(&mut condition) };
-        let jump = self.assemble(&mut pieces, &mut speech, leading);
+        let jump = self.assemble(&mut pieces, &mut speech);
         self.room.pieces = pieces;
         let jump = jump.map(Box::new);
         let effect_only = speech.iter().all(|fragment| fragment.is_command() || is_blank_text(fragment))
@@ -323,16 +321,18 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     }
 
     /// A text's words, tags and arrows, as pieces of speech.
-    fn words(&self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
+    fn words(&mut self, text: &str, span: &Range<usize>, escaped: bool, pieces: &mut Vec<Piece>) {
+        let tree = self.tree;
+        let sink = &mut *self.sink;
         leaf::tokenize(
             text,
-            |from, to| self.tree.place(text, span, from, to),
+            |from, to| tree.place(text, span, from, to),
             true,
             escaped,
             |leaf| {
                 pieces.push(match leaf {
                     Leaf::Text(text, span) => Piece::Fragment(Fragment::Text { text: text.into() }, span),
-                    Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag), span),
+                    Leaf::Tag(tag, span) => Piece::Fragment(tag_fragment(tag, &span, sink), span),
                     Leaf::Arrow(span) => Piece::Arrow(span),
                 })
             },
@@ -387,10 +387,12 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
         let mut out = Vec::with_capacity(children.len());
         for child in children {
             if let MdInline::Text { text, span, escaped } = child {
-                let place = |from, to| self.tree.place(text, span, from, to);
+                let tree = self.tree;
+                let sink = &mut *self.sink;
+                let place = |from, to| tree.place(text, span, from, to);
                 leaf::tokenize(text, place, false, *escaped, |leaf| match leaf {
                     Leaf::Text(text, _) => out.push(Fragment::Text { text: text.into() }),
-                    Leaf::Tag(tag, _) => out.push(tag_fragment(tag)),
+                    Leaf::Tag(tag, span) => out.push(tag_fragment(tag, &span, sink)),
                     Leaf::Arrow(_) => {}
                 });
             } else if let Some(fragment) = self.nested(child, label) {
@@ -436,22 +438,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
     }
 
     /// Pairs each `=>` with the link after it, and a condition right before a `=>` with its
-    /// jump; a dangling arrow stays as text, and a condition before anything else guards nothing.
-    /// A condition right before a dangling arrow — mid-line, or the line's own (`leading`) when
-    /// the arrow opens the speech — guards nothing, and that is reported at the arrow, where the
-    /// link is missing (C14).
-    fn assemble(
-        &mut self,
-        pieces: &mut Vec<Piece>,
-        speech: &mut Vec<Fragment>,
-        mut leading: Option<&mut Option<Cond>>,
-    ) -> Option<Jump> {
+    /// jump; a dangling arrow stays as text (`DLG1113` at the arrow), and a condition before
+    /// anything else guards nothing. The line's own condition, peeled before this, guards a
+    /// jump the line opens with, and before a dangling arrow it stays the line's (C14).
+    fn assemble(&mut self, pieces: &mut Vec<Piece>, speech: &mut Vec<Fragment>) -> Option<Jump> {
         let mut pieces = pieces.drain(..).peekable();
         let mut jump = None;
         let mut guard: Option<Cond> = None;
         while let Some(piece) = pieces.next() {
-            let opens = speech.is_empty() && !matches!(piece, Piece::Condition(_));
-            let leading = leading.take().filter(|_| opens);
             match piece {
                 Piece::Fragment(fragment, _) => speech.push(fragment),
                 Piece::Link { target, label, .. } => {
@@ -484,9 +478,10 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                         self.after_jump(pieces);
                         break;
                     }
-                    if let Some(condition) = guard.take().or_else(|| leading.and_then(Option::take)) {
-                        self.guards_a_dangling_arrow(&condition, arrow);
-                        continue;
+                    // A condition written mid-line right before it guards nothing; the line's
+                    // own stays the line's, which says the arrow (C14).
+                    if let Some(condition) = guard.take() {
+                        self.guards_nothing(&condition);
                     }
                     self.dangling(arrow);
                     speech.insert(blanks, Fragment::Text { text: "=>".into() });
@@ -505,7 +500,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                 Piece::Arrow(at) | Piece::Link { span: at, .. } | Piece::Condition(Cond { span: at, .. }) => (true, at),
             };
             if counts {
-                span = Some(span.map_or(at.clone(), |seen| seen.start..at.end));
+                // The content starts at its first word: blanks before it are not content.
+                let start = match (&span, &piece) {
+                    (None, Piece::Fragment(Fragment::Text { text }, _)) => {
+                        (at.start + text.len() - text.trim_start().len()).min(at.end)
+                    }
+                    _ => at.start,
+                };
+                span = Some(span.map_or(start..at.end, |seen| seen.start..at.end));
             }
         }
         if let Some(span) = span {
@@ -541,7 +543,13 @@ fn take_blanks(pieces: &mut std::iter::Peekable<std::vec::Drain<'_, Piece>>, spe
     }
 }
 
-fn tag_fragment(tag: TagData) -> Fragment {
+/// A tag in speech, a label or alt text as a fragment. A reserved tag the language does not
+/// know is reported (`DLG2008`) wherever it rides, as the Semantic Analyzer note's tag
+/// validator checks every reserved tag (C37).
+fn tag_fragment(tag: TagData, span: &Range<usize>, sink: &mut Sink) -> Fragment {
+    if tag.reserved && !(tag.name == "default" && tag.value.is_none()) {
+        sink.unknown_reserved_tag(tag.name, tag.value, span.clone());
+    }
     Fragment::Tag { name: tag.name.into(), value: tag.value.map(Box::from), reserved: tag.reserved }
 }
 

@@ -105,9 +105,9 @@ pub(crate) struct MdItem {
 #[derive(Debug, Clone)]
 pub(crate) enum MdInline<'s> {
     /// Plain text (entities and escapes already decoded), borrowed from the source when it can be.
-    /// `escaped` says its first character was written backslash-escaped (`\#`, `\=`) or as an
-    /// entity (`&#35;`, `&#61;`, C16): it is read as itself, never as the start of a tag, an arrow
-    /// or a speaker prefix. Markdown ends a text before each escape and entity, so an escaped
+    /// `escaped` says its first character was written backslash-escaped (`\#`; not `\=`, C1) or
+    /// as an entity (`&#35;`, `&#61;`, C16): it is read as itself, never as the start of a tag, an
+    /// arrow or a speaker prefix. Markdown ends a text before each escape and entity, so an escaped
     /// character only ever stands first.
     Text { text: Cow<'s, str>, span: Range<usize>, escaped: bool },
     /// A code span's content, backticks stripped.
@@ -445,7 +445,10 @@ impl<'s, 'p, 'k, F: FnMut(&mut MdTree<'s>, &MdBlock, &mut Sink)> Builder<'s, 'p,
             Event::Text(text) => {
                 let written = self.source.get(range.clone()).unwrap_or_default();
                 self.tree.seams.extend(Seam::of(&range, written, &text));
-                let escaped = escaped_at(self.source, range.start) || entity_at(self.source, &range, &text);
+                // A backslash before an arrow's `=` is consumed by Markdown and the arrow survives
+                // (the dangling-arrow note; C1): only an entity keeps it quiet.
+                let escaped = (escaped_at(self.source, range.start) && !text.starts_with('='))
+                    || entity_at(self.source, &range, &text);
                 self.inline(MdInline::Text { text: cow(text), span: range, escaped })
             }
             Event::Code(text) => self.inline(MdInline::Code { text: cow(text), span: range }),

@@ -113,7 +113,9 @@ impl Table {
         index
     }
 
-    fn merge(&mut self, index: usize, tags: &[TagSyntax], sink: &mut Sink) {
+    /// Merges a declaration's tags into its speaker; `start` is where the declaration starts,
+    /// so a second `##default` is placed on the declaration that makes it (`Bob ##default`).
+    fn merge(&mut self, index: usize, tags: &[TagSyntax], start: usize, sink: &mut Sink) {
         for tag in tags {
             if tag.reserved {
                 if tag.name == "default" && tag.value.is_none() {
@@ -123,7 +125,7 @@ impl Table {
                             let second = self.display(index);
                             sink.push(
                                 Code::TwoDefaultSpeakers,
-                                tag.span.clone(),
+                                start.min(tag.span.start)..tag.span.end,
                                 format!(
                                     "Two speakers are marked ##default ('{first}' and '{second}'); only one default \
                                      speaker is allowed."
@@ -136,21 +138,7 @@ impl Table {
                         }
                     }
                 } else {
-                    // The tag as the script names it, its value too: `##default=x` is unknown,
-                    // `##default` is not.
-                    let named = match &tag.value {
-                        Some(value) => format!("{}={value}", tag.name),
-                        None => tag.name.to_string(),
-                    };
-                    sink.push(
-                        Code::UnknownReservedTag,
-                        tag.span.clone(),
-                        format!(
-                            "'##{named}' is not a known reserved tag. Use a custom tag ('#{named}') or one of \
-                             DialogueDown's reserved tags."
-                        ),
-                        "unknown reserved tag",
-                    );
+                    sink.unknown_reserved_tag(&tag.name, tag.value.as_deref(), tag.span.clone());
                 }
                 continue;
             }
@@ -284,13 +272,13 @@ impl Binder {
             SpeakerSyntax::Declaration(declaration) => {
                 let Declaration { name, id, tags, span } = &**declaration;
                 let index = table.declare(name, id.as_deref(), span, sink);
-                table.merge(index, tags, sink);
+                table.merge(index, tags, span.start, sink);
                 index
             }
             SpeakerSyntax::Partial(partial) => {
                 let Partial { id, tags, span } = &**partial;
                 let index = table.by_id(id, span);
-                table.merge(index, tags, sink);
+                table.merge(index, tags, span.start, sink);
                 index
             }
         };

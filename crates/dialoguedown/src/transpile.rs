@@ -257,7 +257,7 @@ impl Transpiler<'_, '_, '_> {
             (Marker::Else, Some(found)) => {
                 self.sink().push(
                     Code::ElseWithCondition,
-                    found.span.clone(),
+                    marker_span.start..found.span.end,
                     format!(
                         "An `else` marker cannot have the condition `{}?`. Remove the condition for a fallback \
                          branch, or change `else` to `elseif`.",

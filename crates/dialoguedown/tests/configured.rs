@@ -80,3 +80,23 @@ fn a_script_declaration_that_conflicts_with_the_configuration_is_reported_at_the
         assert!(compilation.playbook.is_none());
     }
 }
+
+#[test]
+fn a_malformed_tag_is_refused_in_the_configuration_guide_s_words() {
+    // The configuration guide: each `tags` entry "is either a plain name or a `name=value`
+    // pair", or an inline table `{ name = …, value = … }`; the loader note refuses an
+    // "inline-table tag without a `name`" and a wrong-typed `tags`, located in the file (at
+    // the array, where the TOML reader places a problem inside it).
+    for (text, column) in [
+        ("[[speakers]]\nname = \"A\"\ntags = [{ value = \"v\" }]\n", 8),
+        ("[[speakers]]\nname = \"A\"\ntags = [1]\n", 8),
+        ("[[speakers]]\nname = \"A\"\ntags = [{ name = \"n\", colour = \"red\" }]\n", 8),
+    ] {
+        let error = Options::from_toml(text).unwrap_err();
+        assert_eq!((error.line, error.column), (3, column), "{text}");
+        assert!(
+            error.message.contains("a tag is a string (\"name\" or \"name=value\") or a table { name, value }"),
+            "{text}: {error}"
+        );
+    }
+}

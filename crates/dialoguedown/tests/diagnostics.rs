@@ -513,3 +513,46 @@ fn a_reserved_tag_with_a_value_is_named_with_its_value() {
         .message
         .starts_with("'##hero' is not a known reserved tag. Use a custom tag ('#hero')"));
 }
+
+#[test]
+fn a_speaker_problem_is_placed_where_the_error_code_guide_marks_it() {
+    // Each triggering example in `guide/error-codes.md` marks the text at fault; the binder's
+    // problems are placed on exactly that text: the declaration for a conflict (its name
+    // through the id or the second `##default`), the id for an unnamed one, the tag for an
+    // unknown reserved tag.
+    for (source, code, marked) in [
+        ("Alice: Hello.\n\n@A: Over here.\n\nAlice @A: It is me.\n", "DLG2003", "Alice @A"),
+        ("Alice @A: Hi.\n\nBob @A: Hello.\n", "DLG2004", "Bob @A"),
+        ("Alice @A: Hi.\n\nAlice @B: Hello again.\n", "DLG2005", "Alice @B"),
+        ("Alice ##default: Hi.\n\nBob ##default: Hello.\n", "DLG2006", "Bob ##default"),
+        ("# Scene\n@ghost: Who goes there?\n", "DLG2007", "@ghost"),
+        ("# Scene\nAlice ##hero: To the rescue!\n", "DLG2008", "##hero"),
+    ] {
+        let compilation = compile(source, "case.dialogue.md", &Options::default());
+        let found = compilation.diagnostics.iter().find(|d| d.code.as_str() == code).expect(code);
+        assert_eq!(&source[found.span.clone()], marked, "{code}");
+    }
+}
+
+#[test]
+fn unreachable_content_is_spanned_from_its_first_word() {
+    // The Progression Order note: "any non-blank fragment after the first divert … Warn,
+    // spanning the unreachable content"; the error-code guide marks `or => [Home](#home)`,
+    // not the space before it.
+    let source = "# Crossroads\n=> [Market](#market) or => [Home](#home)\n\n# Market\nMerchant: Wares!\n\n# Home\nAlice: Cozy.\n";
+    let compilation = compile(source, "case.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::UnreachableAfterJump).expect("DLG1003");
+    assert_eq!(&source[found.span.clone()], "or => [Home](#home)");
+    assert_eq!((found.line, found.column), (2, 22));
+}
+
+#[test]
+fn an_else_with_a_condition_is_placed_on_the_marker_and_its_condition() {
+    // The error-code guide marks `` `else` `Known?` `` for DLG1112: the marker that may not
+    // carry a condition, with the condition it carries.
+    let source = "> `if` `Rich?`\n>\n> Alice: Welcome upstairs.\n>\n> `else` `Known?`\n>\n> Alice: Welcome back.\n";
+    let compilation = compile(source, "case.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code == Code::ElseWithCondition).expect("DLG1112");
+    assert_eq!(&source[found.span.clone()], "`else` `Known?`");
+    assert_eq!((found.line, found.column), (5, 3));
+}

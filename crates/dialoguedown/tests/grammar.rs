@@ -322,3 +322,29 @@ fn a_percent_encoded_jump_target_that_matches_no_scene_is_reported_as_written() 
         assert_eq!(&source[missing.span.clone()], format!("=> [Continue]({target})"));
     }
 }
+
+#[test]
+fn an_identifier_is_c_style_so_a_hyphenated_name_is_no_speaker() {
+    // The guide's names, ids and tag names are an `Identifier` (or a quoted `String`), and the
+    // Compiler-Projected Editor Semantics note (D5) names "unquoted `Marie-Claire`" a token shape
+    // the compiler rejects, and leading underscores one it accepts: a letter or `_`, then
+    // letters, digits and `_`. So a hyphenated unquoted name opens no prefix (the line is the
+    // default speaker's, as written), a quoted one does, and a leading underscore is a name.
+    let (book, _) = compiled("Marie-Claire: Bonjour.\n\n\"Marie-Claire\": Salut.\n\n_Ghost: Boo.\n");
+    let names: Vec<&str> = book["speakers"].as_array().unwrap().iter().filter_map(|s| s["name"].as_str()).collect();
+    assert_eq!(names, ["Marie-Claire", "_Ghost"]);
+    assert_eq!(said(&book), ["Marie-Claire: Bonjour.", "Salut.", "Boo.", ""]);
+    let unnamed = book["speakers"].as_array().unwrap().iter().position(|s| s.get("name").is_none());
+    assert_eq!(book["nodes"][0]["speaker"], json!(unnamed.unwrap()));
+
+    // A tag name ends where an identifier does: `#very-happy` is the tag `very`, then words.
+    let (book, _) = compiled("Alice: I feel #very-happy today.\n");
+    assert_eq!(book["nodes"][0]["speech"][1], json!({ "kind": "tag", "name": "very" }));
+    assert_eq!(book["nodes"][0]["speech"][2], json!({ "kind": "text", "text": "-happy today." }));
+
+    // An id, a dotted name and a leading digit are no identifiers either.
+    for source in ["Alice @old-man: Hi.\n", "Mr.Smith: Hi.\n", "2B: Hi.\n"] {
+        let (book, _) = compiled(source);
+        assert!(book["speakers"].as_array().unwrap().iter().all(|s| s.get("name").is_none()), "{source}");
+    }
+}

@@ -67,14 +67,19 @@ fn an_escaped_hash_never_opens_a_speaker_prefix() {
 }
 
 #[test]
-fn an_escaped_arrow_is_literal_text_and_not_warned() {
+fn an_escaped_arrow_is_still_an_arrow() {
+    // The Dangling Arrow Diagnostic note's boundary table: "`\=>` — Still warned: Markdown
+    // consumes the backslash before DialogueDown tokenizes, so the arrow survives. Only the
+    // entity `&#61;>` stays quiet" (C1, revised). Alone it is a dangling arrow, warned and said
+    // as written; before a link it is a jump.
+    let source = "Alice: a \\=> b\n";
+    let found: Vec<_> = compiled(source).diagnostics.iter().map(|d| (d.code, d.line, d.column)).collect();
+    assert_eq!(found, [(Code::DanglingArrow, 1, 11)]);
+    assert_eq!(speech(source), json!([text("a "), text("=>"), text(" b")]));
     let source = "# Start\n\nAlice: Go \\=> [there](#start)\n";
-    assert!(!codes(source).contains(&Code::DanglingArrow), "{:#?}", compiled(source).diagnostics);
+    assert!(compiled(source).diagnostics.is_empty(), "{:#?}", compiled(source).diagnostics);
     let book = playbook(source);
-    assert_eq!(book["nodes"][0]["out"], json!([{ "kind": "succession", "target": 1 }]));
-    assert_eq!(book["nodes"][0]["speech"][1], text("=> "));
-    assert_eq!(book["nodes"][0]["speech"][2]["kind"], "link");
-    assert!(!codes("Alice: a \\=> b\n").contains(&Code::DanglingArrow));
+    assert_eq!(book["nodes"][0]["out"], json!([{ "kind": "divert", "target": 0, "label": [text("there")] }]));
 }
 
 #[test]
@@ -152,17 +157,30 @@ fn a_code_span_or_an_image_in_a_link_label_is_kept_as_written() {
 }
 
 #[test]
-fn a_condition_before_an_arrow_without_a_link_guards_nothing_at_the_arrow() {
-    for source in ["# Gate\n\n`Ready?` =>\n", "# Gate\n\n`Ready?` => the gate\n", "# Gate\n\nAlice: Hi. `Ready?` =>\n"]
-    {
+fn a_conditional_dangling_arrow_is_one_warning_at_the_arrow() {
+    // The Dangling Arrow Diagnostic note's boundary table: "`Ready?` => (no link) — Dangling.
+    // One warning at the `=>`, not the condition", and its DD4: "The condition is valid; the
+    // arrow is what failed to become a jump" (C14, revised). The line's own condition guards
+    // its line, which says the arrow as written.
+    for (source, says) in [("# Gate\n\n`Ready?` =>\n", "=>"), ("# Gate\n\n`Ready?` => the gate\n", "=> the gate")] {
         let compilation = compiled(source);
-        let guards: Vec<_> =
-            compilation.diagnostics.iter().filter(|d| d.code == Code::ConditionGuardsNothing).collect();
-        assert_eq!(guards.len(), 1, "{source}: {:#?}", compilation.diagnostics);
-        assert_eq!(&source[guards[0].span.clone()], "=>", "{source}");
-        assert!(compilation.playbook.is_none(), "{source}");
-        assert!(!compilation.diagnostics.iter().any(|d| d.code == Code::DanglingArrow), "{source}");
+        let codes: Vec<_> = compilation.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::DanglingArrow], "{source}");
+        let found = &compilation.diagnostics[0];
+        assert_eq!(&source[found.span.clone()], "=>", "{source}");
+        assert_eq!((found.line, found.column), (3, 10), "{source}");
+        let book = stagehand_playbook::to_json(compilation.playbook.as_ref().expect(source));
+        let line = &book["nodes"][0];
+        assert_eq!(line["condition"], json!({ "kind": "key", "key": "Ready" }), "{source}");
+        let words: String = line["speech"].as_array().unwrap().iter().filter_map(|f| f["text"].as_str()).collect();
+        assert_eq!(words, says, "{source}");
     }
+    // A condition mid-line guards nothing whatever follows it: it is reported where it stands,
+    // and the dangling arrow after it is warned as any other.
+    let source = "# Gate\n\nAlice: Hi. `Ready?` =>\n";
+    let compilation = compiled(source);
+    let placed: Vec<_> = compilation.diagnostics.iter().map(|d| (d.code, &source[d.span.clone()])).collect();
+    assert_eq!(placed, [(Code::ConditionGuardsNothing, "`Ready?`"), (Code::DanglingArrow, "=>")]);
 }
 
 /// Where each `DLG1101` points, `(line, column)`.
@@ -185,4 +203,28 @@ fn a_tag_never_starts_a_line() {
     }
     // Tags in a prefix with no name are reported once, as before.
     assert_eq!(tags_without_speaker("#excited: We made it!\n"), [(1, 1)]);
+}
+
+#[test]
+fn an_unknown_reserved_tag_is_reported_wherever_it_rides() {
+    // The Semantic Analyzer note (DD7): "The tag validator checks each `ReservedTag` against that
+    // set and rejects an unknown one", and a tag rides "on a speaker, image, or speech"; the
+    // error-code reference: `##default` "is the only one DialogueDown knows". So `##weird` in
+    // speech, in styling, in a link's label or in an image's alt text is `DLG2008` at the tag.
+    for (source, tag) in [
+        ("Carol: has ##weird tag\n", "##weird"),
+        ("Carol: *so ##odd=x*\n", "##odd=x"),
+        ("# S\n\nCarol: [go ##now](#s)\n", "##now"),
+        ("Carol: ![a ##res](x.png)\n", "##res"),
+        ("- Carol: pick ##me\n- Bob: no\n", "##me"),
+    ] {
+        let compilation = compiled(source);
+        let found: Vec<_> = compilation.diagnostics.iter().map(|d| (d.code, &source[d.span.clone()])).collect();
+        assert_eq!(found, [(Code::UnknownReservedTag, tag)], "{source}");
+        assert!(compilation.playbook.is_none(), "{source}");
+    }
+    let named = &compiled("Carol: has ##weird=x tag\n").diagnostics[0];
+    assert_eq!(named.message, "'##weird=x' is not a known reserved tag. Use a custom tag ('#weird=x') or one of DialogueDown's reserved tags.");
+    // The one reserved tag the language knows draws nothing there.
+    assert!(compiled("Carol: a ##default b\n").diagnostics.is_empty());
 }

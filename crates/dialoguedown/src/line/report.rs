@@ -75,19 +75,4 @@ impl LineBuilder<'_, '_, '_> {
             "not allowed in a label",
         );
     }
-
-    /// Reports (DLG1106) a condition before a `=>` that no link follows, at the arrow (C14).
-    pub(super) fn guards_a_dangling_arrow(&mut self, condition: &Cond, arrow: Range<usize>) {
-        self.sink.push(
-            Code::ConditionGuardsNothing,
-            arrow,
-            format!(
-                "A condition (`\"{}\"?`) must guard a jump, line, choice option, or control branch. It stands \
-                 immediately before this `=>`, but no link follows the arrow, so there is no jump for it to \
-                 guard. Add a target after the arrow: `=> [The market](#the-market)`.",
-                condition.key
-            ),
-            "no link follows the guarded arrow",
-        );
-    }
 }
