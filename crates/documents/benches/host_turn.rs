@@ -129,6 +129,8 @@ struct Host<E: Engine> {
     turn: u64,
     lines: Vec<u8>,
     lazy: bool,
+    /// Whether its keys come in no order (random hexadecimal, as the web page's), not counted up.
+    scattered: bool,
     said: usize,
 }
 
@@ -143,6 +145,7 @@ impl<E: Engine> Host<E> {
             turn: 0,
             lines: Vec::new(),
             lazy: false,
+            scattered: false,
             said: 0,
         }
     }
@@ -152,12 +155,24 @@ impl<E: Engine> Host<E> {
     }
 
     /// The host's own key, `k` and the turn's number (`write!` would cost more than some of
-    /// what is measured).
+    /// what is measured), or, `scattered`, sixteen hexadecimal digits of a mix of the turn's
+    /// number (splitmix64's finaliser): keys in no order, which the session finds through its
+    /// hash table rather than its ascending run (decision H73).
     fn next_key(&mut self) {
         self.turn += 1;
         self.key.clear();
-        self.key.push('k');
-        self.key.push_str(itoa::Buffer::new().format(self.turn));
+        if self.scattered {
+            let mut z = self.turn.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            for shift in (0..16).rev() {
+                self.key.push(char::from(b"0123456789abcdef"[(z >> (4 * shift)) as usize & 15]));
+            }
+        } else {
+            self.key.push('k');
+            self.key.push_str(itoa::Buffer::new().format(self.turn));
+        }
     }
 
     /// One turn through `look` and `act`; false when nothing is left to do but undo and restart.
@@ -332,6 +347,10 @@ fn turns(c: &mut Criterion) {
 
     let mut host = Host::lazy(fresh());
     group.bench_function("Session turn: look + act", |b| {
+        b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, fresh))
+    });
+    let mut host = Host { scattered: true, ..Host::lazy(fresh()) };
+    group.bench_function("Session turn: look + act, keys in no order", |b| {
         b.iter_custom(|iters| timed_turns(&mut host, iters, Trace::Dropped, fresh))
     });
     // The terminal player's configuration (decision H39): its keys are fresh and never leave the

@@ -12,7 +12,10 @@
 //!   records dropped;
 //! - `describe`: the same turn through `describe_into` + `apply_into` (a view and a receipt
 //!   written out in full, reusing the host's strings);
-//! - `lines`: `look` + `act` with the trace also written as JSON lines.
+//! - `lines`: `look` + `act` with the trace also written as JSON lines;
+//! - `scattered`: `look` + `act` under keys in no order (sixteen hexadecimal digits of a mix of
+//!   the turn's number, as random as the web page's keys), so every key goes through the hash
+//!   table rather than the ascending run (decision H73).
 //!
 //! ```sh
 //! cargo build --release -p stagehand-session --example host_turns
@@ -33,6 +36,18 @@ fn key_into(key: &mut String, prefix: &str, n: u64) {
     key.clear();
     key.push_str(prefix);
     key.push_str(itoa::Buffer::new().format(n));
+}
+
+/// Writes sixteen hexadecimal digits of a mix of `n` (splitmix64's finaliser): a key in no order.
+fn scattered_key_into(key: &mut String, n: u64) {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    key.clear();
+    for shift in (0..16).rev() {
+        key.push(char::from(b"0123456789abcdef"[(z >> (4 * shift)) as usize & 15]));
+    }
 }
 
 fn main() {
@@ -102,7 +117,11 @@ fn main() {
     let (mut key, mut action, mut lines) = (String::new(), String::new(), Vec::new());
     let mut said = 0usize;
     for turn in 1..=turns {
-        key_into(&mut key, "k", turn);
+        if mode == "scattered" {
+            scattered_key_into(&mut key, turn);
+        } else {
+            key_into(&mut key, "k", turn);
+        }
         if mode == "describe" {
             session.describe_into(&mut view);
             action.clear();

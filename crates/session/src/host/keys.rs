@@ -1,17 +1,37 @@
-//! [`KeyIndex`]: which receipt an idempotency key names, found by the key's hash (decision H50).
+//! [`KeyIndex`]: which receipt an idempotency key names (decisions H50, H73).
 //!
 //! A session finds every key it is given (a miss, for a fresh key, is the common case) and
-//! records one per executed action, for the session's life. This is the smallest table that
-//! does that: open addressing with linear probing, at most half full, in two arrays — one byte
-//! a slot that is empty or holds seven bits of the key's hash (a tag), and the receipt's index
-//! beside it. A fresh key's probe reads only tags, a quarter of the memory the indices take, so
-//! it misses the cache less often as the session grows (H53): the slot's index and the key's
-//! whole hash are read only when a tag matches, one probe in 128. The keys' hashes are kept by receipt, so growing
-//! the table hashes no key again and a key's text is compared only when the whole hash
-//! matches. The hash is the session's (foldhash seeded from the session's id, H32): this table
-//! never sees a key's text.
+//! records one per executed action, for the session's life. Hosts mostly make their keys in
+//! order — a counter (`k9` before `k10`), a time, a UUIDv7 or a ULID — so the index knows its
+//! greatest key ([`order`]: the longer key after, keys of one length by their bytes), and a key
+//! after it is fresh with one comparison, without a lookup (H73). Receipts are kept in two
+//! parts:
+//!
+//! - **the ascending prefix**: the first receipts, for as long as each one's key came after
+//!   the key before it. A key after them is recorded by counting it: no hash, and no memory
+//!   written but the receipt's own (a table the size of the session's history, read and written
+//!   at random places, misses the cache once the history outgrows it). A key among them is
+//!   found by bisection.
+//! - **the table**, for every receipt after the first that came out of order: open addressing
+//!   with linear probing, at most half full, in two arrays — one byte a slot that is empty or
+//!   holds seven bits of the key's hash (a tag), and an entry's number beside it; each entry
+//!   keeps its key's whole hash and its receipt's index, so growing the table hashes no key
+//!   again and a key's text is compared only when the whole hash matches. A fresh key's probe
+//!   reads only tags, a quarter of the memory the numbers take (H53). The hash is the
+//!   session's (foldhash seeded from the session's id, H32). When the first key out of order
+//!   comes after a short prefix (fewer than [`SHORT`] receipts: keys in no order, as random
+//!   ones are), the prefix moves into the table, so such a host pays one comparison more than
+//!   the table alone.
+
+use std::cmp::Ordering;
+use std::hash::BuildHasher;
+
+use foldhash::fast::FixedState;
 
 use super::chunked::Chunked;
+
+/// A prefix shorter than this moves into the table when the first key out of order comes.
+const SHORT: u32 = 64;
 
 /// A tag that marks an empty slot; a full slot's tag has its top bit set.
 const EMPTY: u8 = 0;
@@ -26,22 +46,108 @@ fn tag(hash: u64) -> u8 {
     (hash >> 57) as u8 | 0x80
 }
 
-/// Receipt indices by their keys' hashes.
-#[derive(Debug, Clone, Default)]
+/// How `key` sorts against `other`: a longer key after a shorter one (so a counter written in
+/// decimal ascends: `k9`, `k10`), keys of one length by their bytes.
+#[inline]
+fn order(key: &str, other: &str) -> Ordering {
+    key.len().cmp(&other.len()).then_with(|| key.as_bytes().cmp(other.as_bytes()))
+}
+
+/// Where a fresh key is to be recorded: what [`KeyIndex::find`] learnt while looking for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// After every key recorded, when `count` receipts were indexed.
+    After { count: u64 },
+    /// Before the greatest key: in the table, under the key's hash.
+    Hashed(u64),
+}
+
+/// Receipt indices by their keys.
+#[derive(Debug, Clone)]
 pub(crate) struct KeyIndex {
+    /// How many receipts, from the first, are the ascending prefix (their keys increase).
+    prefix: u32,
+    /// The receipt with the greatest key ([`order`]); none before the first.
+    greatest: Option<u32>,
     /// A power of two of slots (or none), at most half of them full: [`EMPTY`] or the tag of
-    /// the hash of the key whose receipt's index is in `slots` at the same place.
+    /// the hash of the key whose entry's number is in `slots` at the same place.
     tags: Vec<u8>,
-    /// A receipt's index, for each slot whose tag is not [`EMPTY`].
+    /// An entry's number, for each slot whose tag is not [`EMPTY`].
     slots: Vec<u32>,
-    /// Each receipt's key hash, by the receipt's index (in chunks: growing copies none).
-    hashes: Chunked<u64>,
+    /// The table's entries: each key's hash and its receipt's index (in chunks: growing copies
+    /// none).
+    entries: Chunked<(u64, u32)>,
+    hasher: FixedState,
 }
 
 impl KeyIndex {
-    /// The index of the receipt whose key hashes to `hash` and for which `is_key` holds.
+    /// An empty index whose keys are hashed with a seed drawn from the session's id (data the
+    /// host chose, never entropy the session reads).
+    pub(crate) fn new(session_id: &str) -> Self {
+        let seed = FixedState::with_seed(0x5eed).hash_one(session_id);
+        KeyIndex {
+            prefix: 0,
+            greatest: None,
+            tags: Vec::new(),
+            slots: Vec::new(),
+            entries: Chunked::default(),
+            hasher: FixedState::with_seed(seed),
+        }
+    }
+
+    /// How two keys sort here (the longer after, then by bytes): the order in which a
+    /// snapshot's receipts are recorded again, so keys a host counted up stay in order.
+    pub(crate) fn order(key: &str, other: &str) -> Ordering {
+        order(key, other)
+    }
+
+    /// How many receipts are indexed.
+    fn count(&self) -> u64 {
+        u64::from(self.prefix) + self.entries.len() as u64
+    }
+
+    /// The index of the receipt recorded under `key` (`key_of` gives a receipt's key), or
+    /// where `key`, fresh, is to be recorded.
     #[inline]
-    pub(crate) fn find(&self, hash: u64, is_key: impl Fn(usize) -> bool) -> Option<usize> {
+    pub(crate) fn find<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k str) -> Result<usize, Place> {
+        let Some(greatest) = self.greatest else { return Err(Place::After { count: 0 }) };
+        match order(key, key_of(greatest as usize)) {
+            Ordering::Greater => Err(Place::After { count: self.count() }),
+            Ordering::Equal => Ok(greatest as usize),
+            Ordering::Less => self.find_before(key, key_of),
+        }
+    }
+
+    /// [`find`](Self::find) for a key before the greatest: bisection of the prefix when it
+    /// could be there, then the table.
+    fn find_before<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k str) -> Result<usize, Place> {
+        if let Some(index) = self.bisect(key, &key_of) {
+            return Ok(index);
+        }
+        let hash = self.hasher.hash_one(key);
+        match self.probe(hash, |i| key_of(i) == key) {
+            Some(index) => Ok(index),
+            None => Err(Place::Hashed(hash)),
+        }
+    }
+
+    /// The receipt of the prefix recorded under `key`.
+    #[inline]
+    fn bisect<'k>(&self, key: &str, key_of: &impl Fn(usize) -> &'k str) -> Option<usize> {
+        let (mut low, mut high) = (0, self.prefix as usize);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match order(key, key_of(middle)) {
+                Ordering::Less => high = middle,
+                Ordering::Greater => low = middle + 1,
+                Ordering::Equal => return Some(middle),
+            }
+        }
+        None
+    }
+
+    /// The receipt index in the table whose key hashes to `hash` and for which `is_key` holds.
+    fn probe(&self, hash: u64, is_key: impl Fn(usize) -> bool) -> Option<usize> {
         let mask = self.tags.len().checked_sub(1)?;
         let wanted = tag(hash);
         let mut at = hash as usize & mask;
@@ -51,37 +157,76 @@ impl KeyIndex {
                 return None;
             }
             if found == wanted {
-                let index = *self.slots.get(at)? as usize;
-                if self.hashes.get(index) == Some(&hash) && is_key(index) {
-                    return Some(index);
+                let (entry_hash, index) = *self.entries.get(*self.slots.get(at)? as usize)?;
+                if entry_hash == hash && is_key(index as usize) {
+                    return Some(index as usize);
                 }
             }
             at = (at + 1) & mask;
         }
     }
 
-    /// Indexes the next receipt (the one at [`len`](Self::len)), whose key hashes to `hash`
-    /// and is not indexed yet.
+    /// Indexes receipt `index` under `key`, which was fresh and [`find`](Self::find) placed at
+    /// `place` (`key_of` gives the key of a receipt indexed before). A receipt past four billion
+    /// in one session is not indexed.
     #[inline]
-    pub(crate) fn insert(&mut self, hash: u64) {
-        let index = self.hashes.len();
-        self.hashes.push(hash);
-        if 2 * self.hashes.len() > self.tags.len() {
-            self.grow();
-        } else {
-            self.place(hash, index);
+    pub(crate) fn insert<'k>(&mut self, index: usize, key: &str, place: Place, key_of: impl Fn(usize) -> &'k str) {
+        let Ok(index) = u32::try_from(index) else { return };
+        match place {
+            Place::After { count } if count == self.count() => {
+                if self.entries.len() == 0 && index == self.prefix {
+                    self.prefix += 1;
+                } else {
+                    self.insert_hashed(self.hasher.hash_one(key), index);
+                }
+                self.greatest = Some(index);
+            }
+            Place::After { .. } => self.insert_late(index, key, key_of),
+            Place::Hashed(hash) => {
+                if self.entries.len() == 0 && self.prefix < SHORT {
+                    self.demote(&key_of);
+                }
+                self.insert_hashed(hash, index);
+            }
         }
     }
 
-    /// How many receipts are indexed.
-    pub(crate) fn len(&self) -> usize {
-        self.hashes.len()
+    /// Indexes receipt `index` under `key`, whose place was found before another receipt was
+    /// indexed: in the table, and as the greatest if it is.
+    #[cold]
+    fn insert_late<'k>(&mut self, index: u32, key: &str, key_of: impl Fn(usize) -> &'k str) {
+        let greater = self.greatest.is_none_or(|g| order(key, key_of(g as usize)) == Ordering::Greater);
+        self.insert_hashed(self.hasher.hash_one(key), index);
+        if greater {
+            self.greatest = Some(index);
+        }
+    }
+
+    /// Moves the prefix into the table.
+    #[cold]
+    fn demote<'k>(&mut self, key_of: &impl Fn(usize) -> &'k str) {
+        for index in 0..std::mem::take(&mut self.prefix) {
+            self.insert_hashed(self.hasher.hash_one(key_of(index as usize)), index);
+        }
+    }
+
+    /// Indexes receipt `index` in the table under `hash`.
+    fn insert_hashed(&mut self, hash: u64, index: u32) {
+        let Ok(number) = u32::try_from(self.entries.len()) else { return };
+        self.entries.push((hash, index));
+        if 2 * self.entries.len() > self.tags.len() {
+            self.grow();
+        } else {
+            self.place(hash, number);
+        }
     }
 
     /// Forgets every receipt (a table that had grown is given back, so a host that keeps one
     /// receipt at a time clears a small one: H39).
     pub(crate) fn clear(&mut self) {
-        self.hashes.truncate(0);
+        self.prefix = 0;
+        self.greatest = None;
+        self.entries.truncate(0);
         if self.tags.len() > SMALLEST {
             self.tags = Vec::new();
             self.slots = Vec::new();
@@ -90,18 +235,16 @@ impl KeyIndex {
         }
     }
 
-    /// Puts receipt `index` in the first empty slot from its hash's. A receipt past the
-    /// slots' numbering (four billion in one session) is not indexed.
+    /// Puts entry `number` in the first empty slot from its hash's.
     #[inline]
-    fn place(&mut self, hash: u64, index: usize) {
-        let Ok(index) = u32::try_from(index) else { return };
+    fn place(&mut self, hash: u64, number: u32) {
         let mask = self.tags.len() - 1;
         let mut at = hash as usize & mask;
         while let Some(found) = self.tags.get_mut(at) {
             if *found == EMPTY {
                 *found = tag(hash);
                 if let Some(slot) = self.slots.get_mut(at) {
-                    *slot = index;
+                    *slot = number;
                 }
                 return;
             }
@@ -109,20 +252,21 @@ impl KeyIndex {
         }
     }
 
-    /// Quadruples the slots (at least [`SMALLEST`]) and places every receipt again, from the
+    /// Quadruples the slots (at least [`SMALLEST`]) and places every entry again, from the
     /// hashes kept: a growing table is between an eighth and a half full, and places each
-    /// receipt again a third of a time on average.
+    /// entry again a third of a time on average.
     #[cold]
     fn grow(&mut self) {
-        let size = (4 * self.hashes.len()).next_power_of_two().max(SMALLEST);
+        let size = (4 * self.entries.len()).next_power_of_two().max(SMALLEST);
         // Zeroed memory, not written: a large table comes zeroed from the system.
         self.tags = vec![EMPTY; size];
         self.slots = vec![0; size];
-        let hashes = std::mem::take(&mut self.hashes);
-        for (index, hash) in hashes.iter().enumerate() {
-            self.place(*hash, index);
+        let entries = std::mem::take(&mut self.entries);
+        for (number, (hash, _)) in entries.iter().enumerate() {
+            // At most four billion entries are kept (`insert_hashed`).
+            self.place(*hash, number as u32);
         }
-        self.hashes = hashes;
+        self.entries = entries;
     }
 }
 
@@ -130,25 +274,87 @@ impl KeyIndex {
 mod tests {
     use super::*;
 
+    /// Records every key of `keys` in turn, checking each is fresh first and found after, then
+    /// that every one is still found; what `find` answered for each fresh key.
+    fn record_all(index: &mut KeyIndex, keys: &[String]) -> Vec<Place> {
+        let key_of = |i: usize| keys[i].as_str();
+        let mut places = Vec::new();
+        for (n, key) in keys.iter().enumerate() {
+            let place = index.find(key, key_of).expect_err("a fresh key is not found");
+            index.insert(n, key, place, key_of);
+            places.push(place);
+            assert_eq!(index.find(key, key_of), Ok(n), "{key} after recording it");
+        }
+        for (n, key) in keys.iter().enumerate() {
+            assert_eq!(index.find(key, key_of), Ok(n), "{key} at the end");
+        }
+        places
+    }
+
     #[test]
-    fn it_finds_what_it_indexed_and_nothing_else() {
+    fn keys_made_in_order_are_only_counted_and_found_by_bisection() {
         let keys: Vec<String> = (0..5_000).map(|n| format!("k{n}")).collect();
-        // A weak hash (many collisions, all in a few runs) still finds each key by its text.
-        let hash = |key: &str| key.len() as u64 * 7 + u64::from(key.as_bytes()[key.len() - 1] % 4);
-        let mut index = KeyIndex::default();
-        for (n, key) in keys.iter().enumerate() {
-            assert_eq!(index.find(hash(key), |i| keys[i] == *key), None);
-            index.insert(hash(key));
-            assert_eq!(index.len(), n + 1);
-            assert_eq!(index.find(hash(key), |i| keys[i] == *key), Some(n));
-        }
-        for (n, key) in keys.iter().enumerate() {
-            assert_eq!(index.find(hash(key), |i| keys[i] == *key), Some(n));
-        }
-        assert_eq!(index.find(hash("k5000"), |i| keys[i] == "k5000"), None);
+        let mut index = KeyIndex::new("s");
+        let places = record_all(&mut index, &keys);
+        assert!(places.iter().all(|p| matches!(p, Place::After { .. })), "a decimal counter ascends");
+        assert_eq!((index.prefix, index.entries.len()), (5_000, 0), "no table was needed");
+        let key_of = |i: usize| keys[i].as_str();
+        assert_eq!(index.find("k5000", key_of), Err(Place::After { count: 5_000 }));
+        assert_eq!(index.find("k4999x", key_of), Err(Place::After { count: 5_000 }), "a longer key sorts last");
+        assert!(matches!(index.find("k12a", key_of), Err(Place::Hashed(_))), "between two, not recorded");
+        assert!(matches!(index.find("", key_of), Err(Place::Hashed(_))));
+    }
+
+    #[test]
+    fn a_long_prefix_stays_when_keys_come_out_of_order_and_later_keys_go_to_the_table() {
+        let mut keys: Vec<String> = (0..1_000).map(|n| format!("k{n}")).collect();
+        keys.push("a".to_owned());
+        keys.extend((1_000..2_000).map(|n| format!("k{n}")));
+        let mut index = KeyIndex::new("s");
+        let places = record_all(&mut index, &keys);
+        assert!(matches!(places[1_000], Place::Hashed(_)));
+        assert!(places[1_001..].iter().all(|p| matches!(p, Place::After { .. })), "after the greatest");
+        assert_eq!((index.prefix, index.entries.len()), (1_000, 1_001));
+    }
+
+    #[test]
+    fn keys_in_no_order_move_a_short_prefix_into_the_table() {
+        // A shuffled order (a fixed permutation: 7919 is prime to 5,000).
+        let keys: Vec<String> = (0..5_000).map(|n| format!("key-{}", (n * 7919) % 5_000)).collect();
+        let mut index = KeyIndex::new("s");
+        let places = record_all(&mut index, &keys);
+        assert!(places.iter().any(|p| matches!(p, Place::After { .. })));
+        assert!(places.iter().any(|p| matches!(p, Place::Hashed(_))));
+        assert_eq!((index.prefix, index.entries.len()), (0, 5_000), "every receipt is in the table");
+        let key_of = |i: usize| keys[i].as_str();
+        assert!(index.find("key-5000", key_of).is_err());
         index.clear();
-        assert_eq!(index.find(hash("k1"), |i| keys[i] == "k1"), None);
-        index.insert(hash("k0"));
-        assert_eq!(index.find(hash("k0"), |i| keys[i] == "k0"), Some(0));
+        assert_eq!(index.find("key-0", key_of), Err(Place::After { count: 0 }));
+        index.insert(0, "key-0", Place::After { count: 0 }, key_of);
+        assert_eq!(index.find(&keys[0], key_of), Ok(0));
+    }
+
+    #[test]
+    fn a_place_found_before_another_key_was_recorded_is_checked_again() {
+        let keys = ["a", "d", "c", "e"];
+        let key_of = |i: usize| keys[i];
+        let mut index = KeyIndex::new("s");
+        index.insert(0, "a", Place::After { count: 0 }, key_of);
+        let stale = index.find("c", key_of);
+        assert_eq!(stale, Err(Place::After { count: 1 }));
+        index.insert(1, "d", index.find("d", key_of).expect_err("fresh"), key_of);
+        index.insert(2, "c", stale.expect_err("fresh"), key_of);
+        let stale = index.find("e", key_of).expect_err("fresh");
+        assert!(matches!(stale, Place::After { .. }));
+        for (n, key) in keys.iter().enumerate().take(3) {
+            assert_eq!(index.find(key, key_of), Ok(n), "{key}");
+        }
+        assert_eq!((index.prefix, index.entries.len()), (2, 1), "`c` is in the table, not after `d`");
+        assert_eq!(index.greatest, Some(1));
+        index.insert(3, "e", stale, key_of);
+        assert_eq!(index.greatest, Some(3), "a late place that is still the greatest becomes it");
+        for (n, key) in keys.iter().enumerate() {
+            assert_eq!(index.find(key, key_of), Ok(n), "{key}");
+        }
     }
 }

@@ -387,7 +387,7 @@ impl<E: Engine> Session<E> {
 
     /// Whether a receipt is recorded under the idempotency key `key`.
     pub fn has_key(&self, key: &str) -> bool {
-        self.receipts.find(self.receipts.hash(key), key).is_some()
+        self.receipts.find(key).is_ok()
     }
 
     /// How many receipts are recorded (they are never forgotten, so this only grows).
@@ -465,17 +465,19 @@ impl<E: Engine> Session<E> {
             self.rejected.push_str(DISPOSED);
             return Applied::rejected(&self.receipts, &self.rejected);
         }
-        let hash = self.receipts.hash(key);
-        if let Some(index) = self.receipts.find(hash, key) {
-            let recorded = Applied::recorded(&self.receipts, index, None);
-            if recorded.action_id() == Some(action_id) && recorded.text().is_none() {
-                self.write_down_at(index);
-                return Applied::recorded(&self.receipts, index, None);
+        let place = match self.receipts.find(key) {
+            Err(place) => place,
+            Ok(index) => {
+                let recorded = Applied::recorded(&self.receipts, index, None);
+                if recorded.action_id() == Some(action_id) && recorded.text().is_none() {
+                    self.write_down_at(index);
+                    return Applied::recorded(&self.receipts, index, None);
+                }
+                self.rejected = reused(key, recorded.action_id().unwrap_or_default());
+                return Applied::rejected(&self.receipts, &self.rejected);
             }
-            self.rejected = reused(key, recorded.action_id().unwrap_or_default());
-            return Applied::rejected(&self.receipts, &self.rejected);
-        }
-        let id = Identity { key, hash, action_id, text: None };
+        };
+        let id = Identity { key, place, action_id, text: None };
         if let Some(reason) = Self::unrecordable(&id) {
             self.rejected.clear();
             self.rejected.push_str(reason);
@@ -559,17 +561,19 @@ impl<E: Engine> Session<E> {
             _ => String::new(),
         };
         let action_id = format!("answer:{call_id}");
-        let hash = self.receipts.hash(key);
-        if let Some(index) = self.receipts.find(hash, key) {
-            self.write_down_at(index);
-            let recorded = Applied::recorded(&self.receipts, index, None);
-            return if recorded.action_id() == Some(action_id.as_str()) && recorded.text().is_none() {
-                recorded.to_receipt()
-            } else {
-                Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
-            };
-        }
-        let id = Identity { key, hash, action_id: &action_id, text: None };
+        let place = match self.receipts.find(key) {
+            Err(place) => place,
+            Ok(index) => {
+                self.write_down_at(index);
+                let recorded = Applied::recorded(&self.receipts, index, None);
+                return if recorded.action_id() == Some(action_id.as_str()) && recorded.text().is_none() {
+                    recorded.to_receipt()
+                } else {
+                    Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
+                };
+            }
+        };
+        let id = Identity { key, place, action_id: &action_id, text: None };
         if let Some(reason) = Self::unrecordable(&id) {
             return Receipt::Rejected { reason: reason.to_owned() };
         }
@@ -601,17 +605,19 @@ impl<E: Engine> Session<E> {
             return Receipt::Rejected { reason: DISPOSED.to_owned() };
         }
         let action_id = format!("answer:{question_id}");
-        let hash = self.receipts.hash(key);
-        if let Some(index) = self.receipts.find(hash, key) {
-            self.write_down_at(index);
-            let recorded = Applied::recorded(&self.receipts, index, None);
-            return if recorded.action_id() == Some(action_id.as_str()) && recorded.text() == Some(text) {
-                recorded.to_receipt()
-            } else {
-                Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
-            };
-        }
-        let id = Identity { key, hash, action_id: &action_id, text: Some(text) };
+        let place = match self.receipts.find(key) {
+            Err(place) => place,
+            Ok(index) => {
+                self.write_down_at(index);
+                let recorded = Applied::recorded(&self.receipts, index, None);
+                return if recorded.action_id() == Some(action_id.as_str()) && recorded.text() == Some(text) {
+                    recorded.to_receipt()
+                } else {
+                    Receipt::Rejected { reason: reused(key, recorded.action_id().unwrap_or_default()) }
+                };
+            }
+        };
+        let id = Identity { key, place, action_id: &action_id, text: Some(text) };
         if let Some(reason) = Self::unrecordable(&id) {
             return Receipt::Rejected { reason: reason.to_owned() };
         }

@@ -7,14 +7,12 @@
 //! same record and gets the same bytes.
 
 use std::collections::BTreeMap;
-use std::hash::BuildHasher;
 use std::ops::Range;
 
-use foldhash::fast::FixedState;
 use stagehand_protocol::{Command, Event, Outcome, PlainEvent, Receipt, ReplayMark, Reported};
 
 use super::chunked::Chunked;
-use super::keys::KeyIndex;
+use super::keys::{KeyIndex, Place};
 use super::Recorded;
 
 /// A range of the log's text.
@@ -188,9 +186,8 @@ pub(crate) struct Receipts {
     text: String,
     words: Chunked<Word>,
     entries: Chunked<Entry>,
-    /// Each receipt's index by its key's hash (H50).
+    /// Each receipt's index by its key (H50, H73).
     index: KeyIndex,
-    hasher: FixedState,
     /// Where the events of the action under way begin (in `words`, and in `text`).
     open: (usize, usize),
     /// The last speaker's name in the text (a run of lines by one speaker writes it once).
@@ -201,12 +198,12 @@ pub(crate) struct Receipts {
     written_to: usize,
 }
 
-/// What a receipt is recorded under: its key (and the key's [`Receipts::hash`]), its action id
+/// What a receipt is recorded under: its key (and where [`Receipts::find`] placed it), its action id
 /// and, for an `input`, its text.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Identity<'a> {
     pub(crate) key: &'a str,
-    pub(crate) hash: u64,
+    pub(crate) place: Place,
     pub(crate) action_id: &'a str,
     pub(crate) text: Option<&'a str>,
 }
@@ -455,13 +452,11 @@ impl Receipts {
     /// No receipts; keys are hashed with a seed drawn from the session's id (data the host
     /// chose, never entropy the session reads).
     pub(crate) fn new(session_id: &str) -> Self {
-        let seed = FixedState::with_seed(0x5eed).hash_one(session_id);
         Receipts {
             text: String::new(),
             words: Chunked::default(),
             entries: Chunked::default(),
-            index: KeyIndex::default(),
-            hasher: FixedState::with_seed(seed),
+            index: KeyIndex::new(session_id),
             open: (0, 0),
             speaker: None,
             retain: true,
@@ -517,17 +512,12 @@ impl Receipts {
         self.entries.len()
     }
 
-    /// The hash of `key`, for [`find`](Self::find) and recording.
+    /// The index of the receipt recorded under `key`, or, for a fresh key, where it is to be
+    /// recorded (its [`Identity::place`]).
     #[inline]
-    pub(crate) fn hash(&self, key: &str) -> u64 {
-        self.hasher.hash_one(key)
-    }
-
-    /// The index of the receipt recorded under `key`, whose [`hash`](Self::hash) is `hash`.
-    #[inline]
-    pub(crate) fn find(&self, hash: u64, key: &str) -> Option<usize> {
+    pub(crate) fn find(&self, key: &str) -> Result<usize, Place> {
         let entries = &self.entries;
-        self.index.find(hash, |i| entries.get(i).is_some_and(|e| self.span(&e.key()) == key))
+        self.index.find(key, |i| entries.get(i).map_or("", |e| self.span(&e.key())))
     }
 
     /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
@@ -673,7 +663,11 @@ impl Receipts {
     /// The receipts of a session's snapshot, by key, each with its events written down.
     pub(crate) fn of_snapshot(session_id: &str, recorded: &BTreeMap<String, Recorded>) -> Self {
         let mut receipts = Receipts::new(session_id);
-        for (key, recorded) in recorded {
+        // In the keys' order, not the map's (`k10` after `k9`), so keys a host counted up are
+        // recorded in order again and the next ones stay in order after them (H73).
+        let mut in_order: Vec<(&String, &Recorded)> = recorded.iter().collect();
+        in_order.sort_by(|(a, _), (b, _)| KeyIndex::order(a, b));
+        for (key, recorded) in in_order {
             receipts.record(key, recorded);
         }
         receipts.all_written();
@@ -696,7 +690,9 @@ impl Receipts {
 
     /// Records a receipt as a snapshot holds it.
     pub(crate) fn record(&mut self, key: &str, recorded: &Recorded) {
-        let id = Identity { key, hash: self.hash(key), action_id: &recorded.action_id, text: recorded.text.as_deref() };
+        // A snapshot holds each key once.
+        let Err(place) = self.find(key) else { return };
+        let id = Identity { key, place, action_id: &recorded.action_id, text: recorded.text.as_deref() };
         if !Self::fits(&id) {
             // Never recorded by a session (it rejects such an apply before it runs): a
             // snapshot that holds one was not written by one.
@@ -751,8 +747,9 @@ impl Receipts {
         let index = self.entries.len();
         let key_len = id.key.len() as u32;
         self.entries.push(Entry { at, key_len, action, text_len, outcome, settled });
-        debug_assert_eq!(self.index.len(), index, "every receipt is indexed in order");
-        self.index.insert(id.hash);
+        let (entries, text) = (&self.entries, &self.text);
+        let key_of = |i: usize| entries.get(i).map_or("", |e| &text[e.key()]);
+        self.index.insert(index, id.key, id.place, key_of);
         self.open();
         index
     }
@@ -838,20 +835,21 @@ mod tests {
     fn an_entry_gives_back_its_key_action_and_text() {
         let mut receipts = Receipts::new("s");
         let ids = [
-            Identity { key: "k1", hash: receipts.hash("k1"), action_id: "next", text: None },
-            Identity { key: "k2", hash: receipts.hash("k2"), action_id: "choose:3", text: None },
-            Identity { key: "k3", hash: receipts.hash("k3"), action_id: "answer:name", text: Some("Ada") },
-            Identity { key: "", hash: receipts.hash(""), action_id: "answer:empty", text: Some("") },
+            ("k1", "next", None),
+            ("k2", "choose:3", None),
+            ("k3", "answer:name", Some("Ada")),
+            ("", "answer:empty", Some("")),
         ];
-        for id in ids {
+        for (key, action_id, text) in ids {
             receipts.begin();
-            let index = receipts.executed(id, Outcome::Awaiting);
-            assert_eq!(receipts.identity(index), (id.key, id.action_id, id.text));
-            assert_eq!(receipts.find(id.hash, id.key), Some(index));
+            let place = receipts.find(key).expect_err("a fresh key");
+            let index = receipts.executed(Identity { key, place, action_id, text }, Outcome::Awaiting);
+            assert_eq!(receipts.identity(index), (key, action_id, text));
+            assert_eq!(receipts.find(key), Ok(index));
         }
         receipts.begin();
-        let id = Identity { key: "k5", hash: receipts.hash("k5"), action_id: "retry", text: None };
-        let index = receipts.failed(id, "it broke");
+        let place = receipts.find("k5").expect_err("a fresh key");
+        let index = receipts.failed(Identity { key: "k5", place, action_id: "retry", text: None }, "it broke");
         assert_eq!(receipts.settled(index), Err("it broke"));
         assert_eq!(receipts.identity(index), ("k5", "retry", None));
     }
