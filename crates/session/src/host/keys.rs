@@ -20,8 +20,8 @@
 //!   reads only tags, a quarter of the memory the numbers take (H53). The hash is the
 //!   session's (foldhash seeded from the session's id, H32). When the first key out of order
 //!   comes after a short prefix (fewer than [`SHORT`] receipts: keys in no order, as random
-//!   ones are), the prefix moves into the table, so such a host pays one comparison more than
-//!   the table alone.
+//!   ones are), the prefix moves into the table and the greatest key is forgotten, so such a
+//!   host's keys are looked for in the table alone, as before H73.
 
 use std::cmp::Ordering;
 use std::hash::BuildHasher;
@@ -110,7 +110,13 @@ impl KeyIndex {
     /// where `key`, fresh, is to be recorded.
     #[inline]
     pub(crate) fn find<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k str) -> Result<usize, Place> {
-        let Some(greatest) = self.greatest else { return Err(Place::After { count: 0 }) };
+        let Some(greatest) = self.greatest else {
+            return match self.entries.len() {
+                0 => Err(Place::After { count: 0 }),
+                // Keys in no order: the table alone, as if the greatest were never known.
+                _ => self.find_before(key, key_of),
+            };
+        };
         match order(key, key_of(greatest as usize)) {
             Ordering::Greater => Err(Place::After { count: self.count() }),
             Ordering::Equal => Ok(greatest as usize),
@@ -192,22 +198,26 @@ impl KeyIndex {
     }
 
     /// Indexes receipt `index` under `key`, whose place was found before another receipt was
-    /// indexed: in the table, and as the greatest if it is.
+    /// indexed: in the table, and as the greatest if it is (while the greatest is known).
     #[cold]
     fn insert_late<'k>(&mut self, index: u32, key: &str, key_of: impl Fn(usize) -> &'k str) {
-        let greater = self.greatest.is_none_or(|g| order(key, key_of(g as usize)) == Ordering::Greater);
+        let known = self.greatest.is_some() || self.entries.len() == 0;
+        let greater = known && self.greatest.is_none_or(|g| order(key, key_of(g as usize)) == Ordering::Greater);
         self.insert_hashed(self.hasher.hash_one(key), index);
         if greater {
             self.greatest = Some(index);
         }
     }
 
-    /// Moves the prefix into the table.
+    /// Moves the prefix into the table and forgets the greatest key: keys that came out of
+    /// order this early come in no order, and each is looked for in the table alone (holding
+    /// it against the greatest first would only cost a comparison).
     #[cold]
     fn demote<'k>(&mut self, key_of: &impl Fn(usize) -> &'k str) {
         for index in 0..std::mem::take(&mut self.prefix) {
             self.insert_hashed(self.hasher.hash_one(key_of(index as usize)), index);
         }
+        self.greatest = None;
     }
 
     /// Indexes receipt `index` in the table under `hash`.
@@ -326,7 +336,9 @@ mod tests {
         assert!(places.iter().any(|p| matches!(p, Place::After { .. })));
         assert!(places.iter().any(|p| matches!(p, Place::Hashed(_))));
         assert_eq!((index.prefix, index.entries.len()), (0, 5_000), "every receipt is in the table");
+        assert_eq!(index.greatest, None, "and no key is held against the greatest");
         let key_of = |i: usize| keys[i].as_str();
+        assert!(matches!(index.find("key-9999", key_of), Err(Place::Hashed(_))));
         assert!(index.find("key-5000", key_of).is_err());
         index.clear();
         assert_eq!(index.find("key-0", key_of), Err(Place::After { count: 0 }));
