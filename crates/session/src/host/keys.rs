@@ -49,8 +49,8 @@ fn tag(hash: u64) -> u8 {
 /// How `key` sorts against `other`: a longer key after a shorter one (so a counter written in
 /// decimal ascends: `k9`, `k10`), keys of one length by their bytes.
 #[inline]
-fn order(key: &str, other: &str) -> Ordering {
-    key.len().cmp(&other.len()).then_with(|| key.as_bytes().cmp(other.as_bytes()))
+fn order(key: &[u8], other: &[u8]) -> Ordering {
+    key.len().cmp(&other.len()).then_with(|| key.cmp(other))
 }
 
 /// Where a fresh key is to be recorded: what [`KeyIndex::find`] learnt while looking for it.
@@ -98,7 +98,13 @@ impl KeyIndex {
     /// How two keys sort here (the longer after, then by bytes): the order in which a
     /// snapshot's receipts are recorded again, so keys a host counted up stay in order.
     pub(crate) fn order(key: &str, other: &str) -> Ordering {
-        order(key, other)
+        order(key.as_bytes(), other.as_bytes())
+    }
+
+    /// The hash of a key's bytes (every key is hashed through here, so the table's hashes agree).
+    #[inline]
+    fn hash(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_one(key)
     }
 
     /// How many receipts are indexed.
@@ -109,7 +115,7 @@ impl KeyIndex {
     /// The index of the receipt recorded under `key` (`key_of` gives a receipt's key), or
     /// where `key`, fresh, is to be recorded.
     #[inline]
-    pub(crate) fn find<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k str) -> Result<usize, Place> {
+    pub(crate) fn find<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k [u8]) -> Result<usize, Place> {
         let Some(greatest) = self.greatest else {
             return match self.entries.len() {
                 0 => Err(Place::After { count: 0 }),
@@ -117,7 +123,7 @@ impl KeyIndex {
                 _ => self.find_before(key, key_of),
             };
         };
-        match order(key, key_of(greatest as usize)) {
+        match order(key.as_bytes(), key_of(greatest as usize)) {
             Ordering::Greater => Err(Place::After { count: self.count() }),
             Ordering::Equal => Ok(greatest as usize),
             Ordering::Less => self.find_before(key, key_of),
@@ -126,12 +132,12 @@ impl KeyIndex {
 
     /// [`find`](Self::find) for a key before the greatest: bisection of the prefix when it
     /// could be there, then the table.
-    fn find_before<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k str) -> Result<usize, Place> {
+    fn find_before<'k>(&self, key: &str, key_of: impl Fn(usize) -> &'k [u8]) -> Result<usize, Place> {
         if let Some(index) = self.bisect(key, &key_of) {
             return Ok(index);
         }
-        let hash = self.hasher.hash_one(key);
-        match self.probe(hash, |i| key_of(i) == key) {
+        let hash = self.hash(key.as_bytes());
+        match self.probe(hash, |i| key_of(i) == key.as_bytes()) {
             Some(index) => Ok(index),
             None => Err(Place::Hashed(hash)),
         }
@@ -139,11 +145,11 @@ impl KeyIndex {
 
     /// The receipt of the prefix recorded under `key`.
     #[inline]
-    fn bisect<'k>(&self, key: &str, key_of: &impl Fn(usize) -> &'k str) -> Option<usize> {
+    fn bisect<'k>(&self, key: &str, key_of: &impl Fn(usize) -> &'k [u8]) -> Option<usize> {
         let (mut low, mut high) = (0, self.prefix as usize);
         while low < high {
             let middle = low + (high - low) / 2;
-            match order(key, key_of(middle)) {
+            match order(key.as_bytes(), key_of(middle)) {
                 Ordering::Less => high = middle,
                 Ordering::Greater => low = middle + 1,
                 Ordering::Equal => return Some(middle),
@@ -176,14 +182,14 @@ impl KeyIndex {
     /// `place` (`key_of` gives the key of a receipt indexed before). A receipt past four billion
     /// in one session is not indexed.
     #[inline]
-    pub(crate) fn insert<'k>(&mut self, index: usize, key: &str, place: Place, key_of: impl Fn(usize) -> &'k str) {
+    pub(crate) fn insert<'k>(&mut self, index: usize, key: &str, place: Place, key_of: impl Fn(usize) -> &'k [u8]) {
         let Ok(index) = u32::try_from(index) else { return };
         match place {
             Place::After { count } if count == self.count() => {
                 if self.entries.len() == 0 && index == self.prefix {
                     self.prefix += 1;
                 } else {
-                    self.insert_hashed(self.hasher.hash_one(key), index);
+                    self.insert_hashed(self.hash(key.as_bytes()), index);
                 }
                 self.greatest = Some(index);
             }
@@ -200,10 +206,11 @@ impl KeyIndex {
     /// Indexes receipt `index` under `key`, whose place was found before another receipt was
     /// indexed: in the table, and as the greatest if it is (while the greatest is known).
     #[cold]
-    fn insert_late<'k>(&mut self, index: u32, key: &str, key_of: impl Fn(usize) -> &'k str) {
+    fn insert_late<'k>(&mut self, index: u32, key: &str, key_of: impl Fn(usize) -> &'k [u8]) {
         let known = self.greatest.is_some() || self.entries.len() == 0;
-        let greater = known && self.greatest.is_none_or(|g| order(key, key_of(g as usize)) == Ordering::Greater);
-        self.insert_hashed(self.hasher.hash_one(key), index);
+        let greater =
+            known && self.greatest.is_none_or(|g| order(key.as_bytes(), key_of(g as usize)) == Ordering::Greater);
+        self.insert_hashed(self.hash(key.as_bytes()), index);
         if greater {
             self.greatest = Some(index);
         }
@@ -213,9 +220,9 @@ impl KeyIndex {
     /// order this early come in no order, and each is looked for in the table alone (holding
     /// it against the greatest first would only cost a comparison).
     #[cold]
-    fn demote<'k>(&mut self, key_of: &impl Fn(usize) -> &'k str) {
+    fn demote<'k>(&mut self, key_of: &impl Fn(usize) -> &'k [u8]) {
         for index in 0..std::mem::take(&mut self.prefix) {
-            self.insert_hashed(self.hasher.hash_one(key_of(index as usize)), index);
+            self.insert_hashed(self.hash(key_of(index as usize)), index);
         }
         self.greatest = None;
     }
@@ -287,7 +294,7 @@ mod tests {
     /// Records every key of `keys` in turn, checking each is fresh first and found after, then
     /// that every one is still found; what `find` answered for each fresh key.
     fn record_all(index: &mut KeyIndex, keys: &[String]) -> Vec<Place> {
-        let key_of = |i: usize| keys[i].as_str();
+        let key_of = |i: usize| keys[i].as_bytes();
         let mut places = Vec::new();
         for (n, key) in keys.iter().enumerate() {
             let place = index.find(key, key_of).expect_err("a fresh key is not found");
@@ -302,13 +309,32 @@ mod tests {
     }
 
     #[test]
+    fn keys_of_one_length_sort_by_their_bytes() {
+        // Every pair of keys of one length from a few bytes, lengths 0 to 19: as byte order.
+        let bytes = [0u8, 1, b'0', b'9', b'a', 0x7f, 0x80, 0xff];
+        for len in 0..20 {
+            for n in 0..64 {
+                let key: Vec<u8> = (0..len).map(|i| bytes[(n * 7 + i * 3) % bytes.len()]).collect();
+                for m in 0..64 {
+                    let mut other = key.clone();
+                    if let Some(byte) = other.get_mut((m * 5) % len.max(1)) {
+                        *byte = bytes[m % bytes.len()];
+                    }
+                    assert_eq!(order(&key, &other), key.cmp(&other), "{key:?} against {other:?}");
+                }
+            }
+        }
+        assert_eq!(order(b"k9", b"k10"), Ordering::Less, "the longer after");
+    }
+
+    #[test]
     fn keys_made_in_order_are_only_counted_and_found_by_bisection() {
         let keys: Vec<String> = (0..5_000).map(|n| format!("k{n}")).collect();
         let mut index = KeyIndex::new("s");
         let places = record_all(&mut index, &keys);
         assert!(places.iter().all(|p| matches!(p, Place::After { .. })), "a decimal counter ascends");
         assert_eq!((index.prefix, index.entries.len()), (5_000, 0), "no table was needed");
-        let key_of = |i: usize| keys[i].as_str();
+        let key_of = |i: usize| keys[i].as_bytes();
         assert_eq!(index.find("k5000", key_of), Err(Place::After { count: 5_000 }));
         assert_eq!(index.find("k4999x", key_of), Err(Place::After { count: 5_000 }), "a longer key sorts last");
         assert!(matches!(index.find("k12a", key_of), Err(Place::Hashed(_))), "between two, not recorded");
@@ -337,7 +363,7 @@ mod tests {
         assert!(places.iter().any(|p| matches!(p, Place::Hashed(_))));
         assert_eq!((index.prefix, index.entries.len()), (0, 5_000), "every receipt is in the table");
         assert_eq!(index.greatest, None, "and no key is held against the greatest");
-        let key_of = |i: usize| keys[i].as_str();
+        let key_of = |i: usize| keys[i].as_bytes();
         assert!(matches!(index.find("key-9999", key_of), Err(Place::Hashed(_))));
         assert!(index.find("key-5000", key_of).is_err());
         index.clear();
@@ -349,7 +375,7 @@ mod tests {
     #[test]
     fn a_place_found_before_another_key_was_recorded_is_checked_again() {
         let keys = ["a", "d", "c", "e"];
-        let key_of = |i: usize| keys[i];
+        let key_of = |i: usize| keys[i].as_bytes();
         let mut index = KeyIndex::new("s");
         index.insert(0, "a", Place::After { count: 0 }, key_of);
         let stale = index.find("c", key_of);

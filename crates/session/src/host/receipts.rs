@@ -517,7 +517,8 @@ impl Receipts {
     #[inline]
     pub(crate) fn find(&self, key: &str) -> Result<usize, Place> {
         let entries = &self.entries;
-        self.index.find(key, |i| entries.get(i).map_or("", |e| self.span(&e.key())))
+        let text = self.text.as_bytes();
+        self.index.find(key, |i| entries.get(i).map_or(&[][..], |e| &text[e.key()]))
     }
 
     /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
@@ -748,7 +749,7 @@ impl Receipts {
         let key_len = id.key.len() as u32;
         self.entries.push(Entry { at, key_len, action, text_len, outcome, settled });
         let (entries, text) = (&self.entries, &self.text);
-        let key_of = |i: usize| entries.get(i).map_or("", |e| &text[e.key()]);
+        let key_of = |i: usize| entries.get(i).map_or(&[][..], |e| &text.as_bytes()[e.key()]);
         self.index.insert(index, id.key, id.place, key_of);
         self.open();
         index
