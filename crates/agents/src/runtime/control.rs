@@ -107,29 +107,13 @@ impl Run<'_> {
         self.trace("apply.started", Some(&call_id), Value::Object(start));
         match self.io.ask(Request::Drain)? {
             Reply::Abort => {
-                let fin = with(
-                    with(
-                        with(with(base, "disposition", "rejected"), "reason", "aborted before acceptance"),
-                        "status",
-                        "aborted",
-                    ),
-                    "error",
-                    NormalizedError::abort().to_value(),
-                );
-                self.trace("apply.finished", Some(&call_id), Value::Object(fin));
+                let fin = refused(base, "aborted before acceptance", "aborted", &NormalizedError::abort());
+                self.trace("apply.finished", Some(&call_id), fin);
                 return Ok(Err(NormalizedError::abort()));
             }
             Reply::SinkFailed { error } => {
-                let fin = with(
-                    with(
-                        with(with(base, "disposition", "rejected"), "reason", "apply.started trace sink rejected"),
-                        "status",
-                        "error",
-                    ),
-                    "error",
-                    error.to_value(),
-                );
-                self.trace("apply.finished", Some(&call_id), Value::Object(fin));
+                let fin = refused(base, "apply.started trace sink rejected", "error", &error);
+                self.trace("apply.finished", Some(&call_id), fin);
                 return Ok(Err(error));
             }
             _ => {}
@@ -175,4 +159,11 @@ impl Run<'_> {
         self.trace("apply.finished", Some(&call_id), Value::Object(fin));
         Ok(Ok(receipt))
     }
+}
+
+/// The finish of an apply refused before acceptance: `base` (its action id and key) rejected for
+/// `reason`, with the boundary's `status` and `error`.
+fn refused(base: Map<String, Value>, reason: &str, status: &str, error: &NormalizedError) -> Value {
+    let fin = with(with(base, "disposition", "rejected"), "reason", reason);
+    Value::Object(with(with(fin, "status", status), "error", error.to_value()))
 }
