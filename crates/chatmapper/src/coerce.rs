@@ -69,19 +69,59 @@ fn as_boolean_word(value: &str) -> Option<bool> {
 /// Known fields keep their known type (`IsPlayer` boolean, `Age` number, `Actor`/`Conversant`
 /// actor IDs, and FORMAT.md §5's standard text fields — `Name`, `Title`, `Description`, `Menu
 /// Text`, `Dialogue Text`, `Parenthetical`, `Pictures`, `Audio Files`, `Video File` — text, as
-/// the XML export types them: decision M36); otherwise `True`/`False` (any case) is a boolean, a plain decimal number written
-/// without surrounding spaces is a number, and anything else is text.
+/// the XML export types them: decision M36); a localised variant ([`is_localised_title`]) is
+/// `Localization`, text, as the XML export types it (decision M39); otherwise `True`/`False` (any
+/// case) is a boolean, a plain decimal number written without surrounding spaces is a number, and
+/// anything else is text.
 pub fn infer_type(title: &str, value: &str) -> FieldType {
     match title {
         "IsPlayer" => FieldType::Boolean,
         "Age" => FieldType::Number,
         "Actor" | "Conversant" => FieldType::Actor,
-        "Name" | "Title" | "Description" | "Menu Text" | "Dialogue Text" | "Parenthetical" | "Pictures"
-        | "Audio Files" | "Video File" => FieldType::Text,
+        _ if is_standard_text(title) => FieldType::Text,
+        _ if is_localised_title(title) => FieldType::Localization,
         _ if as_boolean_word(value).is_some() && value.trim() == value => FieldType::Boolean,
         _ if is_decimal(value) => FieldType::Number,
         _ => FieldType::Text,
     }
+}
+
+/// FORMAT.md §5's standard fields that the XML export types as Text or Files (decision M36).
+const STANDARD_TEXT: [&str; 9] = [
+    "Name",
+    "Title",
+    "Description",
+    "Menu Text",
+    "Dialogue Text",
+    "Parenthetical",
+    "Pictures",
+    "Audio Files",
+    "Video File",
+];
+
+fn is_standard_text(title: &str) -> bool {
+    STANDARD_TEXT.contains(&title)
+}
+
+/// Whether a field titled `title` is a localised variant (FORMAT.md §3, decision M39): a language
+/// code (`fr`, `fr-FR`, `pt_BR`, `zh-Hans`, `es-419`), or a standard text field followed by a
+/// space and a language code (`Dialogue Text fr`, `Menu Text fr-FR`).
+pub fn is_localised_title(title: &str) -> bool {
+    is_language_code(title)
+        || STANDARD_TEXT.iter().any(|standard| {
+            title.strip_prefix(standard).and_then(|rest| rest.strip_prefix(' ')).is_some_and(is_language_code)
+        })
+}
+
+/// A language code: a primary subtag of two or three lower-case ASCII letters, then any number of
+/// subtags of two to eight ASCII letters or digits, each after `-` or `_`.
+fn is_language_code(text: &str) -> bool {
+    let mut subtags = text.split(['-', '_']);
+    let primary_ok = subtags
+        .next()
+        .is_some_and(|primary| (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_lowercase()));
+    primary_ok
+        && subtags.all(|subtag| (2..=8).contains(&subtag.len()) && subtag.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// An ID written as text: a whole number, also when written as a decimal (`3.0`, as tools that
@@ -253,6 +293,33 @@ mod tests {
         }
         assert_eq!(infer_type("Initial Value", "12"), FieldType::Number);
         assert_eq!(infer_type("Custom", "True"), FieldType::Boolean);
+    }
+
+    #[test]
+    fn localised_fields_stay_text_whatever_they_hold() {
+        // FORMAT.md section 3: localised variants are fields named by language code; the XML export
+        // types them `Localization`, text, so a translation that reads as a number stays words.
+        for title in [
+            "fr-FR",
+            "fr",
+            "pt-BR",
+            "pt_BR",
+            "zh-Hans",
+            "es-419",
+            "Dialogue Text fr",
+            "Menu Text fr-FR",
+            "Description de",
+            "Name es",
+        ] {
+            assert_eq!(infer_type(title, "42"), FieldType::Localization, "{title}");
+            assert_eq!(infer_type(title, "True"), FieldType::Localization, "{title}");
+            assert_eq!(infer_type(title, "Oui"), FieldType::Localization, "{title}");
+        }
+        // Custom fields that are not language codes are inferred as before.
+        for title in ["Gold", "HP", "XP", "Age2", "Quest fr", "fr-", "f", "Dialogue Text"] {
+            assert_ne!(infer_type(title, "42"), FieldType::Localization, "{title}");
+        }
+        assert_eq!(infer_type("HP", "42"), FieldType::Number);
     }
 
     #[test]
