@@ -368,3 +368,24 @@ fn a_status_set_to_false_reads_back_false() {
     let mut engine = ChatMapperEngine::new(project, Options::default()).expect("an engine");
     assert_eq!(send(&mut engine, Command::start()), ["said Kick Hart: false|"]);
 }
+
+#[test]
+fn a_variable_holding_a_table_or_function_shows_its_type_alone_and_replays_exactly() {
+    let script = "Variable[\"bag\"] = {1, 2}; Variable[\"fn\"] = function() end; Variable[\"n\"] = 5";
+    let nodes = json!([
+        {"ID": 0, "IsRoot": true, "Fields": {"Title": "START"}, "UserScript": script,
+         "OutgoingLinks": [{"OriginConvoID": 1, "OriginDialogID": 0, "DestinationConvoID": 1, "DestinationDialogID": 1}]},
+        {"ID": 1, "Fields": {"Dialogue Text": "[var=bag] [var=fn] [var=n] [var=none]"}, "OutgoingLinks": []}
+    ]);
+    let project =
+        json!({"Title": "t", "Assets": {"Conversations": [{"ID": 1, "Fields": {"Title": "c"}, "DialogNodes": nodes}]}});
+    let bytes = serde_json::to_vec(&project).unwrap();
+    let transcript = || {
+        let mut engine = ChatMapperEngine::new(load(&bytes, "t.json").unwrap(), Options::default()).unwrap();
+        let first = send(&mut engine, Command::start());
+        play(&mut engine, Vec::new(), first)
+    };
+    let first = transcript();
+    assert_eq!(first, ["said -: table function 5 nil", "ended"]);
+    assert_eq!(first, transcript(), "two runs of one project read the same");
+}

@@ -226,11 +226,13 @@ impl ChatMapperEngine {
     }
 }
 
-/// `[var=Name]`: the variable's value as Lua 5.1's `tostring` writes it (`nil` when unset).
+/// `[var=Name]`: the variable's value as Lua 5.1's `tostring` writes it (`nil` when unset); a
+/// table, function, thread or userdata is its type name alone, without the address `tostring`
+/// adds, so that a transcript replays exactly (decision M40).
 pub(super) fn variable_text(host: &dyn stagehand_lua::ScriptHost, name: &str) -> String {
     match environment::read_variable(host, name) {
         Ok(value) => value.to_string(),
-        Err(_) => "nil".to_owned(),
+        Err(_) => environment::variable_type(host, name).unwrap_or("nil").to_owned(),
     }
 }
 

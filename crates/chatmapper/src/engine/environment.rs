@@ -58,6 +58,19 @@ pub(crate) fn read_variable(host: &dyn ScriptHost, name: &str) -> Result<Value, 
     host.get(&variable_path(&lua_key(name)))
 }
 
+/// The type of `Variable[lua_key(name)]` when it is a value [`read_variable`] cannot give (a
+/// table, function, thread or userdata), or `None`. A table is found by reading through it; the
+/// other types by the type name the host's refusal ends with (`Variable["f"] is a function`).
+pub(crate) fn variable_type(host: &dyn ScriptHost, name: &str) -> Option<&'static str> {
+    let key = lua_key(name);
+    let error = host.get(&variable_path(&key)).err()?;
+    if host.get(&[Key::Name("Variable"), Key::Name(&key), Key::Name("")]).is_ok() {
+        return Some("table");
+    }
+    let (_, kind) = error.message.rsplit_once(" is a ")?;
+    ["table", "function", "thread", "userdata"].into_iter().find(|known| *known == kind)
+}
+
 /// Loads the surface's functions (again, after a restore: they are code, not state).
 pub(crate) fn load_surface(host: &mut dyn ScriptHost) -> Result<(), ScriptError> {
     host.load("stagehand-chatmapper-surface", SURFACE)
