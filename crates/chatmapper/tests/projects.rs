@@ -180,7 +180,7 @@ fn a_localised_json_export_reads() {
     let hello = conversation.entry(1).unwrap();
     assert_eq!(hello.value("fr-FR"), "Bonjour ! Belle journée.");
     assert_eq!(hello.value("de-DE"), "Hallo! Schöner Tag.");
-    assert_eq!(hello.field("de-DE").unwrap().kind, FieldType::Text);
+    assert_eq!(hello.field("de-DE").unwrap().kind, FieldType::Localization, "typed as the XML export types it (M39)");
     let yes = conversation.entry(2).unwrap();
     assert_eq!((yes.menu_text(), yes.value("Menu Text fr-FR")), ("It is.", "En effet."));
     // JSON has no connector flag: the first incoming link in document order is the parent.
