@@ -425,7 +425,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             CodeKind::Weight(_) | CodeKind::Marker(_) | CodeKind::Invalid => {
                 self.sink.push(
                     Code::NotAGameCall,
-                    span.clone(),
+                    code_content(self.tree.written(span), span),
                     format!(
                         "\"{text}\" is not a game call. Write a query that reads a value (\"key\"), a default \
                          command ((\"do something\")), or a named command (Name(\"arg\", ...))."
@@ -627,4 +627,21 @@ fn unquote(speech: &mut [Fragment]) {
             *text = CompactString::from(&text[1..text.len() - 1]);
         }
     }
+}
+
+/// The part of a code span's source between its backtick fences (and the one space each side
+/// that CommonMark strips when both are there): what the error-code guide marks (C39).
+fn code_content(written: &str, span: &Range<usize>) -> Range<usize> {
+    let fence = written.len() - written.trim_start_matches('`').len();
+    let close = written.len() - written.trim_end_matches('`').len();
+    if fence == 0 || fence != close || written.len() < fence * 2 {
+        return span.clone();
+    }
+    let (mut from, mut to) = (fence, written.len() - fence);
+    let inner = &written[from..to];
+    if inner.len() >= 2 && inner.starts_with(' ') && inner.ends_with(' ') && !inner.trim().is_empty() {
+        from += 1;
+        to -= 1;
+    }
+    span.start + from..span.start + to
 }

@@ -1,0 +1,18 @@
+//! Each triggering example of `guide/error-codes.md` marks the text at fault; a diagnostic is
+//! placed on exactly that text (C39). The sources below are the guide's examples, verbatim.
+
+use stagehand_dialoguedown::{compile, Options};
+
+/// Compiles `source`, finds the diagnostic `code`, and checks it starts at `line`:`column` and
+/// covers `marked`.
+fn placed(source: &str, code: &str, marked: &str, line: usize, column: usize) {
+    let compilation = compile(source, "case.dialogue.md", &Options::default());
+    let found = compilation.diagnostics.iter().find(|d| d.code.as_str() == code).expect(code);
+    assert_eq!(&source[found.span.clone()], marked, "{code}");
+    assert_eq!((found.line, found.column), (line, column), "{code}");
+}
+
+#[test]
+fn dlg1102_marks_the_text_inside_the_backticks() {
+    placed("# Scene\nAlice: The sky turns `just some words`.\n", "DLG1102", "just some words", 2, 23);
+}
