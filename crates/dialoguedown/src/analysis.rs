@@ -78,7 +78,7 @@ impl Analyzer {
             let jump = match block {
                 // A nested heading is an error of its own and makes no anchor.
                 Block::Scene(scene) if !scene.nested => {
-                    scene.anchor = anchor(anchors, &scene.title, &scene.span, sink);
+                    scene.anchor = anchor(anchors, &scene.title, (&scene.span, &scene.title_span), sink);
                     None
                 }
                 Block::Line(line) => {
@@ -110,14 +110,14 @@ impl Analyzer {
 fn anchor(
     anchors: &mut HashSet<String>,
     title: &str,
-    span: &std::ops::Range<usize>,
+    (span, title_span): (&std::ops::Range<usize>, &std::ops::Range<usize>),
     sink: &mut Sink,
 ) -> Option<String> {
     let anchor = slug(title);
     if !anchor.chars().any(char::is_alphanumeric) {
         sink.push(
             Code::HeadingWithoutAnchor,
-            span.clone(),
+            title_span.clone(),
             "A heading needs at least one letter or number so it can be a jump target; this one has none. \
              Add sluggable text to the heading.",
             "no anchor",

@@ -34,6 +34,8 @@ pub(crate) struct SceneHeading {
     /// no anchor, repeats an earlier scene's, or is nested.
     pub anchor: Option<String>,
     pub span: Range<usize>,
+    /// The heading's text without its `#` marks: where a problem with the title is placed (C39).
+    pub title_span: Range<usize>,
 }
 
 /// A key condition, as written.

@@ -75,7 +75,18 @@ impl Transpiler<'_, '_, '_> {
                 }
                 let mut title = String::new();
                 plain_text(self.tree, self.tree.inlines(inlines), &mut title);
-                out.push(Block::Scene(SceneHeading { title, nested: scope.nested, anchor: None, span: span.clone() }));
+                let words = self.tree.inlines(inlines);
+                let title_span = match (words.first(), words.last()) {
+                    (Some(first), Some(last)) => first.span().start..last.span().end,
+                    _ => span.clone(),
+                };
+                out.push(Block::Scene(SceneHeading {
+                    title,
+                    nested: scope.nested,
+                    anchor: None,
+                    span: span.clone(),
+                    title_span,
+                }));
             }
             MdBlock::Paragraph { inlines, .. } => {
                 for group in split_lines(self.tree.inlines(inlines)) {

@@ -124,10 +124,11 @@ fn a_condition_after_an_options_weight_or_guard_guards_its_first_line() {
 #[test]
 fn a_heading_or_paragraph_span_ends_where_its_text_does() {
     // The reference's spans (Markdig's) cover a block's text, not the line ending after it; a
-    // report underlines the heading, and the JSON span ends at its last character.
+    // report underlines the heading, and the JSON span ends at its last character. A heading
+    // without an anchor is marked on its text, as the error-code guide marks it (C39).
     for (source, code, spanned) in [
         ("# A\n\n# A\n", Code::DuplicateAnchor, "# A"),
-        ("## !!!\r\n", Code::HeadingWithoutAnchor, "## !!!"),
+        ("## !!!\r\n", Code::HeadingWithoutAnchor, "!!!"),
         ("> `else`\n>\n> y\n", Code::SeveredControlBranch, "`else`"),
     ] {
         let compilation = compile(source, "t.dialogue.md", &Options::default());

@@ -16,3 +16,8 @@ fn placed(source: &str, code: &str, marked: &str, line: usize, column: usize) {
 fn dlg1102_marks_the_text_inside_the_backticks() {
     placed("# Scene\nAlice: The sky turns `just some words`.\n", "DLG1102", "just some words", 2, 23);
 }
+
+#[test]
+fn dlg2002_marks_the_heading_text_not_its_hashes() {
+    placed("# ...\nAlice: Hello.\n", "DLG2002", "...", 1, 3);
+}
