@@ -108,6 +108,8 @@ pub(crate) struct Jump {
     pub condition: Option<Cond>,
     pub resolved: JumpTarget,
     pub span: Range<usize>,
+    /// The target as written in the link: where a missing scene is reported (C39).
+    pub target_span: Range<usize>,
 }
 
 /// A spoken line.

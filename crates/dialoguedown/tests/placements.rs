@@ -21,3 +21,12 @@ fn dlg1102_marks_the_text_inside_the_backticks() {
 fn dlg2002_marks_the_heading_text_not_its_hashes() {
     placed("# ...\nAlice: Hello.\n", "DLG2002", "...", 1, 3);
 }
+
+#[test]
+fn dlg2009_marks_the_jumps_target() {
+    placed("# Start\nAlice: Onward!\n\n=> [Continue](#the-end)\n", "DLG2009", "#the-end", 4, 15);
+    // A guarded jump, a jump after speech, a destination in angle brackets or with a title.
+    placed("# S\n`Rich?` => [Go](#nowhere)\n", "DLG2009", "#nowhere", 2, 17);
+    placed("# S\nAlice: Off. => [Go [on]](#far \"t\")\n", "DLG2009", "#far", 2, 26);
+    placed("# S\n=> [Go](<#far>)\n", "DLG2009", "#far", 2, 10);
+}
