@@ -30,3 +30,24 @@ fn dlg2009_marks_the_jumps_target() {
     placed("# S\nAlice: Off. => [Go [on]](#far \"t\")\n", "DLG2009", "#far", 2, 26);
     placed("# S\n=> [Go](<#far>)\n", "DLG2009", "#far", 2, 10);
 }
+
+#[test]
+fn dlg2010_marks_the_first_weight() {
+    placed("# Coin\nThe coin spins.\n\n- `0%` Heads.\n- `0%` Tails.\n", "DLG2010", "`0%`", 4, 3);
+}
+
+#[test]
+fn dlg3003_marks_the_weight_that_closes_the_total() {
+    placed("# Coin\nThe coin spins.\n\n- `50%` Heads.\n- `30%` Tails.\n", "DLG3003", "`30%`", 5, 3);
+}
+
+#[test]
+fn dlg3004_marks_the_single_options_text() {
+    placed(
+        "# Coin\nThe coin spins.\n\n- `50%` It always lands heads.\n",
+        "DLG3004",
+        "`50%` It always lands heads.",
+        4,
+        3,
+    );
+}
