@@ -51,3 +51,10 @@ fn dlg3004_marks_the_single_options_text() {
         3,
     );
 }
+
+#[test]
+fn dlg1110_marks_from_the_condition_through_what_is_fused_to_it() {
+    placed("> `if` `Rich?`\n> Alice: Welcome upstairs.\n", "DLG1110", "`Rich?`\n> Alice", 1, 8);
+    // With no condition, from the marker.
+    placed("> `else`\n> Alice: Welcome back.\n", "DLG1110", "`else`\n> Alice", 1, 3);
+}
