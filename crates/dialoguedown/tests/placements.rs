@@ -1,5 +1,5 @@
 //! Each triggering example of `guide/error-codes.md` marks the text at fault; a diagnostic is
-//! placed on exactly that text (C39). The sources below are the guide's examples, verbatim.
+//! placed on exactly that text (C38, C39). The sources below are the guide's examples, verbatim.
 
 use stagehand_dialoguedown::{compile, Options};
 
