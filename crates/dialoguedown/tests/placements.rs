@@ -58,3 +58,9 @@ fn dlg1110_marks_from_the_condition_through_what_is_fused_to_it() {
     // With no condition, from the marker.
     placed("> `else`\n> Alice: Welcome back.\n", "DLG1110", "`else`\n> Alice", 1, 3);
 }
+
+#[test]
+fn dlg2009_on_a_reference_link_marks_the_link() {
+    // Its destination is written on another line; the link itself is what names it.
+    placed("# S\n=> [Go][ref]\n\n[ref]: #nowhere\n", "DLG2009", "[Go][ref]", 2, 4);
+}
