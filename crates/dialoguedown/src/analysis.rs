@@ -78,7 +78,7 @@ impl Analyzer {
             let jump = match block {
                 // A nested heading is an error of its own and makes no anchor.
                 Block::Scene(scene) if !scene.nested => {
-                    scene.anchor = anchor(anchors, &scene.title, &scene.span, sink);
+                    scene.anchor = anchor(anchors, &scene.title, (&scene.span, &scene.title_span), sink);
                     None
                 }
                 Block::Line(line) => {
@@ -110,14 +110,14 @@ impl Analyzer {
 fn anchor(
     anchors: &mut HashSet<String>,
     title: &str,
-    span: &std::ops::Range<usize>,
+    (span, title_span): (&std::ops::Range<usize>, &std::ops::Range<usize>),
     sink: &mut Sink,
 ) -> Option<String> {
     let anchor = slug(title);
     if !anchor.chars().any(char::is_alphanumeric) {
         sink.push(
             Code::HeadingWithoutAnchor,
-            span.clone(),
+            title_span.clone(),
             "A heading needs at least one letter or number so it can be a jump target; this one has none. \
              Add sluggable text to the heading.",
             "no anchor",
@@ -248,11 +248,18 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
             Some((WeightSyntax::Query(_), _)) => dynamic = true,
         }
     }
+    // Placed where the error-code guide marks each (C39): the lone option's text from its
+    // weight, the first weight when all are zero, the last when the total strays from 100.
     let head = choices.span.start..choices.options.first().map_or(choices.span.end, |option| option.span.end);
-    if choices.options.len() == 1 {
+    let weight_at = |option: Option<&crate::ast::ChoiceArm>| match option.and_then(|option| option.weight.as_ref()) {
+        Some((_, span)) => span.clone(),
+        None => head.clone(),
+    };
+    if let [only] = &choices.options[..] {
+        let from = only.weight.as_ref().map_or(only.span.start, |(_, span)| span.start);
         sink.push(
             Code::SingleOptionRandom,
-            head,
+            from..only.span.end,
             "This random choice has a single option, so it is always selected and the weight has no effect. \
              Remove the weight to make it a plain line, or add more options.",
             "single option",
@@ -267,7 +274,7 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
     if !queried && autos == 0 && total == 0.0 {
         sink.push(
             Code::ZeroWeights,
-            head,
+            weight_at(choices.options.first()),
             "Every weight in this random choice is 0, so no option can be selected. Give at least one option a \
              positive weight.",
             "all weights zero",
@@ -280,7 +287,7 @@ fn weights(choices: &crate::ast::Choices, sink: &mut Sink) {
     if !dynamic && (resolved - 100.0).abs() > ROUNDING {
         sink.push(
             Code::WeightsNotHundred,
-            head,
+            weight_at(choices.options.last()),
             format!(
                 "These weights total {}%, not 100%. Weights are normalized by their sum, so the odds still work; \
                  adjust them to total 100% to state the intended odds directly.",

@@ -34,6 +34,8 @@ pub(crate) struct SceneHeading {
     /// no anchor, repeats an earlier scene's, or is nested.
     pub anchor: Option<String>,
     pub span: Range<usize>,
+    /// The heading's text without its `#` marks: where a problem with the title is placed (C39).
+    pub title_span: Range<usize>,
 }
 
 /// A key condition, as written.
@@ -106,6 +108,8 @@ pub(crate) struct Jump {
     pub condition: Option<Cond>,
     pub resolved: JumpTarget,
     pub span: Range<usize>,
+    /// The target as written in the link: where a missing scene is reported (C39).
+    pub target_span: Range<usize>,
 }
 
 /// A spoken line.

@@ -293,7 +293,7 @@ impl Lowering {
         let late = match jump.resolved {
             JumpTarget::End => Late::End,
             JumpTarget::Anchor => {
-                let (start, end) = (self.offset(jump.span.start), self.offset(jump.span.end));
+                let (start, end) = (self.offset(jump.target_span.start), self.offset(jump.target_span.end));
                 Late::Anchor(jump.target, start, end)
             }
             JumpTarget::Outside | JumpTarget::Unresolved => return false,

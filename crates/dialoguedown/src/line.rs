@@ -56,7 +56,7 @@ enum Piece {
     Fragment(Fragment, Range<usize>),
     Condition(Cond),
     Arrow(Range<usize>),
-    Link { target: Box<str>, label: Vec<Fragment>, span: Range<usize> },
+    Link { target: Box<str>, label: Vec<Fragment>, span: Range<usize>, target_span: Range<usize> },
 }
 
 fn is_blank_text(fragment: &Fragment) -> bool {
@@ -341,8 +341,11 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
 
     /// A link in speech, as a piece: an arrow before it makes it a jump.
     fn link(&mut self, target: &str, children: &Range<usize>, span: &Range<usize>, pieces: &mut Vec<Piece>) {
-        let label = self.label(self.tree.inlines(children));
-        pieces.push(Piece::Link { target: Box::from(target), label, span: span.clone() });
+        let words = self.tree.inlines(children);
+        let label_end = words.last().map_or(span.start + 1, |last| last.span().end);
+        let target_span = destination(self.tree.written(span), span, label_end).unwrap_or_else(|| span.clone());
+        let label = self.label(words);
+        pieces.push(Piece::Link { target: Box::from(target), label, span: span.clone(), target_span });
     }
 
     /// One inline below the top of a line (or, with `label`, inside a label or alt text).
@@ -425,7 +428,7 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
             CodeKind::Weight(_) | CodeKind::Marker(_) | CodeKind::Invalid => {
                 self.sink.push(
                     Code::NotAGameCall,
-                    span.clone(),
+                    code_content(self.tree.written(span), span),
                     format!(
                         "\"{text}\" is not a game call. Write a query that reads a value (\"key\"), a default \
                          command ((\"do something\")), or a named command (Name(\"arg\", ...))."
@@ -466,13 +469,14 @@ impl<'t, 's, 'k> LineBuilder<'t, 's, 'k> {
                     take_blanks(&mut pieces, speech);
                     if let Some(Piece::Link { .. }) = pieces.peek() {
                         speech.truncate(blanks);
-                        if let Some(Piece::Link { target, label, span }) = pieces.next() {
+                        if let Some(Piece::Link { target, label, span, target_span }) = pieces.next() {
                             jump = Some(Jump {
                                 label,
                                 target,
                                 condition: guard.take(),
                                 resolved: JumpTarget::Unresolved,
                                 span: arrow.start..span.end,
+                                target_span,
                             });
                         }
                         self.after_jump(pieces);
@@ -627,4 +631,54 @@ fn unquote(speech: &mut [Fragment]) {
             *text = CompactString::from(&text[1..text.len() - 1]);
         }
     }
+}
+
+/// The part of a code span's source between its backtick fences (and the one space each side
+/// that CommonMark strips when both are there): what the error-code guide marks (C39).
+fn code_content(written: &str, span: &Range<usize>) -> Range<usize> {
+    let fence = written.len() - written.trim_start_matches('`').len();
+    let close = written.len() - written.trim_end_matches('`').len();
+    if fence == 0 || fence != close || written.len() < fence * 2 {
+        return span.clone();
+    }
+    let (mut from, mut to) = (fence, written.len() - fence);
+    let inner = &written[from..to];
+    if inner.len() >= 2 && inner.starts_with(' ') && inner.ends_with(' ') && !inner.trim().is_empty() {
+        from += 1;
+        to -= 1;
+    }
+    span.start + from..span.start + to
+}
+
+/// Where an inline link's destination is written — `#the-end` in `[Continue](#the-end)`, inside
+/// angle brackets when it has them — found after the label's last inline; none for a reference
+/// link. The error-code guide marks a missing jump target there (C39).
+fn destination(written: &str, span: &Range<usize>, label_end: usize) -> Option<Range<usize>> {
+    let after = label_end.checked_sub(span.start)?;
+    let open = after + written.get(after..)?.find("](")? + 2;
+    let rest = written.get(open..)?;
+    let from = open + (rest.len() - rest.trim_start().len());
+    let rest = written.get(from..)?;
+    let (from, len) = if let Some(bracketed) = rest.strip_prefix('<') {
+        (from + 1, bracketed.find('>')?)
+    } else {
+        let mut depth = 0usize;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| match c {
+                '(' => {
+                    depth += 1;
+                    false
+                }
+                ')' if depth == 0 => true,
+                ')' => {
+                    depth -= 1;
+                    false
+                }
+                c => c.is_whitespace(),
+            })
+            .map_or(rest.len(), |(at, _)| at);
+        (from, end)
+    };
+    (len > 0).then(|| span.start + from..span.start + from + len)
 }

@@ -75,7 +75,18 @@ impl Transpiler<'_, '_, '_> {
                 }
                 let mut title = String::new();
                 plain_text(self.tree, self.tree.inlines(inlines), &mut title);
-                out.push(Block::Scene(SceneHeading { title, nested: scope.nested, anchor: None, span: span.clone() }));
+                let words = self.tree.inlines(inlines);
+                let title_span = match (words.first(), words.last()) {
+                    (Some(first), Some(last)) => first.span().start..last.span().end,
+                    _ => span.clone(),
+                };
+                out.push(Block::Scene(SceneHeading {
+                    title,
+                    nested: scope.nested,
+                    anchor: None,
+                    span: span.clone(),
+                    title_span,
+                }));
             }
             MdBlock::Paragraph { inlines, .. } => {
                 for group in split_lines(self.tree.inlines(inlines)) {
@@ -214,7 +225,7 @@ impl Transpiler<'_, '_, '_> {
 
     /// Reads a paragraph as a control marker, reporting a malformed one.
     fn marker(&mut self, block: &MdBlock) -> Option<(Marker, Option<crate::ast::Cond>)> {
-        let MdBlock::Paragraph { inlines, span } = block else { return None };
+        let MdBlock::Paragraph { inlines, .. } = block else { return None };
         let inlines = self.tree.inlines(inlines);
         let (marker, marker_span) = match inlines.first() {
             Some(MdInline::Code { text, span }) => match leaf::marker(text) {
@@ -232,10 +243,21 @@ impl Transpiler<'_, '_, '_> {
             }
         }
         if let Some(extra) = rest.next() {
-            let start = extra.span().start;
+            // The error-code guide marks from the condition (the marker, without one) through
+            // the first word fused to it: `` `Rich?` `` to `Alice` (C39).
+            let from = condition.as_ref().map_or(marker_span.start, |condition| condition.span.start);
+            let mut fused = extra.span();
+            if matches!(extra, MdInline::SoftBreak { .. } | MdInline::HardBreak { .. }) {
+                fused = rest.next().map_or(fused, MdInline::span);
+            }
+            let word = self.tree.written(&fused).find(|c: char| c.is_whitespace() || c == ':');
+            let to = match word {
+                Some(len) if len > 0 => fused.start + len,
+                _ => fused.end,
+            };
             self.sink().push(
                 Code::MarkerNotAlone,
-                marker_span.start..span.end.max(start),
+                from..to.max(from),
                 format!(
                     "A `{}` marker must stand alone in its paragraph. Put a quoted blank line (`>`) between the \
                      marker and its branch body.",

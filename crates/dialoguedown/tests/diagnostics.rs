@@ -192,8 +192,9 @@ fn line_and_column_point_at_the_problem() {
     let source = "# Scene\n\nAlice: The sky turns `just some words`.\n";
     let compilation = compile(source, "sky.dialogue.md", &Options::default());
     let diagnostic = &compilation.diagnostics[0];
-    assert_eq!((diagnostic.line, diagnostic.column), (3, 22));
-    assert_eq!(&source[diagnostic.span.clone()], "`just some words`");
+    // The error-code guide marks the text between the backticks (C39).
+    assert_eq!((diagnostic.line, diagnostic.column), (3, 23));
+    assert_eq!(&source[diagnostic.span.clone()], "just some words");
 }
 
 #[test]
@@ -202,7 +203,7 @@ fn human_rendering_names_code_file_and_position() {
     let compilation = compile(source, "sky.dialogue.md", &Options::default());
     let text = render_human(&compilation.diagnostics, source, "sky.dialogue.md");
     assert!(text.contains("DLG1102"), "{text}");
-    assert!(text.contains("sky.dialogue.md:3:22"), "{text}");
+    assert!(text.contains("sky.dialogue.md:3:23"), "{text}");
     assert!(!text.contains('\u{1b}'), "colour is off by default");
 }
 
@@ -238,7 +239,8 @@ fn a_very_long_line_is_named_not_quoted() {
     let compilation = compile(&source, "long.dialogue.md", &Options::default());
     let text = render_human(&compilation.diagnostics, &source, "long.dialogue.md");
     assert!(text.contains("[DLG1102] error"), "{text}");
-    assert!(text.contains("long.dialogue.md:1:5009: not a game call"), "{text}");
+    // The mark is the text inside the backticks (C39).
+    assert!(text.contains("long.dialogue.md:1:5010: not a game call"), "{text}");
     assert!(!text.contains("word word"));
 }
 

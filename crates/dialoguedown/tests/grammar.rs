@@ -124,10 +124,11 @@ fn a_condition_after_an_options_weight_or_guard_guards_its_first_line() {
 #[test]
 fn a_heading_or_paragraph_span_ends_where_its_text_does() {
     // The reference's spans (Markdig's) cover a block's text, not the line ending after it; a
-    // report underlines the heading, and the JSON span ends at its last character.
+    // report underlines the heading, and the JSON span ends at its last character. A heading
+    // without an anchor is marked on its text, as the error-code guide marks it (C39).
     for (source, code, spanned) in [
         ("# A\n\n# A\n", Code::DuplicateAnchor, "# A"),
-        ("## !!!\r\n", Code::HeadingWithoutAnchor, "## !!!"),
+        ("## !!!\r\n", Code::HeadingWithoutAnchor, "!!!"),
         ("> `else`\n>\n> y\n", Code::SeveredControlBranch, "`else`"),
     ] {
         let compilation = compile(source, "t.dialogue.md", &Options::default());
@@ -264,8 +265,9 @@ fn a_nul_character_in_a_link_target_is_read_before_the_link_and_placed_in_the_so
     assert_eq!(found, [Code::MissingJumpTarget], "{:#?}", compilation.diagnostics);
     let missing = &compilation.diagnostics[0];
     assert!(missing.message.contains("'#sc\u{FFFD}ene'"), "{}", missing.message);
-    assert_eq!(&source[missing.span.clone()], "=> [go](#sc\0ene)");
-    assert_eq!((missing.line, missing.column), (3, 11));
+    // Placed on the target as written, where the error-code guide marks a missing scene (C39).
+    assert_eq!(&source[missing.span.clone()], "#sc\0ene");
+    assert_eq!((missing.line, missing.column), (3, 19));
     // Written inside angle brackets, the same.
     let bracketed = compile("# Scene\n\n=> [go](<#sc\0ene>)\n", "t.dialogue.md", &Options::default());
     let found: Vec<_> = bracketed.diagnostics.iter().map(|d| d.code).collect();
@@ -318,8 +320,9 @@ fn a_percent_encoded_jump_target_that_matches_no_scene_is_reported_as_written() 
                 "Jump target '{target}' does not match any scene. Check the anchor, or add a heading it can point to."
             )
         );
-        assert_eq!((missing.line, missing.column), (5, 1), "{target}");
-        assert_eq!(&source[missing.span.clone()], format!("=> [Continue]({target})"));
+        // On the target as written, where the error-code guide marks a missing scene (C39).
+        assert_eq!((missing.line, missing.column), (5, 15), "{target}");
+        assert_eq!(&source[missing.span.clone()], target);
     }
 }
 
