@@ -47,9 +47,10 @@ fn tag(hash: u64) -> u8 {
 }
 
 /// How `key` sorts against `other`: a longer key after a shorter one (so a counter written in
-/// decimal ascends: `k9`, `k10`), keys of one length by their bytes.
+/// decimal ascends: `k9`, `k10`), keys of one length by their bytes. Also the order in which a
+/// snapshot's receipts are recorded again, so keys a host counted up stay in order.
 #[inline]
-fn order(key: &[u8], other: &[u8]) -> Ordering {
+pub(crate) fn order(key: &[u8], other: &[u8]) -> Ordering {
     key.len().cmp(&other.len()).then_with(|| key.cmp(other))
 }
 
@@ -93,12 +94,6 @@ impl KeyIndex {
             entries: Chunked::default(),
             hasher: FixedState::with_seed(seed),
         }
-    }
-
-    /// How two keys sort here (the longer after, then by bytes): the order in which a
-    /// snapshot's receipts are recorded again, so keys a host counted up stay in order.
-    pub(crate) fn order(key: &str, other: &str) -> Ordering {
-        order(key.as_bytes(), other.as_bytes())
     }
 
     /// The hash of a key's bytes (every key is hashed through here, so the table's hashes agree).

@@ -12,7 +12,7 @@ use std::ops::Range;
 use stagehand_protocol::{Command, Event, Outcome, PlainEvent, Receipt, ReplayMark, Reported};
 
 use super::chunked::Chunked;
-use super::keys::{KeyIndex, Place};
+use super::keys::{self, KeyIndex, Place};
 use super::Recorded;
 
 /// A range of the log's text.
@@ -516,9 +516,7 @@ impl Receipts {
     /// recorded (its [`Identity::place`]).
     #[inline]
     pub(crate) fn find(&self, key: &str) -> Result<usize, Place> {
-        let entries = &self.entries;
-        let text = self.text.as_bytes();
-        self.index.find(key, |i| entries.get(i).map_or(&[][..], |e| &text[e.key()]))
+        self.index.find(key, |i| key_at(&self.entries, &self.text, i))
     }
 
     /// Begins the events of an action: what [`report`](Self::report) writes from now on is the
@@ -667,7 +665,7 @@ impl Receipts {
         // In the keys' order, not the map's (`k10` after `k9`), so keys a host counted up are
         // recorded in order again and the next ones stay in order after them (H73).
         let mut in_order: Vec<(&String, &Recorded)> = recorded.iter().collect();
-        in_order.sort_by(|(a, _), (b, _)| KeyIndex::order(a, b));
+        in_order.sort_by(|(a, _), (b, _)| keys::order(a.as_bytes(), b.as_bytes()));
         for (key, recorded) in in_order {
             receipts.record(key, recorded);
         }
@@ -749,8 +747,7 @@ impl Receipts {
         let key_len = id.key.len() as u32;
         self.entries.push(Entry { at, key_len, action, text_len, outcome, settled });
         let (entries, text) = (&self.entries, &self.text);
-        let key_of = |i: usize| entries.get(i).map_or(&[][..], |e| &text.as_bytes()[e.key()]);
-        self.index.insert(index, id.key, id.place, key_of);
+        self.index.insert(index, id.key, id.place, |i| key_at(entries, text, i));
         self.open();
         index
     }
@@ -804,6 +801,14 @@ impl Receipts {
     pub(crate) fn to_map(&self) -> BTreeMap<String, Recorded> {
         self.entries.iter().map(|entry| (self.span(&entry.key()).to_owned(), self.recorded(entry))).collect()
     }
+}
+
+/// The key of receipt `index` as bytes (empty past the last), read from the receipts' `entries`
+/// and log `text`: how the key index reads a receipt's key (a function of the two fields, not of
+/// the receipts, so it can be lent while the index is borrowed to change).
+#[inline]
+fn key_at<'r>(entries: &'r Chunked<Entry>, text: &'r str, index: usize) -> &'r [u8] {
+    entries.get(index).map_or(&[][..], |e| &text.as_bytes()[e.key()])
 }
 
 /// Speech as plain text, queries as their placeholders: [`stagehand_playbook::plain_text`]
